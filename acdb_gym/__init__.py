@@ -1,0 +1,21 @@
+"""acdb_gym: the Active Causal Discovery Benchmark as Gymnasium environments.
+
+Importing the package registers ``ACDB-L{0..5}-v0``, ``ACDB-L{0..5}-v1`` and
+``ACDB-Design-L{0..5}-v0`` with Gymnasium.
+"""
+
+import warnings
+
+from acdb_gym.envs.registration import register_envs
+
+__version__ = "0.1.0"
+
+# The suffix of ACDB-L2-v0 / ACDB-L2-v1 names a ladder, not a newer release of one env, so
+# Gymnasium's "v0 is out of date" notice would be wrong for ACDB ids.
+warnings.filterwarnings(
+    "ignore", message=r".*environment ACDB-.* is out of date", category=DeprecationWarning
+)
+
+register_envs()
+
+__all__ = ["__version__", "register_envs"]

@@ -1,0 +1,1 @@
+"""Agents: the protocol, the episode runner, LLM agents and the RL policy agent."""

@@ -1,0 +1,151 @@
+"""The agent protocol and the episode runner (DESIGN §9).
+
+Every policy — classical, LLM or RL — is an :class:`Agent` and acts only through ``env.step``.
+A privileged agent (the oracle) declares ``privileged = True`` and receives the hidden instance
+from :func:`run_episode` through :meth:`PrivilegedAgent.observe_instance`; nothing else hands
+the instance to an agent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import gymnasium as gym
+
+from acdb_gym.core.instance import Instance
+
+__all__ = ["Agent", "EpisodeResult", "PrivilegedAgent", "StepRecord", "run_episode"]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A policy for :class:`~acdb_gym.envs.acdb_env.ACDBEnv` (or the design env).
+
+    Attributes:
+        name: short name used in result files (``"pc_greedy"``).
+    """
+
+    name: str
+
+    def reset(self, observation: Any, info: Mapping[str, Any]) -> None:
+        """Start a new episode from the first observation."""
+        ...
+
+    def act(self, observation: Any, info: Mapping[str, Any]) -> Any:
+        """Return the next action (an element of the env's action space)."""
+        ...
+
+
+@runtime_checkable
+class PrivilegedAgent(Agent, Protocol):
+    """An agent that is given the hidden instance (an upper-bound reference, never a policy)."""
+
+    privileged: bool
+
+    def observe_instance(self, instance: Instance) -> None:
+        """Receive the hidden instance before :meth:`reset`."""
+        ...
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One step of a trajectory: the typed action (as text), reward and any error."""
+
+    action: str
+    reward: float
+    error: str | None
+
+
+@dataclass(frozen=True)
+class EpisodeResult:
+    """The outcome of one episode.
+
+    Attributes:
+        score: the final :class:`~acdb_gym.core.scoring.ScoreReport` as a dict.
+        reward: the final reward.
+        steps: steps taken.
+        interventions: interventions used.
+        invalid_actions: steps whose action was invalid.
+        truncated: the step limit ended the episode (the empty graph was scored).
+        trajectory: every step, in order.
+        wall_time: seconds from reset to the last step.
+        extra: agent-specific statistics (e.g. LLM token counts).
+    """
+
+    score: dict[str, float]
+    reward: float
+    steps: int
+    interventions: int
+    invalid_actions: int
+    truncated: bool
+    trajectory: tuple[StepRecord, ...]
+    wall_time: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _describe(env: gym.Env[Any, Any], action: Any) -> str:
+    from acdb_gym.envs import actions
+
+    base = env.unwrapped
+    n_nodes = getattr(base, "n_nodes", None)
+    if isinstance(action, tuple) and n_nodes is not None:
+        try:
+            return repr(actions.decode(action, n_nodes=n_nodes))
+        except (ValueError, KeyError, TypeError):
+            pass
+    return repr(action)
+
+
+def run_episode(
+    env: gym.Env[Any, Any],
+    agent: Agent,
+    *,
+    seed: int | None = None,
+    manifest_index: int | None = None,
+    instance: Instance | None = None,
+) -> EpisodeResult:
+    """Run ``agent`` for one episode of ``env`` and return the result.
+
+    Args:
+        env: an ACDB environment (possibly wrapped).
+        agent: the policy.
+        seed: seed for ``env.reset``.
+        manifest_index: use the level's preflighted instance of this index.
+        instance: inject this instance instead.
+    """
+    options: dict[str, Any] = {}
+    if manifest_index is not None:
+        options["manifest_index"] = manifest_index
+    if instance is not None:
+        options["instance"] = instance
+    start = time.perf_counter()
+    observation, info = env.reset(seed=seed, options=options or None)
+    if getattr(agent, "privileged", False):
+        hidden = env.unwrapped.hidden_instance()  # type: ignore[attr-defined]
+        agent.observe_instance(hidden)  # type: ignore[attr-defined]
+    agent.reset(observation, info)
+    trajectory: list[StepRecord] = []
+    reward = 0.0
+    terminated = truncated = False
+    while not (terminated or truncated):
+        action = agent.act(observation, info)
+        observation, step_reward, terminated, truncated, info = env.step(action)
+        reward = float(step_reward)
+        trajectory.append(StepRecord(_describe(env, action), reward, info.get("error")))
+    wall_time = time.perf_counter() - start
+    stats = getattr(agent, "episode_stats", None)
+    extra = dict(stats()) if callable(stats) else {}
+    return EpisodeResult(
+        score=dict(info["score"]),
+        reward=reward,
+        steps=len(trajectory),
+        interventions=int(info["score"]["interventions_used"]),
+        invalid_actions=sum(1 for s in trajectory if s.error is not None),
+        truncated=bool(truncated),
+        trajectory=tuple(trajectory),
+        wall_time=wall_time,
+        extra=extra,
+    )

@@ -1,0 +1,11 @@
+"""Reference policies built on :mod:`acdb_gym.discovery`; each acts only through ``env.step``."""
+
+from acdb_gym.baselines.classical import (
+    OracleAgent,
+    PCAgent,
+    PCGreedyAgent,
+    RandomDAGAgent,
+    SortnregressAgent,
+)
+
+__all__ = ["OracleAgent", "PCAgent", "PCGreedyAgent", "RandomDAGAgent", "SortnregressAgent"]

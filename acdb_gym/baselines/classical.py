@@ -1,0 +1,155 @@
+"""The paper's baselines (DESIGN §9): random DAG, PC, PC + greedy, oracle, and sortnregress."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from acdb_gym.core.graphs import PDAG
+from acdb_gym.core.instance import Instance
+from acdb_gym.discovery import orient_by_mean_shift, pc_cpdag, sortnregress
+from acdb_gym.envs import actions
+
+__all__ = ["OracleAgent", "PCAgent", "PCGreedyAgent", "RandomDAGAgent", "SortnregressAgent"]
+
+Observation = Mapping[str, Any]
+
+
+def random_forward_dag(n_nodes: int, rng: np.random.Generator) -> PDAG:
+    """The structure-blind random graph: a uniform random order, ``m ~ U{0..M}``, and ``m``
+    of the order's forward pairs chosen uniformly."""
+    order = rng.permutation(n_nodes)
+    rows, cols = np.triu_indices(n_nodes, k=1)
+    m = int(rng.integers(0, rows.size + 1))
+    chosen = rng.choice(rows.size, size=m, replace=False)
+    directed = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
+    directed[order[rows[chosen]], order[cols[chosen]]] = True
+    return PDAG(directed, np.zeros_like(directed))
+
+
+class RandomDAGAgent:
+    """Submits a random DAG drawn using only ``d`` (no data, no ``k``, no interventions).
+
+    Args:
+        seed: seed of the agent's own generator (episodes draw from it in sequence).
+    """
+
+    name = "random"
+
+    def __init__(self, *, seed: int = 0) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
+        self._n_nodes = int(info["n_nodes"])
+
+    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
+        return actions.submit(random_forward_dag(self._n_nodes, self._rng))
+
+
+class PCAgent:
+    """Submits causal-learn PC's CPDAG of the observational data (Fisher-z, ``alpha``)."""
+
+    name = "pc"
+
+    def __init__(self, *, alpha: float = 0.05) -> None:
+        self.alpha = alpha
+
+    def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
+        self._graph = pc_cpdag(observation["observational"], alpha=self.alpha)
+
+    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
+        return actions.submit(self._graph)
+
+
+class SortnregressAgent:
+    """Submits sortnregress's DAG (variance order + significant regression coefficients), the
+    variance-sortability check: it should be no better than random on standardized SCMs."""
+
+    name = "sortnregress"
+
+    def __init__(self, *, alpha: float = 0.01) -> None:
+        self.alpha = alpha
+
+    def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
+        self._graph = sortnregress(observation["observational"], alpha=self.alpha)
+
+    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
+        return actions.submit(self._graph)
+
+
+class OracleAgent:
+    """Submits the true DAG; privileged (an upper bound, never a policy)."""
+
+    name = "oracle"
+    privileged = True
+
+    def __init__(self) -> None:
+        self._instance: Instance | None = None
+
+    def observe_instance(self, instance: Instance) -> None:
+        self._instance = instance
+
+    def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
+        if self._instance is None:
+            raise RuntimeError("the oracle needs the instance: run it through run_episode")
+
+    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
+        assert self._instance is not None
+        return actions.submit(self._instance.dag)
+
+
+class PCGreedyAgent:
+    """The paper's active baseline, exactly as DESIGN §9 states it.
+
+    After PC, repeatedly intervene on the node with the most undirected edges (ties: lowest
+    index; nodes already intervened on are not chosen again) at ``do(X_i = mean_obs(X_i) +
+    shift)``; orient each undirected neighbour ``i -> j`` if ``|mean_int(X_j) - mean_obs(X_j)| >
+    threshold``, else ``j -> i``, skipping orientations that would close a directed cycle; stop
+    when the budget is spent or nothing is undirected, and submit.
+    """
+
+    name = "pc_greedy"
+
+    def __init__(self, *, alpha: float = 0.05, shift: float = 3.0, threshold: float = 0.5) -> None:
+        self.alpha = alpha
+        self.shift = shift
+        self.threshold = threshold
+
+    def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
+        data = observation["observational"]
+        self._observational = np.asarray(data)
+        self._graph = pc_cpdag(data, alpha=self.alpha)
+        self._pending: int | None = None
+        self._tried: set[int] = set()
+
+    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
+        if self._pending is not None:
+            self._absorb(observation, self._pending)
+            self._pending = None
+        target = self._next_target(observation)
+        if target is None:
+            return actions.submit(self._graph)
+        self._pending = target
+        self._tried.add(target)
+        value = float(self._observational[:, target].mean() + self.shift)
+        return actions.intervene(target, value)
+
+    def _next_target(self, observation: Observation) -> int | None:
+        if int(observation["budget_remaining"]) <= 0:
+            return None
+        degree = self._graph.undirected.sum(axis=1)
+        degree[list(self._tried)] = 0
+        if degree.max(initial=0) == 0:
+            return None
+        return int(np.argmax(degree))  # argmax returns the lowest index among ties
+
+    def _absorb(self, observation: Observation, target: int) -> None:
+        slots = np.flatnonzero(observation["targets"] == target)
+        if slots.size == 0:  # the intervention was refused; nothing to learn
+            return
+        samples = observation["interventional"][slots[-1]]
+        self._graph = orient_by_mean_shift(
+            self._graph, self._observational, [(target, samples)], threshold=self.threshold
+        )

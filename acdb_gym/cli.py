@@ -1,0 +1,171 @@
+"""The ``acdb`` command: ``acdb sweep``, ``acdb report``, ``acdb train``, ``acdb levels``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
+
+__all__ = ["main"]
+
+
+def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="run agents on a ladder's preflighted seeds (resumable), then write the report",
+        description="Run every agent on the same preflighted seeds and append one JSON line per "
+        "finished episode to OUT/results.jsonl. Rerunning the same command skips finished jobs "
+        "and retries failed ones.",
+    )
+    p.add_argument("--ladder", default="v0", choices=sorted(LADDERS), help="ladder (default v0)")
+    p.add_argument("--levels", default=",".join(LEVEL_NAMES), help="comma-separated levels")
+    p.add_argument("--seeds", type=int, default=8, help="first N manifest seeds per level (1-8)")
+    p.add_argument(
+        "--agents",
+        default="random,pc,pc_greedy,oracle,sortnregress",
+        help="comma-separated agents: random, pc, pc_greedy, oracle, sortnregress, pc_active, "
+        "gies_active, llm_raw, llm_stats, llm_corr_obs, rl:PATH",
+    )
+    p.add_argument("--panels", default="active,observational", help="active and/or observational")
+    p.add_argument("--repeats", type=int, default=1, help="repeats of every job")
+    p.add_argument("--workers", type=int, default=1, help="parallel worker processes")
+    p.add_argument("--backend", default="process", choices=["process", "ray"])
+    p.add_argument("--out", type=Path, required=True, help="run directory, e.g. runs/NAME")
+    p.add_argument("--provider", choices=["openai", "anthropic"], help="LLM provider")
+    p.add_argument("--model", help="LLM model name")
+    p.add_argument("--base-url", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp)")
+    p.add_argument(
+        "--temperature",
+        type=float,
+        default=None,
+        help="LLM temperature (default 0; dropped automatically where a model rejects it)",
+    )
+    p.add_argument("--cache-dir", type=Path, help="on-disk LLM response cache")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
+
+
+def _report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "report",
+        help="write report.md, CSVs and PNG plots for a run directory",
+        description="Aggregate RUN_DIR/results.jsonl into the paper-style tables and plots.",
+    )
+    p.add_argument("run_dir", type=Path, help="a sweep's --out directory")
+    p.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="A,B",
+        help="extra paired sign-flip test between two agent labels (repeatable)",
+    )
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from acdb_gym.sweep import SweepConfig, parse_list, run_sweep
+
+    options = {
+        "provider": args.provider,
+        "model": args.model,
+        "base_url": args.base_url,
+        "temperature": args.temperature,
+        "cache_dir": str(args.cache_dir) if args.cache_dir else None,
+    }
+    config = SweepConfig(
+        out=args.out,
+        ladder=args.ladder,
+        levels=parse_list(args.levels, LADDERS[args.ladder], what="levels"),
+        seeds=args.seeds,
+        agents=parse_list(args.agents, what="agents"),
+        panels=parse_list(args.panels, ("active", "observational"), what="panels"),
+        repeats=args.repeats,
+        workers=args.workers,
+        backend=args.backend,
+        agent_options={k: v for k, v in options.items() if v is not None},
+        progress=not args.no_progress,
+    )
+    summary = run_sweep(config)
+    print(
+        f"{summary.finished} jobs run ({summary.failed} failed), {summary.skipped} already done, "
+        f"{summary.planned} planned; {summary.wall_time:.1f} s -> {summary.results}"
+    )
+    if not args.no_report:
+        _write_report(args.out, [])
+    return 1 if summary.failed else 0
+
+
+def _write_report(run_dir: Path, compare: Sequence[str]) -> None:
+    from acdb_gym import report
+
+    pairs = []
+    for item in compare:
+        a, sep, b = item.partition(",")
+        if not sep:
+            raise ValueError(f"--compare takes 'A,B', got {item!r}")
+        pairs.append((a.strip(), b.strip()))
+    files = report.write_report(run_dir, compare=pairs)
+    summary = report.summarize(report.load_results(run_dir))
+    print(report.format_terminal(summary))
+    print(f"report written to {files.markdown}")
+
+
+def _report(args: argparse.Namespace) -> int:
+    if not (args.run_dir / "results.jsonl").exists():
+        raise ValueError(f"no results.jsonl in {args.run_dir}")
+    _write_report(args.run_dir, args.compare)
+    return 0
+
+
+def _levels(args: argparse.Namespace) -> int:
+    print("| ladder | level | axis | d | k | n_obs | n_int | noise_var | slack | random floor |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for ladder, levels in LADDERS.items():
+        for level in levels.values():
+            s = level.spec
+            print(
+                f"| {ladder} | {level.name} | {level.axis} | {s.d} | {s.k} | {s.n_obs} | "
+                f"{s.n_int} | {s.noise_var} | {s.slack} | {s.random_floor:.1%} |"
+            )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``acdb`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="acdb", description="Active Causal Discovery Benchmark (ACDB) command line."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    _sweep_parser(sub)
+    _report_parser(sub)
+    sub.add_parser("levels", help="print both ladders' level tables")
+    train = sub.add_parser(
+        "train", help="train an RL intervention policy (see experiments/train_rl.py --help)"
+    )
+    train.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the trainer")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``acdb`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "sweep":
+            return _sweep(args)
+        if args.command == "report":
+            return _report(args)
+        if args.command == "levels":
+            return _levels(args)
+        from acdb_gym.rl.train import main as train_main
+
+        return train_main(args.args)
+    except ValueError as error:
+        print(f"acdb: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

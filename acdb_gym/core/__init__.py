@@ -1,0 +1,1 @@
+"""Core world model: graphs, SCMs, instances, ladders, statistics, session and scoring."""

@@ -1,0 +1,93 @@
+"""Population partial correlations and the instance acceptance check (DESIGN §3, step 4).
+
+The v0 check (the paper's "relevant partial correlations"): for every true edge ``i -> j``,
+``|rho(i, j | Pa(j) \\ {i})| >= eps`` and ``|rho(i, j | V \\ {i, j})| >= eps``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+
+from acdb_gym.core.graphs import DAG
+from acdb_gym.core.types import FloatArray
+
+__all__ = [
+    "is_faithful",
+    "min_relevant_partial_correlation",
+    "partial_correlation_from_covariance",
+]
+
+
+def partial_correlation_from_covariance(
+    cov: FloatArray, i: int, j: int, cond: Sequence[int] = ()
+) -> float:
+    """``rho(i, j | cond)`` from a population covariance matrix.
+
+    >>> partial_correlation_from_covariance(np.array([[1.0, 0.5], [0.5, 1.0]]), 0, 1)
+    0.5
+    """
+    index = [i, j, *cond]
+    precision = np.linalg.inv(cov[np.ix_(index, index)])
+    return float(-precision[0, 1] / np.sqrt(precision[0, 0] * precision[1, 1]))
+
+
+def _parent_partial_correlations(dag: DAG, cov: FloatArray) -> FloatArray:
+    """For each edge ``i -> j`` (row-major), ``rho(i, j | Pa(j) \\ {i})``."""
+    values = []
+    for j in range(dag.n_nodes):
+        parents = dag.parents(j)
+        if parents.size == 0:
+            continue
+        index = np.append(parents, j)
+        precision = np.linalg.inv(cov[np.ix_(index, index)])
+        diag = np.sqrt(np.diag(precision))
+        rho = -precision[:-1, -1] / (diag[:-1] * diag[-1])
+        values.append(np.column_stack([parents, np.full(parents.size, j), rho]))
+    if not values:
+        return np.zeros(0)
+    table = np.vstack(values)
+    order = np.lexsort((table[:, 1], table[:, 0]))
+    return np.asarray(table[order, 2], dtype=np.float64)
+
+
+def _full_partial_correlations(dag: DAG, cov: FloatArray) -> FloatArray:
+    """For each edge ``i -> j`` (row-major), ``rho(i, j | V \\ {i, j})``."""
+    precision = np.linalg.inv(cov)
+    diag = np.sqrt(np.diag(precision))
+    rho = -precision / np.outer(diag, diag)
+    return np.asarray(rho[dag.adjacency], dtype=np.float64)
+
+
+def is_faithful(dag: DAG, cov: FloatArray, eps: float) -> bool:
+    """The v0 acceptance check: every edge's parent-set and full-set partial correlation has
+    magnitude at least ``eps``."""
+    if dag.n_edges == 0:
+        return True
+    parent = _parent_partial_correlations(dag, cov)
+    full = _full_partial_correlations(dag, cov)
+    return bool(np.abs(parent).min() >= eps and np.abs(full).min() >= eps)
+
+
+def min_relevant_partial_correlation(dag: DAG, cov: FloatArray, *, max_size: int = 2) -> float:
+    """Smallest population ``|rho(i, j | S)|`` over true edges ``i - j`` and PC-relevant
+    conditioning sets: subsets ``S`` of ``Adj(i) \\ {j}`` or ``Adj(j) \\ {i}`` with
+    ``|S| <= max_size`` (the tests PC runs before it can keep the edge).
+
+    A difficulty covariate: the smaller it is, the more samples PC needs to keep every edge.
+    Returns ``inf`` for a graph without edges.
+    """
+    skeleton = dag.skeleton()
+    smallest = np.inf
+    for i, j in dag.edges():
+        sets: set[tuple[int, ...]] = set()
+        for end, other in ((i, j), (j, i)):
+            neighbours = [int(v) for v in np.flatnonzero(skeleton[end]) if v != other]
+            for size in range(min(max_size, len(neighbours)) + 1):
+                sets.update(combinations(neighbours, size))
+        for cond in sets:
+            rho = abs(partial_correlation_from_covariance(cov, i, j, cond))
+            smallest = min(smallest, rho)
+    return float(smallest)

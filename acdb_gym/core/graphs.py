@@ -1,0 +1,575 @@
+"""Graph value types and the graph algorithms of the benchmark.
+
+Conventions (DESIGN §2): nodes are ``0..d-1``; ``DAG.adjacency[i, j]`` is True iff ``i -> j``;
+a :class:`PDAG` holds ``directed[i, j]`` (``i -> j``) and a symmetric ``undirected`` matrix.
+All algorithms work on boolean matrices; networkx is only the interop layer.
+
+>>> dag = DAG.from_edges(3, [(0, 2), (1, 2)])
+>>> cpdag(dag).directed_edges()
+[(0, 2), (1, 2)]
+>>> sorted(minimum_intervention_set(DAG.from_edges(2, [(0, 1)])))
+[0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from acdb_gym.core.types import BoolMatrix, Edge, IntArray, readonly
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
+
+__all__ = [
+    "DAG",
+    "PDAG",
+    "CycleError",
+    "apply_meek_rule1",
+    "apply_meek_rule2",
+    "apply_meek_rule3",
+    "apply_meek_rule4",
+    "covered_edges",
+    "cpdag",
+    "essential_graph",
+    "find_cycle",
+    "has_directed_path",
+    "meek_closure",
+    "minimum_intervention_set",
+    "topological_order",
+]
+
+
+class CycleError(ValueError):
+    """A graph that must be acyclic has a directed cycle.
+
+    Attributes:
+        cycle: the nodes of one directed cycle, in order (``cycle[-1] -> cycle[0]`` closes it).
+    """
+
+    def __init__(self, cycle: Sequence[int]) -> None:
+        self.cycle: tuple[int, ...] = tuple(int(v) for v in cycle)
+        path = " -> ".join(f"X{v}" for v in (*self.cycle, self.cycle[0]))
+        super().__init__(f"graph has a directed cycle: {path}")
+
+
+def _as_square_bool(matrix: Any, name: str) -> BoolMatrix:
+    array = np.array(matrix, copy=True)
+    if array.ndim != 2 or array.shape[0] != array.shape[1]:
+        raise ValueError(f"{name} must be a square matrix, got shape {array.shape}")
+    if array.dtype != np.bool_:
+        if not np.isin(array, (0, 1)).all():
+            raise ValueError(f"{name} must hold only 0/1 or booleans")
+        array = array.astype(np.bool_)
+    return array
+
+
+def _edge_list(mask: BoolMatrix) -> list[Edge]:
+    rows, cols = np.nonzero(mask)
+    return [(int(i), int(j)) for i, j in zip(rows, cols, strict=True)]
+
+
+def topological_order(adjacency: BoolMatrix) -> IntArray | None:
+    """Kahn's algorithm; returns a topological order, or None when there is a directed cycle.
+
+    Ties are broken by the smallest index, so the order is deterministic.
+    """
+    n = adjacency.shape[0]
+    indegree = adjacency.sum(axis=0).astype(np.int64)
+    children = [np.flatnonzero(row) for row in adjacency]
+    ready = sorted(np.flatnonzero(indegree == 0).tolist(), reverse=True)
+    order: list[int] = []
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        released = children[node]
+        indegree[released] -= 1
+        newly = released[indegree[released] == 0].tolist()
+        if newly:
+            ready.extend(newly)
+            ready.sort(reverse=True)
+    if len(order) < n:
+        return None
+    return np.asarray(order, dtype=np.int64)
+
+
+def find_cycle(adjacency: BoolMatrix) -> tuple[int, ...] | None:
+    """Return the nodes of one directed cycle of ``adjacency``, or None when it is acyclic."""
+    n = adjacency.shape[0]
+    alive = np.ones(n, dtype=np.bool_)
+    indegree = adjacency.sum(axis=0).astype(np.int64)
+    stack = np.flatnonzero(indegree == 0).tolist()
+    while stack:
+        node = stack.pop()
+        alive[node] = False
+        kids = np.flatnonzero(adjacency[node])
+        indegree[kids] -= 1
+        stack.extend(kids[indegree[kids] == 0].tolist())
+    if not alive.any():
+        return None
+    # Every surviving node has a surviving parent: walk parents until a node repeats.
+    node = int(np.flatnonzero(alive)[0])
+    seen: dict[int, int] = {}
+    walk: list[int] = []
+    while node not in seen:
+        seen[node] = len(walk)
+        walk.append(node)
+        node = int(np.flatnonzero(adjacency[:, node] & alive)[0])
+    return tuple(reversed(walk[seen[node] :]))
+
+
+@dataclass(frozen=True, eq=False)
+class DAG:
+    """A directed acyclic graph over nodes ``0..d-1``.
+
+    Args:
+        adjacency: square boolean (or 0/1) matrix, ``adjacency[i, j]`` iff ``i -> j``. It is
+            copied and stored read-only.
+
+    Raises:
+        ValueError: not square, self-loops, or non-boolean entries.
+        CycleError: the graph has a directed cycle.
+
+    >>> DAG.from_edges(2, [(0, 1)])
+    DAG(n_nodes=2, edges=[(0, 1)])
+    """
+
+    adjacency: BoolMatrix
+
+    def __post_init__(self) -> None:
+        adjacency = _as_square_bool(self.adjacency, "adjacency")
+        loops = np.flatnonzero(np.diag(adjacency))
+        if loops.size:
+            raise ValueError(f"a DAG has no self-loops, got them at {[f'X{v}' for v in loops]}")
+        cycle = find_cycle(adjacency)
+        if cycle is not None:
+            raise CycleError(cycle)
+        object.__setattr__(self, "adjacency", readonly(adjacency))
+
+    @classmethod
+    def from_edges(cls, n_nodes: int, edges: Iterable[Edge]) -> DAG:
+        """Build a DAG from ``(i, j)`` pairs meaning ``i -> j``."""
+        adjacency = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
+        for i, j in edges:
+            _check_node(i, n_nodes)
+            _check_node(j, n_nodes)
+            adjacency[i, j] = True
+        return cls(adjacency)
+
+    @classmethod
+    def empty(cls, n_nodes: int) -> DAG:
+        """The DAG with ``n_nodes`` nodes and no edges."""
+        return cls(np.zeros((n_nodes, n_nodes), dtype=np.bool_))
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of nodes ``d``."""
+        return int(self.adjacency.shape[0])
+
+    @property
+    def n_edges(self) -> int:
+        """Number of edges."""
+        return int(self.adjacency.sum())
+
+    def edges(self) -> list[Edge]:
+        """All edges ``(i, j)`` meaning ``i -> j``, in row-major order."""
+        return _edge_list(self.adjacency)
+
+    def parents(self, node: int) -> IntArray:
+        """Indices of the parents of ``node``, ascending."""
+        return np.flatnonzero(self.adjacency[:, node])
+
+    def children(self, node: int) -> IntArray:
+        """Indices of the children of ``node``, ascending."""
+        return np.flatnonzero(self.adjacency[node])
+
+    def topological_order(self) -> IntArray:
+        """A topological order (smallest ready index first)."""
+        order = topological_order(self.adjacency)
+        assert order is not None  # acyclic by construction
+        return order
+
+    def skeleton(self) -> BoolMatrix:
+        """Symmetric adjacency of the undirected skeleton."""
+        return readonly(self.adjacency | self.adjacency.T)
+
+    def to_pdag(self) -> PDAG:
+        """The same graph as a fully directed :class:`PDAG`."""
+        return PDAG(self.adjacency, np.zeros_like(self.adjacency))
+
+    def to_networkx(self) -> nx.DiGraph:
+        """A ``networkx.DiGraph`` with nodes ``0..d-1``."""
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        graph.add_nodes_from(range(self.n_nodes))
+        graph.add_edges_from(self.edges())
+        return graph
+
+    @classmethod
+    def from_networkx(cls, graph: nx.DiGraph) -> DAG:
+        """Build from a ``networkx.DiGraph`` whose nodes are ``0..d-1``."""
+        n = graph.number_of_nodes()
+        if set(graph.nodes) != set(range(n)):
+            raise ValueError(f"nodes must be 0..{n - 1}, got {sorted(graph.nodes)}")
+        return cls.from_edges(n, graph.edges)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DAG):
+            return NotImplemented
+        return np.array_equal(self.adjacency, other.adjacency)
+
+    def __hash__(self) -> int:
+        return hash((self.adjacency.shape, self.adjacency.tobytes()))
+
+    def __repr__(self) -> str:
+        return f"DAG(n_nodes={self.n_nodes}, edges={self.edges()})"
+
+
+@dataclass(frozen=True, eq=False)
+class PDAG:
+    """A mixed graph of directed and undirected edges (a submission, a CPDAG, an essential graph).
+
+    Args:
+        directed: square boolean matrix, ``directed[i, j]`` iff ``i -> j``.
+        undirected: symmetric boolean matrix, ``undirected[i, j]`` iff ``i - j``.
+
+    Raises:
+        ValueError: shapes differ, self-loops, asymmetric ``undirected``, a pair that is both
+            directed and undirected, or a pair directed both ways; the message names the edges.
+        CycleError: the directed edges form a directed cycle.
+
+    >>> PDAG.from_edges(3, directed=[(0, 1)], undirected=[(1, 2)])
+    PDAG(n_nodes=3, directed=[(0, 1)], undirected=[(1, 2)])
+    """
+
+    directed: BoolMatrix
+    undirected: BoolMatrix
+
+    def __post_init__(self) -> None:
+        directed = _as_square_bool(self.directed, "directed")
+        undirected = _as_square_bool(self.undirected, "undirected")
+        if directed.shape != undirected.shape:
+            raise ValueError(
+                f"directed and undirected shapes differ: {directed.shape} vs {undirected.shape}"
+            )
+        loops = np.flatnonzero(np.diag(directed) | np.diag(undirected))
+        if loops.size:
+            raise ValueError(f"self-loops are not allowed, got them at {[f'X{v}' for v in loops]}")
+        if not np.array_equal(undirected, undirected.T):
+            bad = _edge_list(undirected & ~undirected.T)
+            raise ValueError(f"undirected must be symmetric; missing mirror of {_fmt(bad, '-')}")
+        both_ways = np.triu(directed & directed.T)
+        if both_ways.any():
+            bad = _edge_list(both_ways)
+            raise ValueError(f"pairs directed both ways: {_fmt(bad, '<->')}")
+        mixed = np.triu((directed | directed.T) & undirected)
+        if mixed.any():
+            bad = _edge_list(mixed)
+            raise ValueError(f"pairs both directed and undirected: {_fmt(bad, '-')}")
+        cycle = find_cycle(directed)
+        if cycle is not None:
+            raise CycleError(cycle)
+        object.__setattr__(self, "directed", readonly(directed))
+        object.__setattr__(self, "undirected", readonly(undirected))
+
+    @classmethod
+    def from_edges(
+        cls,
+        n_nodes: int,
+        *,
+        directed: Iterable[Edge] = (),
+        undirected: Iterable[Edge] = (),
+    ) -> PDAG:
+        """Build from edge lists; ``(i, j)`` in ``undirected`` may be given in either order."""
+        d = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
+        u = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
+        for i, j in directed:
+            _check_node(i, n_nodes)
+            _check_node(j, n_nodes)
+            d[i, j] = True
+        for i, j in undirected:
+            _check_node(i, n_nodes)
+            _check_node(j, n_nodes)
+            u[i, j] = u[j, i] = True
+        return cls(d, u)
+
+    @classmethod
+    def empty(cls, n_nodes: int) -> PDAG:
+        """The graph with ``n_nodes`` nodes and no edges."""
+        zeros = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
+        return cls(zeros, zeros)
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of nodes ``d``."""
+        return int(self.directed.shape[0])
+
+    def skeleton(self) -> BoolMatrix:
+        """Symmetric adjacency of all edges, directed or not."""
+        return readonly(self.directed | self.directed.T | self.undirected)
+
+    def directed_edges(self) -> list[Edge]:
+        """Directed edges ``(i, j)`` meaning ``i -> j``, row-major."""
+        return _edge_list(self.directed)
+
+    def undirected_edges(self) -> list[Edge]:
+        """Undirected edges as ``(i, j)`` with ``i < j``, row-major."""
+        return _edge_list(np.triu(self.undirected))
+
+    @property
+    def is_fully_directed(self) -> bool:
+        """True when no edge is undirected."""
+        return not self.undirected.any()
+
+    def to_dag(self) -> DAG:
+        """The directed part as a :class:`DAG`; raises ValueError if any edge is undirected."""
+        if not self.is_fully_directed:
+            raise ValueError(f"graph has undirected edges: {_fmt(self.undirected_edges(), '-')}")
+        return DAG(self.directed)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PDAG):
+            return NotImplemented
+        return np.array_equal(self.directed, other.directed) and np.array_equal(
+            self.undirected, other.undirected
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.directed.shape, self.directed.tobytes(), self.undirected.tobytes()))
+
+    def __repr__(self) -> str:
+        return (
+            f"PDAG(n_nodes={self.n_nodes}, directed={self.directed_edges()}, "
+            f"undirected={self.undirected_edges()})"
+        )
+
+
+def _check_node(node: int, n_nodes: int) -> None:
+    if not 0 <= node < n_nodes:
+        raise ValueError(f"node index must be in [0, {n_nodes}), got {node}")
+
+
+def _fmt(edges: Sequence[Edge], arrow: str) -> str:
+    return ", ".join(f"X{i} {arrow} X{j}" for i, j in edges)
+
+
+# --------------------------------------------------------------------------- Meek rules
+# Each rule takes the current directed matrix D and undirected matrix U and returns the mask of
+# undirected pairs it orients (mask[a, b] means orient a -> b). Counting products run in float32
+# BLAS; counts stay far below 2**24, so they are exact.
+
+
+def _count(left: BoolMatrix, right: BoolMatrix) -> np.ndarray:
+    return left.astype(np.float32) @ right.astype(np.float32)
+
+
+def apply_meek_rule1(directed: BoolMatrix, undirected: BoolMatrix) -> BoolMatrix:
+    """R1: ``a -> b - c`` with ``a``, ``c`` non-adjacent orients ``b -> c``."""
+    adjacent = directed | directed.T | undirected
+    return undirected & (_count(directed.T, ~adjacent) > 0)
+
+
+def apply_meek_rule2(directed: BoolMatrix, undirected: BoolMatrix) -> BoolMatrix:
+    """R2: ``a -> c -> b`` with ``a - b`` orients ``a -> b``."""
+    return undirected & (_count(directed, directed) > 0)
+
+
+def apply_meek_rule3(directed: BoolMatrix, undirected: BoolMatrix) -> BoolMatrix:
+    """R3: ``a - c -> b`` and ``a - e -> b`` with ``c``, ``e`` non-adjacent and ``a - b``
+    orients ``a -> b``."""
+    candidates = undirected & (_count(undirected, directed) >= 2)
+    adjacent = directed | directed.T | undirected
+    mask = np.zeros_like(undirected)
+    for a, b in zip(*np.nonzero(candidates), strict=True):
+        middle = np.flatnonzero(undirected[a] & directed[:, b])
+        # Some pair of distinct middle nodes is non-adjacent.
+        if (~adjacent[np.ix_(middle, middle)]).sum() > middle.size:
+            mask[a, b] = True
+    return mask
+
+
+def apply_meek_rule4(directed: BoolMatrix, undirected: BoolMatrix) -> BoolMatrix:
+    """R4: ``a - b``, ``e -> c -> b``, ``a - e``, ``a`` adjacent to ``c``, and ``b``, ``e``
+    non-adjacent orients ``a -> b``."""
+    candidates = undirected & (_count(_count(undirected, directed) > 0, directed) > 0)
+    adjacent = directed | directed.T | undirected
+    mask = np.zeros_like(undirected)
+    for a, b in zip(*np.nonzero(candidates), strict=True):
+        middle = adjacent[a] & directed[:, b]
+        sources = undirected[a] & ~adjacent[b]
+        sources[b] = False
+        if directed[np.ix_(sources, middle)].any():
+            mask[a, b] = True
+    return mask
+
+
+MeekRule = Callable[[BoolMatrix, BoolMatrix], BoolMatrix]
+_ALL_RULES: tuple[MeekRule, ...] = (
+    apply_meek_rule1,
+    apply_meek_rule2,
+    apply_meek_rule3,
+    apply_meek_rule4,
+)
+
+
+def has_directed_path(directed: BoolMatrix, source: int, target: int) -> bool:
+    """Whether a directed path (possibly empty) leads from ``source`` to ``target``."""
+    seen = np.zeros(directed.shape[0], dtype=np.bool_)
+    frontier = np.zeros_like(seen)
+    frontier[source] = True
+    while frontier.any():
+        if frontier[target]:
+            return True
+        seen |= frontier
+        frontier = directed[frontier].any(axis=0) & ~seen
+    return False
+
+
+def _orient(directed: BoolMatrix, undirected: BoolMatrix, mask: BoolMatrix) -> bool:
+    """Orient the pairs of ``mask`` in place; returns whether anything changed.
+
+    On a PDAG with a consistent extension no Meek orientation closes a directed cycle. On an
+    inconsistent one (noisy orientations), orientations that would close a cycle are skipped,
+    one edge at a time in row-major order.
+    """
+    if find_cycle(directed | mask) is None:
+        directed |= mask
+        undirected &= ~(mask | mask.T)
+        return True
+    changed = False
+    for tail, head in zip(*np.nonzero(mask), strict=True):
+        if not has_directed_path(directed, int(head), int(tail)):
+            directed[tail, head] = True
+            undirected[tail, head] = undirected[head, tail] = False
+            changed = True
+    return changed
+
+
+def _close(
+    directed: BoolMatrix, undirected: BoolMatrix, rules: Sequence[MeekRule]
+) -> tuple[BoolMatrix, BoolMatrix]:
+    directed = directed.copy()
+    undirected = undirected.copy()
+    changed = True
+    while changed:
+        changed = False
+        for rule in rules:
+            mask = rule(directed, undirected)
+            # Two sound inferences never disagree on a consistent PDAG; on an inconsistent
+            # input, leave a contested pair undirected instead of inventing a direction.
+            mask &= ~mask.T
+            if mask.any():
+                changed |= _orient(directed, undirected, mask)
+    return directed, undirected
+
+
+def meek_closure(pdag: PDAG, *, rules: Sequence[MeekRule] = _ALL_RULES) -> PDAG:
+    """Apply Meek's rules (R1–R4 by default) until no undirected edge can be oriented.
+
+    On a PDAG without a consistent extension (e.g. noisy orientations from data), an
+    orientation that would close a directed cycle is skipped; the pair stays undirected unless
+    a later rule orients it the other way. The result is always acyclic.
+    """
+    directed, undirected = _close(pdag.directed, pdag.undirected, rules)
+    return PDAG(directed, undirected)
+
+
+# --------------------------------------------------------------------------- equivalence classes
+
+
+def _v_structure_edges(adjacency: BoolMatrix) -> BoolMatrix:
+    """Edges ``i -> j`` of some v-structure ``i -> j <- k`` (``i``, ``k`` non-adjacent)."""
+    skeleton = adjacency | adjacency.T
+    non_adjacent = ~skeleton
+    np.fill_diagonal(non_adjacent, False)
+    return adjacency & (_count(non_adjacent, adjacency) > 0)
+
+
+def cpdag(dag: DAG) -> PDAG:
+    """The CPDAG (essential graph) of ``dag``'s Markov equivalence class.
+
+    Orients the edges of every v-structure, leaves the rest undirected, then applies Meek's
+    rules R1–R3 to closure (Meek 1995; R4 never fires from this start).
+    """
+    adjacency = dag.adjacency
+    compelled = _v_structure_edges(adjacency)
+    undirected = (adjacency | adjacency.T) & ~(compelled | compelled.T)
+    directed, undirected = _close(compelled, undirected, _ALL_RULES[:3])
+    return PDAG(directed, undirected)
+
+
+def essential_graph(dag: DAG, targets: Iterable[int]) -> PDAG:
+    """The interventional essential graph for observational data plus single-node hard
+    interventions on ``targets`` (Hauser & Bühlmann 2012).
+
+    Starts from the CPDAG, orients every edge incident to a target as in ``dag``, then applies
+    Meek's rules R1–R4 to closure. Repeated targets count once; no targets gives the CPDAG.
+    """
+    base = cpdag(dag)
+    n = dag.n_nodes
+    touched = np.zeros(n, dtype=np.bool_)
+    for t in targets:
+        _check_node(int(t), n)
+        touched[int(t)] = True
+    if not touched.any():
+        return base
+    incident = touched[:, None] | touched[None, :]
+    newly = base.undirected & incident & dag.adjacency
+    directed = base.directed | newly
+    undirected = base.undirected & ~(newly | newly.T)
+    directed, undirected = _close(directed, undirected, _ALL_RULES)
+    return PDAG(directed, undirected)
+
+
+# --------------------------------------------------------------------------- intervention design
+
+
+def covered_edges(dag: DAG) -> BoolMatrix:
+    """Mask of covered edges: ``u -> v`` is covered iff ``Pa(v) = Pa(u) ∪ {u}``.
+
+    >>> covered_edges(DAG.from_edges(3, [(0, 1), (1, 2), (0, 2)])).nonzero()
+    (array([0, 1]), array([1, 2]))
+    """
+    adjacency = dag.adjacency
+    parents_of = np.ascontiguousarray(adjacency.T)  # row v: the parent set of v
+    n_parents = parents_of.sum(axis=1)
+    us, vs = np.nonzero(adjacency)
+    # A covered edge needs |Pa(v)| = |Pa(u)| + 1; filter cheaply before comparing rows.
+    keep = n_parents[vs] == n_parents[us] + 1
+    us, vs = us[keep], vs[keep]
+    covered = np.zeros_like(adjacency)
+    chunk = max(1, 2_000_000 // max(1, dag.n_nodes))
+    for start in range(0, us.size, chunk):
+        u, v = us[start : start + chunk], vs[start : start + chunk]
+        expected = parents_of[u].copy()
+        expected[np.arange(u.size), u] = True
+        same = (parents_of[v] == expected).all(axis=1)
+        covered[u[same], v[same]] = True
+    return readonly(covered)
+
+
+def minimum_intervention_set(dag: DAG) -> frozenset[int]:
+    """The minimum set of single-node interventions that, with observational data, orients every
+    CPDAG-undirected edge: a minimum vertex cover of the covered edges (Choo, Shiragur &
+    Bhattacharyya, NeurIPS 2022).
+
+    Each node has at most one covered in-edge, so covered edges form a forest; the leaf rule
+    (visit nodes in reverse topological order; an uncovered edge into a node outside the cover
+    puts its parent in the cover) is exact and linear. The result is deterministic.
+    """
+    if dag.n_nodes == 0:
+        return frozenset()
+    covered = covered_edges(dag)
+    covered_parent = np.full(dag.n_nodes, -1)
+    parent, child = np.nonzero(covered)
+    covered_parent[child] = parent  # at most one covered in-edge per node
+    in_cover = np.zeros(dag.n_nodes, dtype=np.bool_)
+    for v in dag.topological_order()[::-1]:
+        u = covered_parent[v]
+        if u >= 0 and not in_cover[v] and not in_cover[u]:
+            in_cover[u] = True
+    return frozenset(int(v) for v in np.flatnonzero(in_cover))

@@ -1,0 +1,184 @@
+"""Benchmark instances and their generator (DESIGN §3).
+
+An :class:`Instance` is fully determined by ``(spec, seed)``: the seed is split with
+``np.random.SeedSequence(seed).spawn(4)`` into independent streams for the graph, the weights,
+the observational sample and the interventions, so the same seed gives bit-identical instances
+and data in any process.
+
+>>> from acdb_gym.core.ladder import LevelSpec
+>>> spec = LevelSpec(d=4, k=3, n_obs=50, n_int=10, noise_var=1.0, slack=1)
+>>> a, b = generate_instance(spec, 7), generate_instance(spec, 7)
+>>> a.digest() == b.digest() and a.dag.n_edges == 3
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from acdb_gym.core.faithfulness import is_faithful, min_relevant_partial_correlation
+from acdb_gym.core.graphs import DAG, minimum_intervention_set
+from acdb_gym.core.ladder import LevelSpec
+from acdb_gym.core.scm import LinearGaussianSCM
+from acdb_gym.core.types import FloatArray, readonly
+
+__all__ = ["MAX_ATTEMPTS", "Instance", "InstanceGenerationError", "generate_instance"]
+
+MAX_ATTEMPTS = 10_000
+"""Rejection-sampling attempts before :class:`InstanceGenerationError`."""
+
+_GRAPH, _WEIGHTS, _OBSERVATIONAL, _INTERVENTIONS = range(4)
+
+
+class InstanceGenerationError(RuntimeError):
+    """No faithful instance was found for ``spec`` within ``attempts`` draws."""
+
+    def __init__(self, spec: LevelSpec, seed: int, attempts: int) -> None:
+        self.spec = spec
+        self.seed = seed
+        self.attempts = attempts
+        super().__init__(
+            f"no instance passed the faithfulness check after {attempts} attempts "
+            f"(seed {seed}, spec {spec})"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    """One hidden world: the true DAG, its SCM, the observational sample and the budget.
+
+    Attributes:
+        spec: the level it was drawn for.
+        seed: the integer seed that fully determines it.
+        dag: the true causal graph.
+        scm: the linear-Gaussian SCM over ``dag`` (``scm.weights`` are the effective weights).
+        d_obs: the observational sample, ``(n_obs, d)``, read-only.
+        i_star: the minimum intervention set (DESIGN §3, step 6).
+        budget: ``|I*| + spec.slack``.
+        min_relevant_abs_rho: smallest population ``|rho|`` over PC-relevant conditioning sets.
+        attempts: draws rejection sampling needed (1 = the first draw was accepted).
+    """
+
+    spec: LevelSpec
+    seed: int
+    dag: DAG
+    scm: LinearGaussianSCM
+    d_obs: FloatArray
+    i_star: frozenset[int]
+    budget: int
+    min_relevant_abs_rho: float
+    attempts: int
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of variables ``d``."""
+        return self.dag.n_nodes
+
+    @property
+    def weights(self) -> FloatArray:
+        """The SCM's weight matrix (read-only)."""
+        return self.scm.weights
+
+    def intervention_rng(self) -> np.random.Generator:
+        """A fresh generator on this instance's intervention stream (same seed, same draws)."""
+        return np.random.default_rng(_streams(self.seed)[_INTERVENTIONS])
+
+    def digest(self) -> str:
+        """A short hash of everything generated, used by the ladder manifests to catch drift.
+
+        Floats are rounded (weights to 12, data to 8 decimals) so the hash does not depend on
+        last-bit differences between BLAS builds.
+        """
+        return self._digest
+
+    @cached_property
+    def _digest(self) -> str:
+        sha = hashlib.sha256()
+        sha.update(repr((self.spec, self.seed, sorted(self.i_star), self.budget)).encode())
+        sha.update(self.dag.adjacency.tobytes())
+        sha.update(np.round(self.scm.weights, 12).tobytes())
+        sha.update(np.round(self.d_obs, 8).tobytes())
+        return sha.hexdigest()[:16]
+
+    def __repr__(self) -> str:
+        return (
+            f"Instance(seed={self.seed}, d={self.n_nodes}, k={self.dag.n_edges}, "
+            f"budget={self.budget}, digest={self.digest()})"
+        )
+
+
+def _streams(seed: int) -> list[np.random.SeedSequence]:
+    return np.random.SeedSequence(seed).spawn(4)
+
+
+def _draw_dag(spec: LevelSpec, rng: np.random.Generator) -> DAG:
+    """Uniform random order, then exactly ``k`` of its forward pairs uniformly."""
+    order = rng.permutation(spec.d)
+    rows, cols = np.triu_indices(spec.d, k=1)
+    chosen = rng.choice(rows.size, size=spec.k, replace=False)
+    adjacency = np.zeros((spec.d, spec.d), dtype=np.bool_)
+    adjacency[order[rows[chosen]], order[cols[chosen]]] = True
+    return DAG(adjacency)
+
+
+def _draw_weights(spec: LevelSpec, dag: DAG, rng: np.random.Generator) -> FloatArray:
+    """Magnitudes ``U[weight_low, weight_high]``, signs +/-1 with probability 1/2, row-major."""
+    magnitude = rng.uniform(spec.weight_low, spec.weight_high, size=dag.n_edges)
+    sign = np.where(rng.random(dag.n_edges) < 0.5, -1.0, 1.0)
+    weights = np.zeros((spec.d, spec.d))
+    weights[dag.adjacency] = magnitude * sign
+    return weights
+
+
+def _build_scm(spec: LevelSpec, weights: FloatArray) -> LinearGaussianSCM:
+    if spec.standardized:
+        return LinearGaussianSCM.standardized(weights, spec.noise_var)
+    return LinearGaussianSCM(weights, np.full(spec.d, np.sqrt(spec.noise_var)))
+
+
+def generate_instance(spec: LevelSpec, seed: int | np.random.Generator) -> Instance:
+    """Draw the instance of ``spec`` determined by ``seed`` (DESIGN §3).
+
+    Args:
+        spec: the level specification.
+        seed: a non-negative integer; a Generator is accepted too and consumed for one integer
+            seed, which the instance records.
+
+    Raises:
+        InstanceGenerationError: no draw passed the faithfulness check in ``MAX_ATTEMPTS``.
+    """
+    if isinstance(seed, np.random.Generator):
+        seed = int(seed.integers(2**63 - 1))
+    if int(seed) < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+    seed = int(seed)
+    streams = _streams(seed)
+    graph_rng = np.random.default_rng(streams[_GRAPH])
+    weight_rng = np.random.default_rng(streams[_WEIGHTS])
+    attempts = 0
+    while True:
+        attempts += 1
+        dag = _draw_dag(spec, graph_rng)
+        scm = _build_scm(spec, _draw_weights(spec, dag, weight_rng))
+        cov = scm.covariance()
+        if is_faithful(dag, cov, spec.faithfulness_eps):
+            break
+        if attempts == MAX_ATTEMPTS:
+            raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)
+    d_obs = scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
+    i_star = minimum_intervention_set(dag)
+    return Instance(
+        spec=spec,
+        seed=seed,
+        dag=dag,
+        scm=scm,
+        d_obs=readonly(d_obs),
+        i_star=i_star,
+        budget=len(i_star) + spec.slack,
+        min_relevant_abs_rho=min_relevant_partial_correlation(dag, cov),
+        attempts=attempts,
+    )

@@ -1,0 +1,254 @@
+"""The scoring contract of the benchmark (DESIGN §6): :class:`ScoreReport` and :func:`score`.
+
+Everything is computed on boolean adjacency matrices; rewards, sweeps and reports call
+:func:`score` and never re-implement any part of it.
+
+>>> truth = DAG.from_edges(3, [(0, 2), (1, 2)])
+>>> report = score(truth, PDAG.from_edges(3, directed=[(0, 2)], undirected=[(1, 2)]))
+>>> report.directed_f1, report.shd, report.shd_unresolved
+(0.6666666666666666, 1, 1)
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from typing import Any, Protocol
+
+import numpy as np
+
+from acdb_gym.core.graphs import DAG, PDAG, cpdag, essential_graph, minimum_intervention_set
+from acdb_gym.core.types import BoolMatrix
+
+__all__ = ["InstanceLike", "ScoreReport", "score"]
+
+
+class InstanceLike(Protocol):
+    """What :func:`score` reads from an ``Instance``: the true DAG and the minimum set ``I*``."""
+
+    @property
+    def dag(self) -> DAG:
+        """The true causal graph."""
+        ...
+
+    @property
+    def i_star(self) -> frozenset[int]:
+        """The minimum intervention set."""
+        ...
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    """Every number of the scoring contract (DESIGN §6) for one submission.
+
+    The field names are the columns of every results file. Precision, recall, F1 and the
+    efficiency are in ``[0, 1]``; the SHD fields are counts of node pairs.
+    """
+
+    skeleton_precision: float
+    skeleton_recall: float
+    skeleton_f1: float
+    compelled_precision: float
+    compelled_recall: float
+    compelled_f1: float
+    directed_precision: float
+    directed_recall: float
+    directed_f1: float
+    shd: int
+    shd_extra: int
+    shd_missing: int
+    shd_reversed: int
+    shd_unresolved: int
+    interventions_used: int
+    i_star_size: int
+    efficiency: float
+    essential_f1: float
+
+    def to_dict(self) -> dict[str, float | int]:
+        """The fields as a plain dict, in declaration order (the results-file column order)."""
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+
+def score(
+    truth: DAG | InstanceLike,
+    submission: PDAG | DAG,
+    *,
+    interventions_used: int | None = None,
+    targets: Iterable[int] = (),
+    i_star_size: int | None = None,
+) -> ScoreReport:
+    """Score a submitted graph against the true DAG (DESIGN §6).
+
+    Notation: ``E`` are the true DAG's edges, ``C_d`` / ``C_u`` the directed / undirected edges
+    of its CPDAG, ``S_d`` / ``S_u`` the submission's directed / undirected edges.
+
+    Precision, recall and F1 (every family): precision = TP / |predicted|, recall = TP / |truth|,
+    F1 = 2PR / (P + R). Conventions: an empty predicted set gives precision 0, an empty truth set
+    gives recall 0, and F1 is 0 when P + R = 0 — except that when both sets are empty,
+    P = R = F1 = 1. (So on a true graph with no edges, a submission of only undirected edges
+    scores skeleton F1 0 but directed and compelled F1 1: it predicts no direction.)
+
+    - **skeleton**: truth = the unordered pairs of ``E``; predicted = the unordered pairs of
+      ``S_d ∪ S_u`` (direction ignored).
+    - **compelled**: truth = ``C_d``; predicted = the edges of ``S_d`` whose pair is not in
+      ``C_u``. Orienting a reversible edge either way is neither rewarded nor punished; leaving a
+      compelled edge undirected is a false negative; a reversed compelled edge is one false
+      positive and one false negative; a directed edge between non-adjacent nodes is a false
+      positive.
+    - **directed**: truth = ``E``; predicted = ``S_d``. An undirected edge predicts no direction,
+      so it is never a true or false positive here.
+    - **SHD**: over the union of the true and the submitted adjacencies, each unordered pair
+      costs at most 1: ``extra`` (submitted, not in the truth), ``missing`` (in the truth, not
+      submitted), ``reversed`` (true ``a -> b``, submitted ``b -> a``) or ``unresolved`` (true
+      ``a -> b``, submitted ``a - b``). A pair submitted with the true direction costs 0.
+      ``shd`` is the sum of the four counts; it is 0 iff the submission is exactly the DAG.
+    - **efficiency**: ``η = 1`` if ``interventions_used <= |I*|`` (including 0 interventions),
+      else ``|I*| / interventions_used`` (so 0 when ``|I*| = 0`` and any intervention was used).
+    - **essential_f1** (v1): the compelled F1 with the CPDAG replaced by the interventional
+      essential graph of the distinct ``targets``: truth = its directed edges; predicted = the
+      edges of ``S_d`` whose pair is not undirected in it. With no targets it equals
+      ``compelled_f1``.
+
+    Args:
+        truth: the true :class:`DAG`, or an ``Instance`` (anything with ``.dag`` and
+            ``.i_star``).
+        submission: the submitted :class:`PDAG`; a :class:`DAG` is taken as fully directed.
+        interventions_used: interventions spent; defaults to ``len(targets)``.
+        targets: the intervened nodes in order; repeats count once for ``essential_f1`` and
+            every time for the default ``interventions_used``.
+        i_star_size: ``|I*|``. Defaults to ``len(truth.i_star)`` for an ``Instance`` (a
+            different value is an error) and to ``len(minimum_intervention_set(truth))`` for a
+            bare DAG.
+
+    Returns:
+        A :class:`ScoreReport`.
+
+    Raises:
+        TypeError: ``truth`` or ``submission`` has the wrong type.
+        ValueError: the submission's node count differs from the truth's; a target is out of
+            range; ``interventions_used`` or ``i_star_size`` is negative, not an integer, or
+            (for ``i_star_size``) disagrees with the instance.
+    """
+    dag, star = _truth_parts(truth, i_star_size)
+    graph = _as_pdag(submission, dag.n_nodes)
+    target_list = _checked_targets(targets, dag.n_nodes)
+    used = len(target_list) if interventions_used is None else _count_arg(interventions_used)
+
+    adjacency = dag.adjacency
+    s_dir, s_und = graph.directed, graph.undirected
+    true_pairs = np.triu(adjacency | adjacency.T)
+    sub_pairs = np.triu(s_dir | s_dir.T | s_und)
+    base = cpdag(dag)
+    essential = essential_graph(dag, sorted(set(target_list))) if target_list else base
+
+    skeleton = _prf(_n(true_pairs & sub_pairs), _n(sub_pairs), _n(true_pairs))
+    compelled = _oriented_prf(base, s_dir)
+    directed = _prf(_n(adjacency & s_dir), _n(s_dir), _n(adjacency))
+    extra = _n(sub_pairs & ~true_pairs)
+    missing = _n(true_pairs & ~sub_pairs)
+    reversed_ = _n(adjacency & s_dir.T)  # a DAG has at most one direction per pair
+    unresolved = _n(adjacency & s_und)
+    return ScoreReport(
+        skeleton_precision=skeleton[0],
+        skeleton_recall=skeleton[1],
+        skeleton_f1=skeleton[2],
+        compelled_precision=compelled[0],
+        compelled_recall=compelled[1],
+        compelled_f1=compelled[2],
+        directed_precision=directed[0],
+        directed_recall=directed[1],
+        directed_f1=directed[2],
+        shd=extra + missing + reversed_ + unresolved,
+        shd_extra=extra,
+        shd_missing=missing,
+        shd_reversed=reversed_,
+        shd_unresolved=unresolved,
+        interventions_used=used,
+        i_star_size=star,
+        efficiency=1.0 if used <= star else star / used,
+        essential_f1=_oriented_prf(essential, s_dir)[2],
+    )
+
+
+# --------------------------------------------------------------------------- metric helpers
+
+
+def _n(mask: BoolMatrix) -> int:
+    return int(np.count_nonzero(mask))
+
+
+def _prf(true_positives: int, n_predicted: int, n_true: int) -> tuple[float, float, float]:
+    """Precision, recall, F1 with the contract's empty-set conventions."""
+    if n_predicted == 0 and n_true == 0:
+        return 1.0, 1.0, 1.0
+    precision = true_positives / n_predicted if n_predicted else 0.0
+    recall = true_positives / n_true if n_true else 0.0
+    total = precision + recall
+    f1 = 2.0 * precision * recall / total if total > 0 else 0.0
+    return precision, recall, f1
+
+
+def _oriented_prf(reference: PDAG, submitted: BoolMatrix) -> tuple[float, float, float]:
+    """P/R/F1 of the submitted directions against the directed edges of ``reference``, ignoring
+    submitted directions on pairs that ``reference`` leaves undirected."""
+    predicted = submitted & ~reference.undirected
+    true_positives = _n(predicted & reference.directed)
+    return _prf(true_positives, _n(predicted), _n(reference.directed))
+
+
+# --------------------------------------------------------------------------- argument checks
+
+
+def _truth_parts(truth: DAG | InstanceLike, i_star_size: int | None) -> tuple[DAG, int]:
+    if isinstance(truth, DAG):
+        if i_star_size is None:
+            return truth, len(minimum_intervention_set(truth))
+        return truth, _count_arg(i_star_size, "i_star_size")
+    dag = getattr(truth, "dag", None)
+    if not isinstance(dag, DAG) or not hasattr(truth, "i_star"):
+        raise TypeError(
+            f"truth must be a DAG or an Instance (with .dag and .i_star), got {type(truth)!r}"
+        )
+    star = len(truth.i_star)
+    if i_star_size is not None and _count_arg(i_star_size, "i_star_size") != star:
+        raise ValueError(f"i_star_size = {i_star_size} disagrees with the instance's |I*| = {star}")
+    return dag, star
+
+
+def _as_pdag(submission: Any, n_nodes: int) -> PDAG:
+    if isinstance(submission, DAG):
+        submission = submission.to_pdag()
+    if not isinstance(submission, PDAG):
+        raise TypeError(f"submission must be a PDAG or a DAG, got {type(submission)!r}")
+    if submission.n_nodes != n_nodes:
+        raise ValueError(
+            f"submission has {submission.n_nodes} nodes but the true DAG has {n_nodes}"
+        )
+    return submission
+
+
+def _checked_targets(targets: Iterable[int], n_nodes: int) -> list[int]:
+    checked = []
+    for target in targets:
+        index = _int_arg(target, "targets entries")
+        if not 0 <= index < n_nodes:
+            raise ValueError(f"targets must be node indices in [0, {n_nodes}), got {index}")
+        checked.append(index)
+    return checked
+
+
+def _int_arg(value: Any, name: str) -> int:
+    if isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ValueError(f"{name} must be an integer, got {value!r}") from None
+
+
+def _count_arg(value: Any, name: str = "interventions_used") -> int:
+    number = _int_arg(value, name)
+    if number < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {number}")
+    return number

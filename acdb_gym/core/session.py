@@ -1,0 +1,270 @@
+"""The observe–intervene–submit session of one instance (DESIGN §5).
+
+A :class:`Session` is the only way an agent touches an :class:`~acdb_gym.core.instance.Instance`:
+it returns read-only copies of data, never the graph or the weights, and it refuses invalid
+requests without changing any state or consuming budget.
+
+>>> from acdb_gym.core.ladder import LADDERS
+>>> session = Session(LADDERS["v0"]["L0"].instance(0))
+>>> session.observe().shape
+(500, 5)
+>>> session.intervene(2, 1.0)[:, 2].tolist()[:3]
+[1.0, 1.0, 1.0]
+>>> session.budget_remaining == session.budget - 1
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from acdb_gym.core import stats
+from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core.instance import Instance
+from acdb_gym.core.scoring import ScoreReport, score
+from acdb_gym.core.types import FloatArray, readonly
+
+__all__ = [
+    "BudgetExhaustedError",
+    "Experiment",
+    "Regime",
+    "Session",
+    "SessionError",
+    "SessionSealedError",
+]
+
+Regime = int | Literal["observational"] | None
+"""Which data a statistics tool uses: ``None``/``"observational"`` or an experiment index."""
+
+
+class SessionError(RuntimeError):
+    """Base class of the session's protocol errors."""
+
+
+class BudgetExhaustedError(SessionError):
+    """An intervention was requested with no budget left."""
+
+
+class SessionSealedError(SessionError):
+    """The session was used after ``submit_graph``."""
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One performed intervention ``do(X_target = value)`` and its samples (read-only)."""
+
+    index: int
+    target: int
+    value: float
+    samples: FloatArray
+
+
+class Session:
+    """Budgeted access to one hidden instance.
+
+    Args:
+        instance: the hidden world.
+        rng: generator for intervention samples; defaults to the instance's own intervention
+            stream, so the same instance and the same requests give the same data.
+    """
+
+    def __init__(self, instance: Instance, rng: np.random.Generator | None = None) -> None:
+        self._instance = instance
+        self._rng = instance.intervention_rng() if rng is None else rng
+        self._experiments: list[Experiment] = []
+        self._report: ScoreReport | None = None
+        self._submission: PDAG | None = None
+        self._tool_calls = 0
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def n_nodes(self) -> int:
+        """Number of variables ``d``."""
+        return self._instance.n_nodes
+
+    @property
+    def n_obs(self) -> int:
+        """Rows of the observational sample."""
+        return self._instance.spec.n_obs
+
+    @property
+    def n_int(self) -> int:
+        """Rows per intervention."""
+        return self._instance.spec.n_int
+
+    @property
+    def budget(self) -> int:
+        """The initial intervention budget ``B = |I*| + slack``."""
+        return self._instance.budget
+
+    @property
+    def budget_remaining(self) -> int:
+        """Interventions still allowed."""
+        return self.budget - len(self._experiments)
+
+    @property
+    def interventions_used(self) -> int:
+        """Interventions performed so far."""
+        return len(self._experiments)
+
+    @property
+    def tool_calls(self) -> int:
+        """Successful statistics-tool calls so far."""
+        return self._tool_calls
+
+    @property
+    def experiments(self) -> tuple[Experiment, ...]:
+        """Performed interventions, in order."""
+        return tuple(self._experiments)
+
+    @property
+    def targets(self) -> tuple[int, ...]:
+        """Intervened nodes, in order (repeats kept)."""
+        return tuple(e.target for e in self._experiments)
+
+    @property
+    def sealed(self) -> bool:
+        """True once a graph was submitted."""
+        return self._report is not None
+
+    @property
+    def report(self) -> ScoreReport | None:
+        """The score, once sealed."""
+        return self._report
+
+    @property
+    def submission(self) -> PDAG | None:
+        """The submitted graph, once sealed."""
+        return self._submission
+
+    def __repr__(self) -> str:
+        return (
+            f"Session(d={self.n_nodes}, budget={self.budget}, "
+            f"used={self.interventions_used}, sealed={self.sealed})"
+        )
+
+    # ------------------------------------------------------------------ data
+    def observe(self) -> FloatArray:
+        """The observational sample ``(n_obs, d)``, as a read-only copy."""
+        self._check_open()
+        return readonly(self._instance.d_obs.copy())
+
+    def intervene(self, var: int, value: float) -> FloatArray:
+        """Draw ``n_int`` fresh samples under ``do(X_var = value)`` and spend one unit of budget.
+
+        Raises:
+            SessionSealedError: after ``submit_graph``.
+            ValueError: ``var`` out of range or ``value`` not finite.
+            BudgetExhaustedError: no budget left.
+        """
+        self._check_open()
+        var = self._check_node(var, "var")
+        if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+            raise ValueError(f"value must be a real number, got {value!r}")
+        value = float(value)
+        if not math.isfinite(value):
+            raise ValueError(f"value must be finite, got {value}")
+        if self.budget_remaining <= 0:
+            raise BudgetExhaustedError(
+                f"intervention budget of {self.budget} is spent; cannot intervene on X{var}"
+            )
+        samples = self._instance.scm.sample_do(var, value, self.n_int, self._rng)
+        experiment = Experiment(len(self._experiments), var, value, readonly(samples))
+        self._experiments.append(experiment)
+        return readonly(samples.copy())
+
+    # ------------------------------------------------------------------ statistics tools
+    def correlation(self, i: int, j: int, *, regime: Regime = None) -> float:
+        """Pearson correlation of ``X_i`` and ``X_j``."""
+        data = self._regime_data(regime)
+        result = stats.correlation(data, self._check_node(i, "i"), self._check_node(j, "j"))
+        self._tool_calls += 1
+        return result
+
+    def partial_correlation(
+        self, i: int, j: int, cond: Sequence[int] = (), *, regime: Regime = None
+    ) -> float:
+        """Partial correlation of ``X_i`` and ``X_j`` given ``X_cond``."""
+        data = self._regime_data(regime)
+        result = stats.partial_correlation(
+            data, self._check_node(i, "i"), self._check_node(j, "j"), self._check_cond(cond)
+        )
+        self._tool_calls += 1
+        return result
+
+    def independence_test(
+        self,
+        i: int,
+        j: int,
+        cond: Sequence[int] = (),
+        *,
+        alpha: float = 0.05,
+        regime: Regime = None,
+    ) -> stats.IndependenceTest:
+        """Fisher-z test of ``X_i ⊥ X_j | X_cond``: statistic, p-value and decision."""
+        data = self._regime_data(regime)
+        result = stats.fisher_z_test(
+            data,
+            self._check_node(i, "i"),
+            self._check_node(j, "j"),
+            self._check_cond(cond),
+            alpha=alpha,
+        )
+        self._tool_calls += 1
+        return result
+
+    # ------------------------------------------------------------------ submission
+    def submit_graph(self, graph: PDAG | DAG) -> ScoreReport:
+        """Validate, score and seal. Invalid graphs raise ValueError and leave the session open."""
+        self._check_open()
+        if isinstance(graph, DAG):
+            graph = graph.to_pdag()
+        if not isinstance(graph, PDAG):
+            raise ValueError(f"submission must be a PDAG or DAG, got {type(graph).__name__}")
+        if graph.n_nodes != self.n_nodes:
+            raise ValueError(
+                f"submission has {graph.n_nodes} nodes, the instance has {self.n_nodes}"
+            )
+        report = score(
+            self._instance,
+            graph,
+            interventions_used=self.interventions_used,
+            targets=self.targets,
+        )
+        self._submission = graph
+        self._report = report
+        return report
+
+    # ------------------------------------------------------------------ validation
+    def _check_open(self) -> None:
+        if self._report is not None:
+            raise SessionSealedError("the session is sealed: a graph was already submitted")
+
+    def _check_node(self, node: object, name: str) -> int:
+        if isinstance(node, bool) or not isinstance(node, int | np.integer):
+            raise ValueError(f"{name} must be an integer node index, got {node!r}")
+        if not 0 <= int(node) < self.n_nodes:
+            raise ValueError(f"{name} must be in [0, {self.n_nodes}), got {node}")
+        return int(node)
+
+    def _check_cond(self, cond: Sequence[int]) -> tuple[int, ...]:
+        return tuple(self._check_node(c, "cond entry") for c in cond)
+
+    def _regime_data(self, regime: Regime) -> FloatArray:
+        self._check_open()
+        if regime is None or regime == "observational":
+            return self._instance.d_obs
+        if isinstance(regime, bool) or not isinstance(regime, int | np.integer):
+            raise ValueError(
+                f"regime must be 'observational' or an experiment index, got {regime!r}"
+            )
+        if not 0 <= int(regime) < len(self._experiments):
+            raise ValueError(
+                f"regime must be an experiment index in [0, {len(self._experiments)}), got {regime}"
+            )
+        return self._experiments[int(regime)].samples

@@ -1,0 +1,24 @@
+"""Shared type aliases for the whole package."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+BoolMatrix = NDArray[np.bool_]
+"""A square boolean matrix; ``m[i, j]`` concerns the ordered pair ``(i, j)``."""
+
+FloatArray = NDArray[np.float64]
+"""A float64 array (data, weights, covariances)."""
+
+IntArray = NDArray[np.int64]
+"""An int64 array (node indices)."""
+
+Edge = tuple[int, int]
+"""An ordered pair of node indices; ``(i, j)`` means ``i -> j`` (or ``i - j`` when undirected)."""
+
+
+def readonly(array: np.ndarray) -> np.ndarray:
+    """Return ``array`` itself after clearing its write flag (callers pass a private copy)."""
+    array.flags.writeable = False
+    return array

@@ -1,0 +1,56 @@
+"""Input checks and a reachability helper shared by the discovery algorithms (private)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from acdb_gym.core.types import FloatArray
+
+
+def as_data_matrix(data: ArrayLike, name: str, *, n_columns: int | None = None) -> FloatArray:
+    """Return ``data`` as a private float64 ``(n_samples, d)`` copy, checking shape and values.
+
+    Raises:
+        ValueError: not two-dimensional, the wrong number of columns, or non-finite entries.
+    """
+    array = np.array(data, dtype=np.float64, copy=True)
+    if array.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D (n_samples, d) array, got shape {array.shape}")
+    if n_columns is not None and array.shape[1] != n_columns:
+        raise ValueError(f"{name} must have {n_columns} columns, got shape {array.shape}")
+    if not np.isfinite(array).all():
+        rows, cols = np.nonzero(~np.isfinite(array))
+        raise ValueError(
+            f"{name} must be finite; got {array[rows[0], cols[0]]} at row {rows[0]}, "
+            f"column X{cols[0]}"
+        )
+    return array
+
+
+def check_min_rows(data: FloatArray, name: str, min_rows: int) -> None:
+    """Raise ValueError unless ``data`` has at least ``min_rows`` rows."""
+    if data.shape[0] < min_rows:
+        raise ValueError(
+            f"{name} needs at least {min_rows} samples for {data.shape[1]} variables, "
+            f"got {data.shape[0]}"
+        )
+
+
+def check_no_constant_column(data: FloatArray, name: str) -> None:
+    """Raise ValueError naming the first column of ``data`` whose values are all equal."""
+    if data.shape[0] == 0:
+        return
+    constant = np.flatnonzero(data.min(axis=0) == data.max(axis=0))
+    if constant.size:
+        column = int(constant[0])
+        raise ValueError(
+            f"{name} column X{column} is constant (every value is {data[0, column]}); "
+            "its correlations are undefined"
+        )
+
+
+def check_probability(value: float, name: str) -> None:
+    """Raise ValueError unless ``0 < value < 1``."""
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"{name} must be in (0, 1), got {value}")

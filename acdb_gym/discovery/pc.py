@@ -1,0 +1,134 @@
+"""The PC algorithm through causal-learn, with causal-learn's graph matrix decoded once into a PDAG.
+
+causal-learn stores a graph as an integer matrix of endpoint marks: ``g[a, b]`` is the mark at
+``a`` on the edge between ``a`` and ``b`` (``-1`` tail, ``1`` arrowhead, ``0`` no edge). So
+``i -> j`` is ``g[i, j] = -1, g[j, i] = 1`` and ``i - j`` is ``g[i, j] = g[j, i] = -1``. This
+module is the only place in the package that reads or writes that encoding.
+
+>>> pdag = PDAG.from_edges(3, directed=[(0, 1)], undirected=[(1, 2)])
+>>> pdag_to_causallearn(pdag)
+array([[ 0, -1,  0],
+       [ 1,  0, -1],
+       [ 0, -1,  0]])
+>>> pdag_from_causallearn(pdag_to_causallearn(pdag)) == pdag
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from acdb_gym.core.graphs import PDAG, find_cycle
+from acdb_gym.core.types import BoolMatrix, IntArray
+from acdb_gym.discovery._common import (
+    as_data_matrix,
+    check_min_rows,
+    check_no_constant_column,
+    check_probability,
+)
+
+__all__ = ["pc_cpdag", "pdag_from_causallearn", "pdag_to_causallearn"]
+
+_TAIL = -1
+_ARROW = 1
+
+
+def pdag_from_causallearn(matrix: ArrayLike) -> PDAG:
+    """Decode causal-learn's endpoint-mark matrix (``GeneralGraph.graph``) into a :class:`PDAG`.
+
+    A pair with marks ``g[i, j] = -1, g[j, i] = 1`` becomes ``i -> j``. Every other adjacent pair
+    becomes undirected: ``-1/-1`` (undirected), ``1/1`` (bidirected, which PC reports when two
+    colliders disagree) and a half-marked pair (one mark 0, the other not).
+
+    PC's orientation phase can, on unfaithful or finite-sample data, leave a directed cycle.
+    The decoder then turns every edge of that cycle undirected and looks again, until the
+    directed part is acyclic, so it always returns a valid PDAG.
+
+    Args:
+        matrix: square integer matrix with entries in ``{-1, 0, 1}`` and a zero diagonal.
+
+    Returns:
+        The decoded PDAG over ``matrix.shape[0]`` nodes.
+
+    Raises:
+        ValueError: the matrix is not square, has a non-zero diagonal, or holds another value
+            (e.g. causal-learn's circle mark ``2`` from FCI).
+    """
+    marks = np.array(matrix, copy=True)
+    if marks.ndim != 2 or marks.shape[0] != marks.shape[1]:
+        raise ValueError(f"matrix must be square, got shape {marks.shape}")
+    bad = ~np.isin(marks, (_TAIL, 0, _ARROW))
+    if bad.any():
+        i, j = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(f"matrix entries must be -1, 0 or 1, got {marks[i, j]} at ({i}, {j})")
+    if np.diag(marks).any():
+        node = int(np.flatnonzero(np.diag(marks))[0])
+        raise ValueError(f"matrix diagonal must be 0, got {marks[node, node]} at X{node}")
+    marks = marks.astype(np.int64)
+    adjacent = (marks != 0) | (marks.T != 0)
+    directed = (marks == _TAIL) & (marks.T == _ARROW)
+    undirected = adjacent & ~(directed | directed.T)
+    directed, undirected = _undirect_cycles(directed, undirected)
+    return PDAG(directed, undirected)
+
+
+def _undirect_cycles(directed: BoolMatrix, undirected: BoolMatrix) -> tuple[BoolMatrix, BoolMatrix]:
+    """Turn the edges of directed cycles undirected until the directed part is acyclic."""
+    directed = directed.copy()
+    undirected = undirected.copy()
+    while (cycle := find_cycle(directed)) is not None:
+        for a, b in zip(cycle, (*cycle[1:], cycle[0]), strict=True):
+            directed[a, b] = directed[b, a] = False
+            undirected[a, b] = undirected[b, a] = True
+    return directed, undirected
+
+
+def pdag_to_causallearn(pdag: PDAG) -> IntArray:
+    """Encode ``pdag`` as causal-learn's endpoint-mark matrix (the inverse of
+    :func:`pdag_from_causallearn`).
+
+    Returns:
+        A new int64 matrix: ``g[i, j] = -1, g[j, i] = 1`` for ``i -> j`` and
+        ``g[i, j] = g[j, i] = -1`` for ``i - j``.
+    """
+    marks = np.zeros(pdag.directed.shape, dtype=np.int64)
+    marks[pdag.directed] = _TAIL
+    marks[pdag.directed.T] = _ARROW
+    marks[pdag.undirected] = _TAIL
+    return marks
+
+
+def pc_cpdag(data: ArrayLike, *, alpha: float = 0.05) -> PDAG:
+    """Estimate a CPDAG with causal-learn's PC and Fisher-z tests.
+
+    Runs ``pc(data, alpha, "fisherz", show_progress=False)`` with causal-learn's other defaults
+    (stable skeleton, ``uc_rule=0``, ``uc_priority=2``, no output) and decodes the result with
+    :func:`pdag_from_causallearn`. ``data`` is copied; the caller's array is never touched.
+
+    Args:
+        data: observational samples, shape ``(n_samples, d)``, finite, no constant column,
+            ``n_samples >= d + 1`` (Fisher-z needs ``n - |S| - 3 >= 0`` for every conditioning
+            set ``S``, and PC may condition on up to ``d - 2`` variables).
+        alpha: significance level of the independence tests, in ``(0, 1)``.
+
+    Returns:
+        The estimated CPDAG over ``d`` nodes (the empty graph when ``d < 2``).
+
+    Raises:
+        ValueError: ``alpha`` outside ``(0, 1)``, or ``data`` of the wrong shape, with too few
+            rows, non-finite values or a constant column.
+    """
+    check_probability(alpha, "alpha")
+    array = as_data_matrix(data, "data")
+    n_nodes = array.shape[1]
+    if n_nodes < 2:
+        return PDAG.empty(n_nodes)
+    check_min_rows(array, "data", n_nodes + 1)
+    check_no_constant_column(array, "data")
+    # Imported here: causal-learn pulls in scikit-learn and takes seconds to import, which
+    # should not be paid by every user of acdb_gym.discovery.
+    from causallearn.search.ConstraintBased.PC import pc
+
+    graph = pc(np.ascontiguousarray(array), alpha, "fisherz", show_progress=False)
+    return pdag_from_causallearn(graph.G.graph)

@@ -1,0 +1,394 @@
+"""The ACDB Gymnasium environment (DESIGN §8)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, SupportsFloat, get_args
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from acdb_gym.core.graphs import PDAG
+from acdb_gym.core.instance import Instance, generate_instance
+from acdb_gym.core.ladder import Level, get_level
+from acdb_gym.core.scoring import ScoreReport
+from acdb_gym.core.session import Session, SessionError
+from acdb_gym.core.stats import fisher_z_test
+from acdb_gym.envs import actions
+from acdb_gym.envs.actions import VALUE_BOUND, Action
+
+__all__ = ["STEP_LIMITS", "ACDBEnv", "Panel", "RewardName", "Tools"]
+
+Panel = Literal["active", "observational"]
+Tools = Literal["raw", "stats"]
+RewardName = Literal["directed_f1", "neg_shd", "skeleton_f1"]
+
+STEP_LIMITS: dict[str, int] = {"raw": 16, "stats": 32}
+"""Default internal step limit per tool variant (the paper's protocol)."""
+
+
+def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+
+
+class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
+    """Active causal discovery on a hidden linear-Gaussian SCM.
+
+    ## Description
+
+    Each episode hides a random DAG over ``d`` variables and a linear-Gaussian SCM on it (one
+    instance of a ladder level, DESIGN §3). The agent sees an observational sample, may spend a
+    budget of single-node hard interventions ``do(X_i = v)`` (active panel) and, in the
+    ``stats`` variant, statistics-tool calls, and ends the episode by submitting a mixed graph
+    of directed and undirected edges, which is scored by the ACDB scoring contract (DESIGN §6).
+
+    ## Action Space
+
+    A ``gymnasium.spaces.OneOf`` over five kinds; build them with :mod:`acdb_gym.envs.actions`
+    (``actions.intervene(2, 3.0)``, ``actions.submit(pdag)``) rather than by hand:
+
+    | index | kind | payload |
+    |-------|------|---------|
+    | 0 | ``intervene`` | ``var: Discrete(d)``, ``value: Box(-1e4, 1e4, ())`` |
+    | 1 | ``correlation`` | ``i, j: Discrete(d)``, ``regime: Discrete(max_interventions + 1)`` |
+    | 2 | ``partial_correlation`` | ``i, j``, ``regime``, ``cond: MultiBinary(d)`` |
+    | 3 | ``independence_test`` | ``i, j``, ``regime``, ``cond: MultiBinary(d)`` (Fisher-z, alpha 0.05) |
+    | 4 | ``submit_graph`` | ``graph: MultiDiscrete((d, d), 3)``: 0 none, 1 ``i -> j``, 2 ``i - j`` (symmetric) |
+
+    ``regime`` 0 means the observational data, ``k`` the ``k``-th experiment. In the
+    observational panel ``intervene`` is invalid; with ``tools="raw"`` the three statistics
+    tools are invalid.
+
+    ## Observation Space
+
+    A ``Dict`` of fixed-shape arrays (``m = max_interventions = d - 1 + slack``):
+
+    | key | shape | content |
+    |-----|-------|---------|
+    | ``observational`` | ``(n_obs, d)`` | the observational sample |
+    | ``interventional`` | ``(m, n_int, d)`` | samples of each experiment, zero-padded |
+    | ``targets`` | ``(m,)`` | target of each experiment; ``d`` marks an unused slot |
+    | ``values`` | ``(m,)`` | intervention value of each experiment (0 when unused) |
+    | ``budget_remaining`` | ``()`` | interventions left (0 in the observational panel) |
+    | ``steps_remaining`` | ``()`` | steps left before truncation |
+    | ``tool_result`` | ``(3,)`` | ``[statistic, p_value, valid]`` of the last action |
+
+    ``tool_result``: correlation and partial correlation give ``[r, p]`` with the Fisher-z
+    p-value of ``r``; the independence test gives ``[z, p]``; ``valid`` is 1 when the last
+    action was valid, else 0 and ``info["error"]`` says why.
+
+    ## Rewards
+
+    0 on every step but the last. The last step pays the chosen score of the submission:
+    ``directed_f1`` (default), ``neg_shd`` (minus SHD) or ``skeleton_f1``. ``info["score"]``
+    holds the full :class:`~acdb_gym.core.scoring.ScoreReport` (as a dict) at the end only.
+
+    ## Starting State
+
+    ``reset`` draws a new instance of the level from ``np_random``;
+    ``options={"manifest_index": i}`` uses the level's ``i``-th preflighted seed and
+    ``options={"instance": inst}`` injects an instance of the same shape.
+
+    ## Episode End
+
+    Termination: a valid ``submit_graph``. Truncation: the step limit (16 for ``raw``, 32 for
+    ``stats``, or ``max_steps``), enforced by the environment itself, which then scores the
+    empty graph so that every episode has a score. Invalid actions (wrong kind for the variant,
+    budget spent, bad indices, invalid graph) cost a step and change nothing else. Actions that
+    are not elements of the action space (for example a NaN value) raise ``ValueError``. A step
+    after the end returns ``info["error"]`` and changes nothing.
+
+    ## Arguments
+
+    ```python
+    gym.make("ACDB-L2-v0", panel="active", tools="raw", max_steps=None,
+             reward="directed_f1", render_mode=None)
+    ACDBEnv(level="L2", ladder="v0", ...)
+    ```
+
+    * ``level``: ``"L0"`` … ``"L5"``; ``ladder``: ``"v0"`` (the paper) or ``"v1"`` (calibrated).
+    * ``panel``: ``"active"`` or ``"observational"`` (no interventions).
+    * ``tools``: ``"raw"`` (intervene + submit) or ``"stats"`` (+ statistics tools).
+    * ``max_steps``: overrides the step limit.
+    * ``reward``: ``"directed_f1"``, ``"neg_shd"`` or ``"skeleton_f1"``.
+    * ``render_mode``: ``"ansi"`` (text) or ``"rgb_array"`` (picture).
+
+    ## Version History
+
+    * v0: the paper's ladder, reconstructed (DESIGN §7).
+    * v1: calibrated ladder with standardized SCMs and sparse graphs.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012
+
+    def __init__(
+        self,
+        level: str = "L2",
+        *,
+        ladder: str = "v0",
+        panel: Panel = "active",
+        tools: Tools = "raw",
+        max_steps: int | None = None,
+        reward: RewardName = "directed_f1",
+        render_mode: str | None = None,
+    ) -> None:
+        self.level: Level = get_level(ladder, level)
+        _check_choice("panel", panel, get_args(Panel))
+        _check_choice("tools", tools, get_args(Tools))
+        _check_choice("reward", reward, get_args(RewardName))
+        if render_mode is not None:
+            _check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+        if max_steps is not None and max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        self.panel: Panel = panel
+        self.tools: Tools = tools
+        self.reward_name: RewardName = reward
+        self.max_steps = STEP_LIMITS[tools] if max_steps is None else max_steps
+        self.render_mode = render_mode
+
+        spec = self.level.spec
+        self.n_nodes = spec.d
+        self.max_interventions = spec.max_interventions
+        self.action_space = actions.action_space(spec.d, self.max_interventions)
+        m = self.max_interventions
+        self.observation_space = spaces.Dict(
+            {
+                "observational": spaces.Box(-np.inf, np.inf, (spec.n_obs, spec.d), np.float64),
+                "interventional": spaces.Box(-np.inf, np.inf, (m, spec.n_int, spec.d), np.float64),
+                "targets": spaces.Box(0, spec.d, (m,), np.int64),
+                "values": spaces.Box(-VALUE_BOUND, VALUE_BOUND, (m,), np.float64),
+                "budget_remaining": spaces.Box(0, m, (), np.int64),
+                "steps_remaining": spaces.Box(0, self.max_steps, (), np.int64),
+                "tool_result": spaces.Box(
+                    np.array([-np.inf, 0.0, 0.0]), np.array([np.inf, 1.0, 1.0]), (3,), np.float64
+                ),
+            }
+        )
+        self._instance: Instance | None = None
+        self._session: Session | None = None
+
+    # ------------------------------------------------------------------ gym API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        self._instance = self._choose_instance(options or {})
+        self._session = Session(self._instance)
+        spec = self.level.spec
+        m = self.max_interventions
+        self._observational = self._session.observe()
+        self._interventional = np.zeros((m, spec.n_int, spec.d))
+        self._targets = np.full(m, spec.d, dtype=np.int64)
+        self._values = np.zeros(m)
+        self._steps = 0
+        self._invalid_actions = 0
+        self._tool_result = np.array([0.0, 0.0, 1.0])
+        self._last_error: str | None = None
+        self._last_action: Action | None = None
+        self._final_info: dict[str, Any] | None = None
+        return self._observation(), self._info()
+
+    def step(
+        self, action: tuple[int, dict[str, Any]]
+    ) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
+        session = self._require_session()
+        if self._final_info is not None:
+            info = {**self._info(), "error": "the episode has ended; call reset()"}
+            return self._observation(), 0.0, True, False, info
+        if not self.action_space.contains(action):
+            raise ValueError(f"action is not an element of the action space: {action!r}")
+        self._steps += 1
+        self._last_error = None
+        try:
+            typed = actions.decode(action, n_nodes=self.n_nodes)
+            self._last_action = typed
+            self._apply(typed)
+        except (ValueError, SessionError) as error:
+            self._last_error = str(error)
+            self._invalid_actions += 1
+            self._tool_result = np.array([0.0, 0.0, 0.0])
+        terminated = session.sealed
+        truncated = False
+        if not terminated and self._steps >= self.max_steps:
+            session.submit_graph(PDAG.empty(self.n_nodes))
+            truncated = True
+        reward = 0.0
+        info = self._info()
+        if terminated or truncated:
+            report = session.report
+            assert report is not None
+            reward = self._reward(report)
+            self._final_info = {
+                "score": report.to_dict(),
+                "submission": session.submission,
+                "truncated_empty_submission": truncated,
+                "instance_seed": self._instance.seed if self._instance else None,
+            }
+            info.update(self._final_info)
+        return self._observation(), reward, terminated, truncated, info
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode=")
+            return None
+        from acdb_gym.envs import rendering
+
+        state = self._render_state()
+        if self.render_mode == "ansi":
+            return rendering.render_text(state)
+        return rendering.render_rgb(state)
+
+    # ------------------------------------------------------------------ privileged access
+    def hidden_instance(self) -> Instance:
+        """The current hidden instance. For the harness and agents declared privileged (the
+        oracle) only; ``run_episode`` passes it explicitly to such agents."""
+        if self._instance is None:
+            raise RuntimeError("call reset() before hidden_instance()")
+        return self._instance
+
+    @property
+    def session(self) -> Session:
+        """The live session (budget, experiments, submission); never exposes the graph."""
+        return self._require_session()
+
+    @property
+    def invalid_actions(self) -> int:
+        """Invalid actions in the current episode."""
+        return self._invalid_actions
+
+    @property
+    def steps_taken(self) -> int:
+        """Steps taken in the current episode."""
+        return self._steps
+
+    # ------------------------------------------------------------------ internals
+    def _choose_instance(self, options: dict[str, Any]) -> Instance:
+        unknown = set(options) - {"manifest_index", "instance"}
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}")
+        if "instance" in options:
+            instance = options["instance"]
+            if not isinstance(instance, Instance):
+                raise ValueError(f"options['instance'] must be an Instance, got {instance!r}")
+            spec = self.level.spec
+            shape = (instance.spec.d, instance.spec.n_obs, instance.spec.n_int)
+            if shape != (spec.d, spec.n_obs, spec.n_int) or instance.budget > (
+                self.max_interventions
+            ):
+                raise ValueError(
+                    f"injected instance (d, n_obs, n_int) = {shape} with budget "
+                    f"{instance.budget} does not fit level {self.level.name} "
+                    f"{(spec.d, spec.n_obs, spec.n_int)} with at most "
+                    f"{self.max_interventions} interventions"
+                )
+            return instance
+        if "manifest_index" in options:
+            return self.level.instance(int(options["manifest_index"]))
+        return generate_instance(self.level.spec, self.np_random)
+
+    def _require_session(self) -> Session:
+        if self._session is None:
+            raise RuntimeError("call reset() before step()")
+        return self._session
+
+    def _apply(self, action: Action) -> None:
+        session = self._require_session()
+        if isinstance(action, actions.Submit):
+            session.submit_graph(action.graph)
+            self._tool_result = np.array([0.0, 0.0, 1.0])
+        elif isinstance(action, actions.Intervene):
+            if self.panel == "observational":
+                raise ValueError("intervene is not available in the observational panel")
+            samples = session.intervene(action.var, action.value)
+            slot = session.interventions_used - 1
+            self._interventional[slot] = samples
+            self._targets[slot] = action.var
+            self._values[slot] = action.value
+            self._tool_result = np.array([0.0, 0.0, 1.0])
+        else:
+            if self.tools == "raw":
+                name = type(action).__name__
+                raise ValueError(f"statistics tool {name} is not available with tools='raw'")
+            self._tool_result = self._run_tool(session, action)
+
+    def _run_tool(self, session: Session, action: Action) -> np.ndarray:
+        if isinstance(action, actions.IndependenceTest):
+            test = session.independence_test(action.i, action.j, action.cond, regime=action.regime)
+            return np.array([test.statistic, test.p_value, 1.0])
+        if isinstance(action, actions.Correlation):
+            r = session.correlation(action.i, action.j, regime=action.regime)
+            cond: tuple[int, ...] = ()
+        else:
+            assert isinstance(action, actions.PartialCorrelation)
+            r = session.partial_correlation(action.i, action.j, action.cond, regime=action.regime)
+            cond = action.cond
+        data = self._regime_data(action.regime)
+        p_value = fisher_z_test(data, action.i, action.j, cond).p_value
+        return np.array([r, p_value, 1.0])
+
+    def _regime_data(self, regime: int | None) -> np.ndarray:
+        if regime is None:
+            return self._observational
+        return self._require_session().experiments[regime].samples
+
+    def _reward(self, report: ScoreReport) -> float:
+        if self.reward_name == "neg_shd":
+            return -float(report.shd)
+        return float(getattr(report, self.reward_name))
+
+    def _observation(self) -> dict[str, Any]:
+        session = self._require_session()
+        budget = 0 if self.panel == "observational" else session.budget_remaining
+        # Fresh arrays every call: users keep what they are given (Gymnasium's checker insists).
+        return {
+            "observational": self._observational.copy(),
+            "interventional": self._interventional.copy(),
+            "targets": self._targets.copy(),
+            "values": self._values.copy(),
+            "budget_remaining": np.asarray(budget, dtype=np.int64),
+            "steps_remaining": np.asarray(self.max_steps - self._steps, dtype=np.int64),
+            "tool_result": self._tool_result.copy(),
+        }
+
+    def _info(self) -> dict[str, Any]:
+        session = self._require_session()
+        info: dict[str, Any] = {
+            "ladder": self.level.ladder,
+            "level": self.level.name,
+            "panel": self.panel,
+            "tools": self.tools,
+            "n_nodes": self.n_nodes,
+            "budget": 0 if self.panel == "observational" else session.budget,
+            "interventions_used": session.interventions_used,
+            "steps": self._steps,
+            "invalid_actions": self._invalid_actions,
+        }
+        if self._last_error is not None:
+            info["error"] = self._last_error
+        return info
+
+    def _render_state(self) -> Any:
+        from acdb_gym.envs.rendering import RenderState
+
+        session = self._require_session()
+        ended = self._final_info is not None
+        return RenderState(
+            title=f"{self.level.env_id} panel={self.panel} tools={self.tools}",
+            n_nodes=self.n_nodes,
+            budget=session.budget if self.panel == "active" else 0,
+            budget_remaining=session.budget_remaining if self.panel == "active" else 0,
+            steps=self._steps,
+            max_steps=self.max_steps,
+            experiments=[(e.target, e.value) for e in session.experiments],
+            last_action=repr(self._last_action) if self._last_action is not None else None,
+            last_error=self._last_error,
+            tool_result=(
+                float(self._tool_result[0]),
+                float(self._tool_result[1]),
+                float(self._tool_result[2]),
+            ),
+            submission=session.submission if ended else None,
+            truth=self._instance.dag if ended and self._instance is not None else None,
+            report=session.report if ended else None,
+        )

@@ -1,0 +1,238 @@
+"""The RL view of ACDB: choose intervention targets; a fixed estimator builds the graph."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, SupportsFloat, get_args
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from acdb_gym.core.graphs import PDAG, cpdag
+from acdb_gym.core.instance import Instance, generate_instance
+from acdb_gym.core.ladder import Level, get_level
+from acdb_gym.core.session import Session
+from acdb_gym.discovery import orient_from_interventions, pc_cpdag
+from acdb_gym.envs.acdb_env import Panel, RewardName, _check_choice
+
+__all__ = ["Estimator", "InterventionDesignEnv"]
+
+Estimator = Literal["pc", "true_cpdag"]
+
+_SHIFT_CLIP = 10.0
+
+
+class InterventionDesignEnv(gym.Env[np.ndarray, np.int64]):
+    """Intervention design for RL: pick targets, then stop; a fixed estimator builds the graph.
+
+    ## Description
+
+    The same hidden worlds as :class:`~acdb_gym.envs.acdb_env.ACDBEnv`, reduced to the
+    targeting decision. At reset the estimator's starting graph is computed (PC on the
+    observational data, or the true CPDAG with ``estimator="true_cpdag"``). Each intervention
+    on node ``i`` sets ``X_i`` to its observational mean plus ``shift`` observational standard
+    deviations; the current estimate is then the starting graph with every undirected edge at an
+    intervened node oriented by a two-sample test of the neighbour's distribution (Welch +
+    Levene, Bonferroni-combined, at ``alpha``), closed under Meek's rules.
+
+    ## Action Space
+
+    ``Discrete(d + 1)``: ``i < d`` intervenes on ``X_i``; ``d`` stops and submits the current
+    estimate. ``action_masks()`` (for sb3-contrib's MaskablePPO) forbids interventions once the
+    budget is spent and in the observational panel. A masked-out intervention, if taken anyway,
+    acts as "stop".
+
+    ## Observation Space
+
+    A flat ``Box(-1, 1, (M + 2 d^2 + d + 1,), float32)`` with ``M = d (d - 1) / 2``:
+
+    | slice | content |
+    |-------|---------|
+    | ``M`` | observational correlations (upper triangle, row-major) |
+    | ``d^2`` | current estimate: 1 at ``[i, j]`` for ``i -> j``, 0.5 at both ends of ``i - j`` |
+    | ``d`` | 1 where the node was intervened on |
+    | ``d^2`` | ``[t, j]``: standardized mean shift of ``X_j`` under ``do(X_t)``, clipped to 10, / 10 |
+    | 1 | remaining budget / budget (0 when the budget is 0) |
+
+    ## Rewards
+
+    0 until "stop"; then the chosen score of the submitted estimate (``directed_f1`` default).
+
+    ## Starting State
+
+    As ``ACDBEnv``: a fresh instance from ``np_random``, ``options={"manifest_index": i}`` or
+    ``options={"instance": inst}``.
+
+    ## Episode End
+
+    Termination on "stop" (explicit, or an intervention that is masked out). Episodes last at
+    most ``budget + 1`` steps, so there is no truncation.
+
+    ## Arguments
+
+    * ``level``, ``ladder``: as ``ACDBEnv``.
+    * ``estimator``: ``"pc"`` (default) or ``"true_cpdag"`` (isolates the targeting problem and
+      trains far faster; report which was used).
+    * ``shift``: intervention value in observational standard deviations above the mean.
+    * ``alpha``: significance level of the orientation tests.
+    * ``panel``: ``"active"`` or ``"observational"``; ``reward``: as ``ACDBEnv``.
+
+    ## Version History
+
+    * v0: initial version, on the v0 ladder.
+    """
+
+    metadata = {"render_modes": []}  # noqa: RUF012
+
+    def __init__(
+        self,
+        level: str = "L1",
+        *,
+        ladder: str = "v0",
+        estimator: Estimator = "pc",
+        shift: float = 3.0,
+        alpha: float = 0.01,
+        panel: Panel = "active",
+        reward: RewardName = "directed_f1",
+    ) -> None:
+        self.level: Level = get_level(ladder, level)
+        _check_choice("estimator", estimator, get_args(Estimator))
+        _check_choice("panel", panel, get_args(Panel))
+        _check_choice("reward", reward, get_args(RewardName))
+        if not np.isfinite(shift):
+            raise ValueError(f"shift must be finite, got {shift}")
+        if not 0 < alpha < 1:
+            raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+        self.estimator: Estimator = estimator
+        self.shift = float(shift)
+        self.alpha = float(alpha)
+        self.panel: Panel = panel
+        self.reward_name: RewardName = reward
+        d = self.level.spec.d
+        self.n_nodes = d
+        self.action_space = spaces.Discrete(d + 1)
+        size = d * (d - 1) // 2 + 2 * d * d + d + 1
+        self.observation_space = spaces.Box(-1.0, 1.0, (size,), np.float32)
+        self._session: Session | None = None
+        self._instance: Instance | None = None
+
+    # ------------------------------------------------------------------ gym API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = set(options) - {"manifest_index", "instance"}
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}")
+        if "instance" in options:
+            self._instance = options["instance"]
+        elif "manifest_index" in options:
+            self._instance = self.level.instance(int(options["manifest_index"]))
+        else:
+            self._instance = generate_instance(self.level.spec, self.np_random)
+        instance = self._instance
+        assert instance is not None
+        self._session = Session(instance)
+        data = instance.d_obs
+        self._mean = data.mean(axis=0)
+        self._sd = data.std(axis=0, ddof=1)
+        corr = np.atleast_2d(np.corrcoef(data, rowvar=False))
+        upper = corr[np.triu_indices(self.n_nodes, 1)]
+        self._corr = np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)
+        self._start = cpdag(instance.dag) if self.estimator == "true_cpdag" else pc_cpdag(data)
+        self._estimate = self._start
+        self._shifts = np.zeros((self.n_nodes, self.n_nodes), dtype=np.float32)
+        return self._observation(), self._info()
+
+    def step(
+        self, action: np.int64 | int
+    ) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        session = self._require_session()
+        if session.sealed:
+            raise RuntimeError("the episode has ended; call reset()")
+        if not self.action_space.contains(action):
+            raise ValueError(f"action must be in [0, {self.n_nodes}], got {action!r}")
+        act = int(action)
+        if act < self.n_nodes and self.action_masks()[act]:
+            self._intervene(act)
+            return self._observation(), 0.0, False, False, self._info()
+        report = session.submit_graph(self._estimate)
+        if self.reward_name == "neg_shd":
+            reward = -float(report.shd)
+        else:
+            reward = float(getattr(report, self.reward_name))
+        info = {**self._info(), "score": report.to_dict(), "estimator": self.estimator}
+        return self._observation(), reward, True, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of valid actions: interventions while budget remains (active panel
+        only), and "stop" always."""
+        session = self._require_session()
+        mask = np.zeros(self.n_nodes + 1, dtype=bool)
+        if self.panel == "active" and session.budget_remaining > 0 and not session.sealed:
+            mask[: self.n_nodes] = True
+        mask[self.n_nodes] = True
+        return mask
+
+    # ------------------------------------------------------------------ privileged / state
+    def hidden_instance(self) -> Instance:
+        """The hidden instance, for the harness and privileged baselines only."""
+        if self._instance is None:
+            raise RuntimeError("call reset() before hidden_instance()")
+        return self._instance
+
+    @property
+    def session(self) -> Session:
+        """The live session."""
+        return self._require_session()
+
+    @property
+    def estimate(self) -> PDAG:
+        """The graph that "stop" would submit now."""
+        self._require_session()
+        return self._estimate
+
+    # ------------------------------------------------------------------ internals
+    def _require_session(self) -> Session:
+        if self._session is None:
+            raise RuntimeError("call reset() before step()")
+        return self._session
+
+    def _intervene(self, target: int) -> None:
+        session = self._require_session()
+        value = float(self._mean[target] + self.shift * self._sd[target])
+        samples = session.intervene(target, value)
+        shift = np.abs(samples.mean(axis=0) - self._mean) / np.where(self._sd > 0, self._sd, 1.0)
+        shift[target] = 0.0
+        self._shifts[target] = np.minimum(shift, _SHIFT_CLIP) / _SHIFT_CLIP
+        experiments = [(e.target, e.samples) for e in session.experiments]
+        self._estimate = orient_from_interventions(
+            self._start, self.hidden_instance().d_obs, experiments, alpha=self.alpha
+        )
+
+    def _observation(self) -> np.ndarray:
+        session = self._require_session()
+        graph = self._estimate.directed.astype(np.float32) + 0.5 * self._estimate.undirected
+        intervened = np.zeros(self.n_nodes, dtype=np.float32)
+        intervened[list(session.targets)] = 1.0
+        budget = session.budget
+        fraction = session.budget_remaining / budget if budget and self.panel == "active" else 0.0
+        return np.concatenate(
+            [
+                self._corr,
+                graph.ravel().astype(np.float32),
+                intervened,
+                self._shifts.ravel(),
+                np.array([fraction], dtype=np.float32),
+            ]
+        )
+
+    def _info(self) -> dict[str, Any]:
+        session = self._require_session()
+        return {
+            "ladder": self.level.ladder,
+            "level": self.level.name,
+            "budget": session.budget,
+            "interventions_used": session.interventions_used,
+        }

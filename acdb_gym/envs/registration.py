@@ -1,0 +1,39 @@
+"""Registration of every environment id with Gymnasium (string entry points, no imports)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+from acdb_gym.core.ladder import LADDERS
+
+__all__ = ["DESIGN_IDS", "ENV_IDS", "register_envs"]
+
+ENV_IDS: tuple[str, ...] = tuple(
+    level.env_id for ladder in LADDERS.values() for level in ladder.values()
+)
+"""``ACDB-L{0..5}-v0`` and ``ACDB-L{0..5}-v1``."""
+
+DESIGN_IDS: tuple[str, ...] = tuple(f"ACDB-Design-{name}-v0" for name in LADDERS["v0"])
+"""``ACDB-Design-L{0..5}-v0``: the RL intervention-design view of the v0 ladder."""
+
+
+def register_envs() -> None:
+    """Register all ids; calling it twice is harmless."""
+    for ladder_name, ladder in LADDERS.items():
+        for level in ladder.values():
+            if level.env_id not in gym.registry:
+                gym.register(
+                    id=level.env_id,
+                    entry_point="acdb_gym.envs.acdb_env:ACDBEnv",
+                    kwargs={"level": level.name, "ladder": ladder_name},
+                    disable_env_checker=True,
+                )
+    for name in LADDERS["v0"]:
+        env_id = f"ACDB-Design-{name}-v0"
+        if env_id not in gym.registry:
+            gym.register(
+                id=env_id,
+                entry_point="acdb_gym.envs.design_env:InterventionDesignEnv",
+                kwargs={"level": name, "ladder": "v0"},
+                disable_env_checker=True,
+            )

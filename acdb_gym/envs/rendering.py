@@ -1,0 +1,174 @@
+"""Text and picture renders of an ACDB episode.
+
+Before the episode ends a render shows only what the agent could see (budget, experiments,
+the last tool result); afterwards it shows the submission against the true graph. matplotlib
+and networkx are imported lazily, only for pictures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core.scoring import ScoreReport
+
+__all__ = ["EDGE_COLOURS", "RenderState", "classify_edges", "render_rgb", "render_text"]
+
+EDGE_COLOURS = {
+    "correct": "#2e7d32",
+    "reversed": "#ef6c00",
+    "unresolved": "#1565c0",
+    "extra": "#c62828",
+    "missing": "#9e9e9e",
+}
+
+
+@dataclass(frozen=True)
+class RenderState:
+    """What a render may show; ``truth``, ``submission`` and ``report`` only once ended."""
+
+    title: str
+    n_nodes: int
+    budget: int
+    budget_remaining: int
+    steps: int
+    max_steps: int
+    experiments: list[tuple[int, float]]
+    last_action: str | None
+    last_error: str | None
+    tool_result: tuple[float, float, float]
+    submission: PDAG | None = None
+    truth: DAG | None = None
+    report: ScoreReport | None = None
+
+
+def classify_edges(truth: DAG, submission: PDAG) -> dict[str, list[tuple[int, int]]]:
+    """Split the union of true and submitted edges into the SHD classes (and ``correct``).
+
+    Directed classes are ``(i, j)`` for ``i -> j`` as drawn (submitted direction for
+    ``reversed`` and ``extra``, true direction for ``missing`` and ``unresolved``).
+    """
+    true_adj = truth.adjacency
+    sub_skel = submission.skeleton()
+    classes: dict[str, list[tuple[int, int]]] = {name: [] for name in EDGE_COLOURS}
+    for i, j in zip(*np.nonzero(true_adj), strict=True):
+        i, j = int(i), int(j)
+        if submission.directed[i, j]:
+            classes["correct"].append((i, j))
+        elif submission.directed[j, i]:
+            classes["reversed"].append((j, i))
+        elif submission.undirected[i, j]:
+            classes["unresolved"].append((i, j))
+        else:
+            classes["missing"].append((i, j))
+    extra = np.triu(sub_skel & ~(true_adj | true_adj.T))
+    for i, j in zip(*np.nonzero(extra), strict=True):
+        i, j = int(i), int(j)
+        classes["extra"].append((j, i) if submission.directed[j, i] else (i, j))
+    return classes
+
+
+def _edges_text(graph: PDAG) -> str:
+    parts = [f"X{i}->X{j}" for i, j in graph.directed_edges()]
+    parts += [f"X{i}-X{j}" for i, j in graph.undirected_edges()]
+    return ", ".join(parts) if parts else "(none)"
+
+
+def render_text(state: RenderState) -> str:
+    """The ``ansi`` render."""
+    lines = [
+        state.title,
+        f"step {state.steps}/{state.max_steps}   "
+        f"budget {state.budget_remaining}/{state.budget} remaining",
+    ]
+    if state.experiments:
+        done = ", ".join(f"do(X{t}={v:.3g})" for t, v in state.experiments)
+        lines.append(f"experiments: {done}")
+    else:
+        lines.append("experiments: none")
+    if state.last_action is not None:
+        lines.append(f"last action: {state.last_action}")
+    if state.last_error is not None:
+        lines.append(f"error: {state.last_error}")
+    stat, p_value, valid = state.tool_result
+    lines.append(f"tool result: statistic={stat:.4g} p={p_value:.4g} valid={int(valid)}")
+    if state.submission is not None and state.truth is not None and state.report is not None:
+        lines.append(f"submitted: {_edges_text(state.submission)}")
+        lines.append(f"true DAG:  {_edges_text(state.truth.to_pdag())}")
+        report = state.report
+        lines.append(
+            f"directed F1 {report.directed_f1:.3f} (P {report.directed_precision:.3f}, "
+            f"R {report.directed_recall:.3f})  skeleton F1 {report.skeleton_f1:.3f}  "
+            f"SHD {report.shd}  efficiency {report.efficiency:.3f}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def render_rgb(state: RenderState) -> np.ndarray:
+    """The ``rgb_array`` render: an ``(H, W, 3)`` uint8 picture.
+
+    Before the end: the variables and the experiments so far. After: the submitted graph over
+    the true one, edges coloured correct / reversed / unresolved / extra / missing.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    import networkx as nx
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.8), dpi=100)
+    try:
+        graph = nx.DiGraph()
+        graph.add_nodes_from(range(state.n_nodes))
+        pos = nx.circular_layout(graph)
+        targets = {t for t, _ in state.experiments}
+        node_colours = ["#ffd54f" if v in targets else "#e3f2fd" for v in range(state.n_nodes)]
+        nx.draw_networkx_nodes(
+            graph, pos, ax=ax, node_color=node_colours, edgecolors="#37474f", node_size=700
+        )
+        nx.draw_networkx_labels(graph, pos, {v: f"X{v}" for v in range(state.n_nodes)}, ax=ax)
+        if state.submission is not None and state.truth is not None:
+            _draw_scored_edges(ax, pos, classify_edges(state.truth, state.submission))
+        subtitle = f"step {state.steps}/{state.max_steps}, budget {state.budget_remaining}"
+        subtitle += f"/{state.budget}"
+        if state.report is not None:
+            subtitle += f"\ndirected F1 {state.report.directed_f1:.2f}, SHD {state.report.shd}"
+        ax.set_title(f"{state.title}\n{subtitle}", fontsize=9)
+        ax.set_axis_off()
+        fig.canvas.draw()
+        image = np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()  # type: ignore[attr-defined]
+    finally:
+        plt.close(fig)
+    return image
+
+
+def _draw_scored_edges(ax: object, pos: dict[int, np.ndarray], classes: dict[str, list]) -> None:
+    import networkx as nx
+    from matplotlib.lines import Line2D
+
+    graph = nx.DiGraph()
+    graph.add_nodes_from(pos)
+    for name, edges in classes.items():
+        if not edges:
+            continue
+        undirected = name == "unresolved"
+        nx.draw_networkx_edges(
+            graph,
+            pos,
+            edgelist=edges,
+            ax=ax,
+            edge_color=EDGE_COLOURS[name],
+            style="dashed" if name == "missing" else "solid",
+            arrows=not undirected,
+            arrowstyle="-|>",
+            arrowsize=18,
+            width=2.2,
+            node_size=700,
+        )
+    handles = [
+        Line2D([0], [0], color=colour, lw=2.2, label=f"{name} ({len(classes[name])})")
+        for name, colour in EDGE_COLOURS.items()
+    ]
+    ax.legend(handles=handles, loc="lower left", fontsize=7, frameon=False)  # type: ignore[attr-defined]
