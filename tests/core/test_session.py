@@ -1,0 +1,183 @@
+"""The session API (DESIGN §5): budget, sealing, typed errors, no leaks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acdb_gym.core import stats
+from acdb_gym.core.graphs import PDAG, cpdag
+from acdb_gym.core.instance import generate_instance
+from acdb_gym.core.ladder import LADDERS, LevelSpec
+from acdb_gym.core.session import (
+    BudgetExhaustedError,
+    Session,
+    SessionSealedError,
+)
+
+INSTANCE = LADDERS["v0"]["L1"].instance(0)
+
+
+def _session() -> Session:
+    return Session(INSTANCE)
+
+
+def test_observe_returns_a_read_only_copy() -> None:
+    session = _session()
+    data = session.observe()
+    assert np.array_equal(data, INSTANCE.d_obs) and data is not INSTANCE.d_obs
+    with pytest.raises(ValueError):
+        data[0, 0] = 1.0
+
+
+def test_intervene_fixes_the_target_and_spends_budget() -> None:
+    session = _session()
+    samples = session.intervene(3, -2.5)
+    assert samples.shape == (INSTANCE.spec.n_int, INSTANCE.n_nodes)
+    assert (samples[:, 3] == -2.5).all()
+    assert session.budget_remaining == INSTANCE.budget - 1
+    assert session.targets == (3,) and session.experiments[0].value == -2.5
+    with pytest.raises(ValueError):
+        samples[0, 0] = 0.0
+
+
+def test_same_instance_same_requests_same_data() -> None:
+    a, b = _session(), _session()
+    assert np.array_equal(a.intervene(1, 2.0), b.intervene(1, 2.0))
+    assert np.array_equal(a.intervene(1, 2.0), b.intervene(1, 2.0))
+
+
+def test_budget_can_never_be_exceeded() -> None:
+    session = _session()
+    for _ in range(session.budget):
+        session.intervene(0, 1.0)
+    for _ in range(3):
+        with pytest.raises(BudgetExhaustedError, match=f"budget of {session.budget}"):
+            session.intervene(0, 1.0)
+    assert session.interventions_used == session.budget and session.budget_remaining == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(-3, 9), st.one_of(st.floats(allow_nan=True), st.just(1.0))),
+        max_size=12,
+    )
+)
+def test_random_requests_never_overrun_and_invalid_ones_change_nothing(
+    requests: list[tuple[int, float]],
+) -> None:
+    session = _session()
+    for var, value in requests:
+        before = (session.interventions_used, session.targets)
+        try:
+            session.intervene(var, value)
+        except (ValueError, BudgetExhaustedError):
+            assert (session.interventions_used, session.targets) == before
+        assert 0 <= session.budget_remaining <= session.budget
+
+
+@pytest.mark.parametrize(
+    ("var", "value", "match"),
+    [(-1, 1.0, "-1"), (6, 1.0, "6"), (2, float("nan"), "nan"), (2, float("inf"), "inf"),
+     (2, "3", "'3'"), (True, 1.0, "True"), (1.5, 1.0, "1.5")],
+)  # fmt: skip
+def test_bad_interventions_name_the_value_and_consume_nothing(
+    var: object, value: object, match: str
+) -> None:
+    session = _session()
+    with pytest.raises(ValueError, match=match):
+        session.intervene(var, value)  # type: ignore[arg-type]
+    assert session.interventions_used == 0
+
+
+def test_statistics_tools_agree_with_core_stats_on_each_regime() -> None:
+    session = _session()
+    samples = session.intervene(0, 3.0)
+    assert session.correlation(1, 2) == stats.correlation(INSTANCE.d_obs, 1, 2)
+    assert session.correlation(1, 2, regime=0) == stats.correlation(samples, 1, 2)
+    assert session.partial_correlation(1, 2, [3], regime="observational") == (
+        stats.partial_correlation(INSTANCE.d_obs, 1, 2, [3])
+    )
+    test = session.independence_test(1, 2, [4], regime=0)
+    assert test == stats.fisher_z_test(samples, 1, 2, [4])
+    assert session.tool_calls == 4
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda s: s.correlation(0, 9), "9"),
+        (lambda s: s.correlation(0, 1, regime=0), "regime .* got 0"),
+        (lambda s: s.correlation(0, 1, regime="interventional"), "interventional"),
+        (lambda s: s.partial_correlation(0, 1, [7]), "7"),
+        (lambda s: s.independence_test(0, 0), "0"),
+        (lambda s: s.independence_test(0, 1, [1]), "1"),
+    ],
+)
+def test_bad_tool_calls_name_the_value(call: object, match: str) -> None:
+    session = _session()
+    with pytest.raises(ValueError, match=match):
+        call(session)  # type: ignore[operator]
+    assert session.tool_calls == 0
+
+
+def test_tool_on_the_constant_target_column_is_a_clear_error() -> None:
+    session = _session()
+    session.intervene(2, 1.0)
+    with pytest.raises(ValueError, match="X2 is constant"):
+        session.correlation(2, 3, regime=0)
+
+
+def test_submit_scores_and_seals_for_good() -> None:
+    session = _session()
+    session.intervene(1, 1.0)
+    report = session.submit_graph(INSTANCE.dag)
+    assert report.directed_f1 == 1.0 and report.interventions_used == 1
+    assert session.sealed and session.report == report
+    for call in (
+        session.observe,
+        lambda: session.intervene(0, 1.0),
+        lambda: session.correlation(0, 1),
+        lambda: session.submit_graph(INSTANCE.dag),
+    ):
+        with pytest.raises(SessionSealedError):
+            call()
+
+
+def test_invalid_submissions_leave_the_session_open() -> None:
+    session = _session()
+    with pytest.raises(ValueError, match="3 nodes"):
+        session.submit_graph(PDAG.empty(3))
+    with pytest.raises(ValueError, match="PDAG or DAG"):
+        session.submit_graph("X0 -> X1")  # type: ignore[arg-type]
+    assert not session.sealed
+    session.submit_graph(cpdag(INSTANCE.dag))
+    assert session.sealed
+
+
+def test_session_exposes_no_graph_or_weights() -> None:
+    session = _session()
+    public = [name for name in dir(session) if not name.startswith("_")]
+    values = [getattr(session, name) for name in public if not callable(getattr(session, name))]
+    for value in values:
+        assert not isinstance(value, np.ndarray) or value.dtype != np.bool_
+        assert "adjacency" not in repr(value)
+    assert "weights" not in repr(session) and "dag" not in repr(session).lower()
+    for name in public:
+        assert name not in {"dag", "weights", "instance", "i_star", "scm"}
+
+
+def test_two_node_world_known_answer() -> None:
+    spec = LevelSpec(d=2, k=1, n_obs=500, n_int=500, noise_var=1.0, slack=0)
+    inst = generate_instance(spec, 1)
+    ((cause, effect),) = inst.dag.edges()
+    assert inst.i_star and len(inst.i_star) == 1 and inst.budget == 1
+    session = Session(inst)
+    shifted = session.intervene(cause, 10.0)
+    # |weight| >= 0.5, so do(cause = 10) moves the effect's mean by several units.
+    assert abs(shifted[:, effect].mean() - inst.d_obs[:, effect].mean()) > 2.0
+    report = session.submit_graph(PDAG.from_edges(2, directed=[(cause, effect)]))
+    assert report.directed_f1 == 1.0 and report.efficiency == 1.0 and report.shd == 0
