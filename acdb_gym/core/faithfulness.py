@@ -77,17 +77,22 @@ def min_relevant_partial_correlation(dag: DAG, cov: FloatArray, *, max_size: int
     ``|S| <= max_size`` (the tests PC runs before it can keep the edge).
 
     A difficulty covariate: the smaller it is, the more samples PC needs to keep every edge.
-    Returns ``inf`` for a graph without edges.
+    Returns ``inf`` for a graph without edges. All sets of one size are evaluated in one
+    batched matrix inversion.
     """
     skeleton = dag.skeleton()
-    smallest = np.inf
+    by_size: dict[int, set[tuple[int, ...]]] = {}
     for i, j in dag.edges():
-        sets: set[tuple[int, ...]] = set()
         for end, other in ((i, j), (j, i)):
             neighbours = [int(v) for v in np.flatnonzero(skeleton[end]) if v != other]
             for size in range(min(max_size, len(neighbours)) + 1):
-                sets.update(combinations(neighbours, size))
-        for cond in sets:
-            rho = abs(partial_correlation_from_covariance(cov, i, j, cond))
-            smallest = min(smallest, rho)
+                for cond in combinations(neighbours, size):
+                    by_size.setdefault(size, set()).add((i, j, *cond))
+    smallest = np.inf
+    for index_sets in by_size.values():
+        index = np.array(sorted(index_sets))
+        blocks = cov[index[:, :, None], index[:, None, :]]
+        precision = np.linalg.inv(blocks)
+        rho = precision[:, 0, 1] / np.sqrt(precision[:, 0, 0] * precision[:, 1, 1])
+        smallest = min(smallest, float(np.abs(rho).min()))
     return float(smallest)
