@@ -427,7 +427,13 @@ def _checked(row: Row) -> Row:
 
 
 def _group(row: Row) -> GroupKey:
-    return (str(row["agent"]), str(row.get("panel", "active")), str(row.get("tools", "raw")))
+    """(agent, panel, tools); an agent configured with a model (LLMs) is named with it, so two
+    backbones of ``llm_raw`` are two agent rows."""
+    agent = str(row["agent"])
+    config = row.get("agent_config")
+    if isinstance(config, dict) and config.get("model"):
+        agent = f"{agent}[{config['model']}]"
+    return (agent, str(row.get("panel", "active")), str(row.get("tools", "raw")))
 
 
 def _instance(row: Row) -> InstanceKey:

@@ -231,10 +231,22 @@ def test_failed_rows_are_counted_and_listed() -> None:
 
 def test_rows_with_different_configs_under_one_label_warn() -> None:
     rows = [make_row("llm", index=0), make_row("llm", index=1)]
-    rows[1]["agent_config"] = {"model": "other"}
+    rows[1]["agent_config"] = {"base_url": "http://127.0.0.1:8000/v1"}
     with pytest.warns(UserWarning, match="different agent_config"):
         summary = summarize(rows)
     assert summary.mixed_configs == ("llm (active)",)
+
+
+def test_models_of_one_agent_are_separate_rows() -> None:
+    rows = [make_row("llm", index=i) for i in range(2)] + [
+        make_row("llm", index=i) for i in range(2)
+    ]
+    for row in rows[:2]:
+        row["agent_config"] = {"model": "model-a"}
+    for row in rows[2:]:
+        row["agent_config"] = {"model": "model-b"}
+    labels = {row.label for row in summarize(rows).ladder("v0").rows}
+    assert labels == {"llm[model-a] (active)", "llm[model-b] (active)"}
 
 
 def test_random_floor_reports_closed_form_and_measured() -> None:
