@@ -194,7 +194,8 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
     ) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
         session = self._require_session()
         if self._final_info is not None:
-            info = {**self._info(), "error": "the episode has ended; call reset()"}
+            info = {**self._info(), **self._final_info}
+            info["error"] = "the episode has ended; call reset()"
             return self._observation(), 0.0, True, False, info
         if not self.action_space.contains(action):
             raise ValueError(f"action is not an element of the action space: {action!r}")
