@@ -198,3 +198,17 @@ def test_cli_reports_bad_arguments(capsys: pytest.CaptureFixture[str], tmp_path:
     assert "L7" in capsys.readouterr().err
     assert cli_main(["report", str(tmp_path / "missing")]) == 2
     assert "no results.jsonl" in capsys.readouterr().err
+
+
+def test_ray_backend_gives_the_same_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ray = pytest.importorskip("ray")
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    config = _config(tmp_path / "ray", backend="ray", workers=2, agents=("oracle", "pc_greedy"))
+    try:
+        run_sweep(config)
+    finally:
+        ray.shutdown()
+    run_sweep(_config(tmp_path / "local", agents=("oracle", "pc_greedy")))
+    assert _stable(load_rows(tmp_path / "ray" / "results.jsonl")) == _stable(
+        load_rows(tmp_path / "local" / "results.jsonl")
+    )
