@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -212,3 +213,25 @@ def test_ray_backend_gives_the_same_rows(tmp_path: Path, monkeypatch: pytest.Mon
     assert _stable(load_rows(tmp_path / "ray" / "results.jsonl")) == _stable(
         load_rows(tmp_path / "local" / "results.jsonl")
     )
+
+
+def test_sigkill_at_random_times_then_resume(tmp_path: Path) -> None:
+    """Several kills at random moments (some may land mid-write), then one resume."""
+    reference = tmp_path / "reference"
+    subprocess.run(_cli(reference), check=True, capture_output=True)
+    expected = _stable(load_rows(reference / "results.jsonl"))
+    killed = tmp_path / "killed"
+    rng = random.Random(20261202)
+    counts = []
+    for _ in range(4):
+        proc = subprocess.Popen(_cli(killed), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.8, 2.5))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        results = killed / "results.jsonl"
+        counts.append(results.read_bytes().count(b"\n") if results.exists() else 0)
+    assert any(0 < count < len(expected) for count in counts), counts
+    subprocess.run(_cli(killed), check=True, capture_output=True)
+    rows = load_rows(killed / "results.jsonl")
+    assert len(rows) == len({r["job_id"] for r in rows}) == len(expected)
+    assert _stable(rows) == expected
