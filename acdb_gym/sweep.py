@@ -97,12 +97,42 @@ def _sortnregress(seed: int, options: dict[str, Any]) -> Any:
     return SortnregressAgent()
 
 
+def _randregress(seed: int, options: dict[str, Any]) -> Any:
+    from acdb_gym.baselines import RandomOrderRegressAgent
+
+    return RandomOrderRegressAgent(seed=seed)
+
+
+def _llm(variant: str) -> Callable[[int, dict[str, Any]], Any]:
+    def factory(seed: int, options: dict[str, Any]) -> Any:
+        from acdb_gym.agents.llm import LLMAgent
+
+        if not options.get("provider") or not options.get("model"):
+            raise ValueError(f"{variant} needs --provider and --model")
+        temperature = options.get("temperature")
+        return LLMAgent(
+            variant,  # type: ignore[arg-type]
+            provider=options["provider"],
+            model=options["model"],
+            base_url=options.get("base_url"),
+            # The paper's protocol is temperature 0; the agent drops it where a model refuses.
+            temperature=0.0 if temperature is None else float(temperature),
+            cache_dir=Path(options["cache_dir"]) if options.get("cache_dir") else None,
+        )
+
+    return factory
+
+
 AGENTS: dict[str, AgentSpec] = {
     "random": AgentSpec(_random, draws=100),
     "pc": AgentSpec(_pc),
     "pc_greedy": AgentSpec(_pc_greedy, panels=("active",)),
     "oracle": AgentSpec(_oracle),
     "sortnregress": AgentSpec(_sortnregress),
+    "randregress": AgentSpec(_randregress, draws=20),
+    "llm_raw": AgentSpec(_llm("llm_raw"), panels=("active", "observational"), tools="raw"),
+    "llm_stats": AgentSpec(_llm("llm_stats"), panels=("active", "observational"), tools="stats"),
+    "llm_corr_obs": AgentSpec(_llm("llm_corr_obs"), tools="raw"),
 }
 """Named agents the sweep can run. Other modules add to it (LLM, RL, stronger agents)."""
 

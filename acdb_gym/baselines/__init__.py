@@ -5,7 +5,15 @@ from acdb_gym.baselines.classical import (
     PCAgent,
     PCGreedyAgent,
     RandomDAGAgent,
+    RandomOrderRegressAgent,
     SortnregressAgent,
 )
 
-__all__ = ["OracleAgent", "PCAgent", "PCGreedyAgent", "RandomDAGAgent", "SortnregressAgent"]
+__all__ = [
+    "OracleAgent",
+    "PCAgent",
+    "PCGreedyAgent",
+    "RandomDAGAgent",
+    "RandomOrderRegressAgent",
+    "SortnregressAgent",
+]

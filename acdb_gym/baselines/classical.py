@@ -10,9 +10,17 @@ import numpy as np
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.instance import Instance
 from acdb_gym.discovery import orient_by_mean_shift, pc_cpdag, sortnregress
+from acdb_gym.discovery.sortnregress import regress_in_order
 from acdb_gym.envs import actions
 
-__all__ = ["OracleAgent", "PCAgent", "PCGreedyAgent", "RandomDAGAgent", "SortnregressAgent"]
+__all__ = [
+    "OracleAgent",
+    "PCAgent",
+    "PCGreedyAgent",
+    "RandomDAGAgent",
+    "RandomOrderRegressAgent",
+    "SortnregressAgent",
+]
 
 Observation = Mapping[str, Any]
 
@@ -74,6 +82,32 @@ class SortnregressAgent:
 
     def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
         self._graph = sortnregress(observation["observational"], alpha=self.alpha)
+
+    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
+        return actions.submit(self._graph)
+
+
+class RandomOrderRegressAgent:
+    """sortnregress's control: the same regressions in a uniformly random order.
+
+    Its regressions find adjacencies but its orientations are at chance, so the gap between
+    sortnregress and this agent is what the variance order alone is worth (near zero on a
+    ladder without variance sortability).
+
+    Args:
+        seed: seed of the agent's own generator for the random orders.
+    """
+
+    name = "randregress"
+
+    def __init__(self, *, seed: int = 0, alpha: float = 0.01) -> None:
+        self._rng = np.random.default_rng(seed)
+        self.alpha = alpha
+
+    def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
+        data = observation["observational"]
+        order = self._rng.permutation(np.asarray(data).shape[1])
+        self._graph = regress_in_order(data, order, alpha=self.alpha)
 
     def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
         return actions.submit(self._graph)

@@ -25,7 +25,7 @@ from acdb_gym.discovery._common import (
     check_probability,
 )
 
-__all__ = ["sortnregress"]
+__all__ = ["regress_in_order", "sortnregress"]
 
 
 def sortnregress(data: ArrayLike, *, alpha: float = 0.01) -> PDAG:
@@ -55,15 +55,36 @@ def sortnregress(data: ArrayLike, *, alpha: float = 0.01) -> PDAG:
     >>> sortnregress(np.column_stack([x1, x0])).directed_edges()
     [(1, 0)]
     """
+    array = as_data_matrix(data, "data")
+    return regress_in_order(array, np.argsort(array.var(axis=0), kind="stable"), alpha=alpha)
+
+
+def regress_in_order(data: ArrayLike, order: ArrayLike, *, alpha: float = 0.01) -> PDAG:
+    """Regress each variable on all variables before it in ``order``; keep significant ones.
+
+    With the variance order this is :func:`sortnregress`; with a random order it is the
+    control that shows what the regressions alone recover (the skeleton, with orientations
+    at chance), so that the variance order's own contribution can be read off.
+
+    Args:
+        data: samples, shape ``(n_samples, d)``, as for :func:`sortnregress`.
+        order: a permutation of ``0..d-1``.
+        alpha: significance level of the coefficient tests, in ``(0, 1)``.
+
+    Raises:
+        ValueError: ``order`` is not a permutation, or the data or ``alpha`` are invalid.
+    """
     check_probability(alpha, "alpha")
     array = as_data_matrix(data, "data")
     n_nodes = array.shape[1]
+    order = np.asarray(order, dtype=np.int64)
+    if sorted(order.tolist()) != list(range(n_nodes)):
+        raise ValueError(f"order must be a permutation of 0..{n_nodes - 1}, got {order.tolist()}")
     if n_nodes < 2:
         return PDAG.empty(n_nodes)
     check_min_rows(array, "data", n_nodes + 1)
     check_no_constant_column(array, "data")
     centered = array - array.mean(axis=0)
-    order = np.argsort(centered.var(axis=0), kind="stable")
     adjacency = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
     for position in range(1, n_nodes):
         child = int(order[position])

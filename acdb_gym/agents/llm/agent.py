@@ -1,0 +1,543 @@
+"""``LLMAgent``: a tool-calling language model as a policy of :class:`ACDBEnv` (paper §4).
+
+Each turn the model receives the task prompt (system), the session prompt and the full
+tool-call history, and must make exactly one tool call, which becomes one ``env.step``. A call
+that cannot be executed (unknown tool, arguments that are not JSON or have wrong types or
+out-of-range values, no call, several calls) still costs a step: ``act`` returns
+:data:`INVALID_ACTION`, which the env rejects, and the model sees the agent's own error message
+as the result on the next turn.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from acdb_gym.envs import actions
+from acdb_gym.envs.acdb_env import Panel
+from acdb_gym.envs.actions import Action, Intervene, Submit
+
+from . import prompts
+from .conversation import Exchange, ModelReply, ToolResult, ToolSpec
+from .errors import LLMProviderError
+from .providers import (
+    PROVIDERS,
+    Provider,
+    ProviderAdapter,
+    RejectedRequestError,
+    TransientAPIError,
+    make_adapter,
+)
+from .records import Redactor, ResponseCache, TranscriptWriter
+from .tools import (
+    ToolCallError,
+    Variant,
+    build_tools,
+    check_variant,
+    env_kwargs_for,
+    parse_tool_arguments,
+)
+
+__all__ = ["API_KEY_ENV", "INVALID_ACTION", "MAX_BACKOFF", "MAX_RETRY_AFTER", "LLMAgent"]
+
+API_KEY_ENV: dict[str, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+"""Where the key is read from when ``api_key`` is not given."""
+
+INVALID_ACTION = actions.correlation(0, 0)
+"""What ``act`` returns for a tool call it cannot execute: a statistics call with ``i == j`` on
+the observational data is an element of every action space and is invalid in every variant
+(``tools="raw"`` rejects statistics tools; ``tools="stats"`` rejects ``i == j``), so the env
+charges a step and changes nothing else. The env's own message is replaced by the agent's."""
+
+MAX_RETRY_AFTER = 120.0
+"""Longest server-requested wait (``retry-after``) honoured, in seconds."""
+
+MAX_BACKOFF = 60.0
+"""Longest exponential-backoff wait, in seconds."""
+
+_TEMPERATURE_REFUSED = "temperature_refused"
+"""Cache fact: the model answered 400 to a request with ``temperature``."""
+
+_LOCAL_PLACEHOLDER_KEY = "EMPTY"
+"""Key sent to a custom ``base_url`` when none is configured (local servers ignore it)."""
+
+
+@dataclass
+class _EpisodeStats:
+    tokens_in: int = 0
+    tokens_out: int = 0
+    llm_calls: int = 0
+    retries: int = 0
+    cache_hits: int = 0
+    invalid_tool_calls: int = 0
+
+
+@dataclass
+class _Pending:
+    """What the next turn reports for the previous reply: precomputed errors, or the result of
+    the action the env executed."""
+
+    errors: list[ToolResult] = field(default_factory=list)
+    call_id: str | None = None
+    action: Action | None = None
+
+
+class LLMAgent:
+    """A language model that plays ACDB through function tools.
+
+    Pair it with the env built from :func:`env_kwargs_for` (``llm_raw`` → ``tools="raw"``,
+    ``llm_stats`` → ``tools="stats"``, ``llm_corr_obs`` → ``panel="observational",
+    tools="raw"``); ``reset`` raises ValueError when the env's tools do not match.
+
+    Args:
+        variant: ``"llm_raw"`` (intervene + submit_graph), ``"llm_stats"`` (+ correlation,
+            partial_correlation, independence_test) or ``"llm_corr_obs"`` (the correlation-only
+            probe: submit_graph from the correlation matrix and standard deviations).
+        provider: ``"openai"`` (Chat Completions; any OpenAI-compatible server through
+            ``base_url``) or ``"anthropic"`` (Messages).
+        model: the model name sent to the API.
+        base_url: the server; None for the provider's own API. OpenAI-compatible servers take
+            the ``/v1`` root (``http://127.0.0.1:8000/v1``), Anthropic-compatible ones the bare
+            root.
+        api_key: the key; None reads ``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``. It is never
+            written to transcripts, cache files or exception messages.
+        temperature: sampling temperature, sent only when not None. A server that answers 400
+            naming ``temperature`` gets the request again without it, and the agent stops
+            sending it (``episode_stats()["temperature_applied"]`` is then False); with a
+            cache, the refusal is stored as a fact about the model, so agents that share the
+            cache do not send it either and replays stay exact.
+        timeout: seconds per HTTP request.
+        max_retries: retries of a transient failure (429, 408, 409, 5xx, timeout, dropped
+            connection) before :class:`LLMProviderError`.
+        backoff: base of the exponential backoff in seconds (``backoff * 2**(attempt - 1)``,
+            at most :data:`MAX_BACKOFF`); a ``retry-after`` header takes precedence.
+        transcript_path: JSONL file for the next episode's transcript (settable attribute, read
+            at ``reset``); None records nothing.
+        cache_dir: response cache directory; a rerun of the same requests costs no API call
+            and reproduces the episode exactly. None disables the cache.
+        max_tokens: output token limit per reply.
+
+    Raises:
+        ValueError: a bad argument, or no API key for the provider's own API (a custom
+            ``base_url`` gets a placeholder key, and with ``cache_dir`` a missing key fails
+            only on a cache miss).
+    """
+
+    def __init__(
+        self,
+        variant: Variant,
+        *,
+        provider: Provider,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = 0.0,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        backoff: float = 1.0,
+        transcript_path: Path | None = None,
+        cache_dir: Path | None = None,
+        max_tokens: int = 4096,
+    ) -> None:
+        check_variant(variant)
+        _check_arguments(provider, model, temperature, timeout, max_retries, backoff, max_tokens)
+        self.name: str = variant
+        self.variant: Variant = variant
+        self.provider: Provider = provider
+        self.model = model
+        self.base_url = base_url
+        self.temperature = temperature
+        self.timeout = float(timeout)
+        self.max_retries = max_retries
+        self.backoff = float(backoff)
+        self.max_tokens = max_tokens
+        self.transcript_path: Path | None = transcript_path
+        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV[provider])
+        key = key or None
+        if key is None and base_url is not None:
+            key = _LOCAL_PLACEHOLDER_KEY
+        if key is None and cache_dir is None:
+            raise ValueError(
+                f"no API key for provider {provider!r}: pass api_key= or set "
+                f"{API_KEY_ENV[provider]}"
+            )
+        self._redact = Redactor([key])  # placeholder keys are too short to count as secrets
+        self._adapter: ProviderAdapter = make_adapter(
+            provider, api_key=key, base_url=base_url, timeout=self.timeout
+        )
+        self._cache = None if cache_dir is None else ResponseCache(Path(cache_dir), self._redact)
+        self._send_temperature = temperature is not None
+        self._transcript = TranscriptWriter(None, self._redact)
+        self._ready = False
+        self._stats = _EpisodeStats()
+
+    def __repr__(self) -> str:
+        return f"LLMAgent({self.variant!r}, provider={self.provider!r}, model={self.model!r})"
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The configuration as plain values, for result files (never the key)."""
+        return {
+            "variant": self.variant,
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": self.base_url,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+            "backoff": self.backoff,
+        }
+
+    # ------------------------------------------------------------------ Agent protocol
+    def reset(self, observation: Any, info: Any) -> None:
+        """Start an episode: check the env variant, build the tools and prompts, open the
+        transcript at :attr:`transcript_path`."""
+        panel, n_nodes = self._check_env(info)
+        self._panel: Panel = panel
+        self._n_nodes = n_nodes
+        self._tools: tuple[ToolSpec, ...] = build_tools(self.variant, panel=panel, n_nodes=n_nodes)
+        self._tool_names = tuple(tool.name for tool in self._tools)
+        data = np.asarray(observation["observational"], dtype=np.float64)
+        self._system = prompts.task_prompt(self.variant, panel=panel, n_nodes=n_nodes)
+        self._session = prompts.session_prompt(
+            self.variant,
+            observational=data,
+            panel=panel,
+            budget=int(info["budget"]),
+            max_steps=int(observation["steps_remaining"]),
+            n_int=int(np.shape(observation["interventional"])[1]),
+        )
+        self._history: list[Exchange] = []
+        self._pending: _Pending | None = None
+        self._stats = _EpisodeStats()
+        self._transcript = TranscriptWriter(self.transcript_path, self._redact)
+        self._transcript.write(
+            "episode_start",
+            agent=self.config,
+            env={
+                key: info.get(key)
+                for key in ("ladder", "level", "panel", "tools", "n_nodes", "budget")
+            },
+            max_steps=int(observation["steps_remaining"]),
+            tools=[tool.to_dict() for tool in self._tools],
+            system=self._system,
+            session=self._session,
+        )
+        if self._send_temperature and self._cached_fact(_TEMPERATURE_REFUSED):
+            self._send_temperature = False
+            self._transcript.write("temperature_dropped", turn=0, reason="cached refusal")
+        self._ready = True
+
+    def act(self, observation: Any, info: Any) -> tuple[int, dict[str, Any]]:
+        """Show the model the previous call's result, get its next tool call and return it as
+        an action (:data:`INVALID_ACTION` when it cannot be executed).
+
+        Raises:
+            LLMProviderError: the provider gave no reply (retries exhausted or request refused).
+            RuntimeError: before ``reset``.
+        """
+        if not self._ready:
+            raise RuntimeError("call reset() before act()")
+        if self._history and self._pending is not None:
+            self._history[-1].results = self._results(self._pending, observation, info)
+            self._pending = None
+        reply = self._query()
+        self._history.append(Exchange(reply))
+        action, self._pending = self._interpret(reply, observation)
+        return action
+
+    def episode_stats(self) -> dict[str, Any]:
+        """Token totals and call counts of the current episode.
+
+        ``llm_calls`` and the token totals count every reply, cached or not; ``cache_hits``
+        says how many came from the cache; ``retries`` counts extra HTTP attempts (transient
+        failures and a dropped temperature); ``temperature_applied`` is True when a
+        temperature is configured and every call of the episode sent it.
+        """
+        return {
+            "tokens_in": self._stats.tokens_in,
+            "tokens_out": self._stats.tokens_out,
+            "llm_calls": self._stats.llm_calls,
+            "temperature_applied": self.temperature is not None and self._send_temperature,
+            "retries": self._stats.retries,
+            "cache_hits": self._stats.cache_hits,
+            "invalid_tool_calls": self._stats.invalid_tool_calls,
+        }
+
+    def close(self) -> None:
+        """Release the SDK client's connections."""
+        self._adapter.close()
+
+    # ------------------------------------------------------------------ env pairing
+    def _check_env(self, info: Any) -> tuple[Panel, int]:
+        """The panel the agent plays and ``d``; ValueError when the env's tools do not match.
+
+        ``llm_corr_obs`` never intervenes, so it plays the observational protocol in either
+        panel (the sweep runs such agents once, observational preferred).
+        """
+        expected = env_kwargs_for(self.variant)
+        tools, panel = info.get("tools"), info.get("panel")
+        if tools != expected["tools"] or panel not in ("active", "observational"):
+            raise ValueError(
+                f"{self.variant} needs an env with tools={expected['tools']!r}, got "
+                f"tools={tools!r}, panel={panel!r}; build it with env_kwargs_for({self.variant!r})"
+            )
+        played: Panel = "observational" if self.variant == "llm_corr_obs" else panel
+        return played, int(info["n_nodes"])
+
+    # ------------------------------------------------------------------ model calls
+    def _payload(self) -> dict[str, Any]:
+        return self._adapter.build_payload(
+            model=self.model,
+            system=self._system,
+            session=self._session,
+            history=self._history,
+            tools=self._tools,
+            temperature=self.temperature if self._send_temperature else None,
+            max_tokens=self.max_tokens,
+        )
+
+    def _query(self) -> ModelReply:
+        turn = len(self._history)
+        raw = self._complete(self._payload(), turn)
+        if raw is None:  # the server refused the temperature: stop sending it, ask again
+            self._send_temperature = False
+            self._stats.retries += 1
+            self._transcript.write("temperature_dropped", turn=turn, temperature=self.temperature)
+            raw = self._complete(self._payload(), turn)
+            assert raw is not None, "a payload without temperature cannot be refused for it"
+        reply = self._adapter.parse_reply(raw, id_prefix=f"call_{turn}")
+        self._stats.llm_calls += 1
+        self._stats.tokens_in += reply.usage.tokens_in
+        self._stats.tokens_out += reply.usage.tokens_out
+        self._transcript.write(
+            "reply",
+            turn=turn,
+            text=reply.text,
+            tool_calls=[
+                {"id": c.id, "name": c.name, "arguments": c.raw_arguments} for c in reply.tool_calls
+            ],
+            usage={"tokens_in": reply.usage.tokens_in, "tokens_out": reply.usage.tokens_out},
+            totals=self.episode_stats(),
+        )
+        return reply
+
+    def _complete(self, payload: dict[str, Any], turn: int) -> dict[str, Any] | None:
+        """The raw response to ``payload`` from the cache or over HTTP with retries; None when
+        the server refused the payload's ``temperature``.
+
+        Raises:
+            LLMProviderError: retries ran out, or the request was refused for another reason.
+        """
+        key = ResponseCache.key(self.provider, payload)
+        self._transcript.write("request", turn=turn, cache_key=key, payload=payload)
+        cached = self._cache.get(key) if self._cache is not None else None
+        if cached is not None and "response" in cached:
+            self._stats.cache_hits += 1
+            self._transcript.write("response", turn=turn, cached=True, raw=cached["response"])
+            response: dict[str, Any] = cached["response"]
+            return response
+        attempt = 0
+        while True:
+            attempt += 1
+            start = time.perf_counter()
+            failure: TransientAPIError | RejectedRequestError | None = None
+            try:
+                raw = self._adapter.send(payload)
+            except (TransientAPIError, RejectedRequestError) as error:
+                failure = error
+            if failure is None:
+                latency = round(time.perf_counter() - start, 4)
+                self._transcript.write(
+                    "response", turn=turn, attempt=attempt, cached=False, latency_s=latency, raw=raw
+                )
+                self._store(key, {"provider": self.provider, "request": payload, "response": raw})
+                return raw
+            transient = isinstance(failure, TransientAPIError)
+            delay = (
+                self._retry_delay(attempt, failure)
+                if isinstance(failure, TransientAPIError)
+                else None
+            )
+            self._transcript.write(
+                "api_error",
+                turn=turn,
+                attempt=attempt,
+                status=failure.status_code,
+                message=str(failure),
+                retry_in_s=delay,
+            )
+            if delay is not None:
+                self._stats.retries += 1
+                time.sleep(delay)
+                continue
+            if _refuses_temperature(failure, payload):
+                fact = ResponseCache.fact_key(self.provider, self.model, _TEMPERATURE_REFUSED)
+                self._store(
+                    fact, {"fact": _TEMPERATURE_REFUSED, "model": self.model, "error": str(failure)}
+                )
+                return None
+            # raised outside any handler, so no exception (and no request) is chained to it
+            raise self._provider_error(failure, attempt, transient=transient)
+
+    def _store(self, key: str, entry: dict[str, Any]) -> None:
+        if self._cache is not None:
+            self._cache.put(key, entry)
+
+    def _cached_fact(self, fact: str) -> bool:
+        if self._cache is None:
+            return False
+        return self._cache.get(ResponseCache.fact_key(self.provider, self.model, fact)) is not None
+
+    def _retry_delay(self, attempt: int, failure: TransientAPIError) -> float | None:
+        """Seconds to wait before the next attempt, or None when retries are used up."""
+        if attempt > self.max_retries:
+            return None
+        if failure.retry_after is not None:
+            return min(failure.retry_after, MAX_RETRY_AFTER)
+        return min(self.backoff * 2.0 ** (attempt - 1), MAX_BACKOFF)
+
+    def _provider_error(
+        self, error: TransientAPIError | RejectedRequestError, attempts: int, *, transient: bool
+    ) -> LLMProviderError:
+        what = "retries exhausted" if transient else "request refused"
+        message = self._redact(
+            f"{self.provider} model {self.model!r}: {what} after {attempts} attempt(s); "
+            f"last error: {error}"
+        )
+        return LLMProviderError(
+            message,
+            provider=self.provider,
+            model=self.model,
+            status_code=error.status_code,
+            attempts=attempts,
+            transient=transient,
+        )
+
+    # ------------------------------------------------------------------ tool calls
+    def _interpret(
+        self, reply: ModelReply, observation: Any
+    ) -> tuple[tuple[int, dict[str, Any]], _Pending]:
+        calls = reply.tool_calls
+        if len(calls) != 1:
+            self._stats.invalid_tool_calls += 1
+            if not calls:
+                errors = [ToolResult(prompts.no_tool_call_error(self._tool_names), True, None)]
+            else:
+                text = prompts.multiple_calls_error(len(calls))
+                errors = [ToolResult(text, True, call.id) for call in calls]
+            self._transcript.write("action", action=None, error=errors[0].text)
+            return INVALID_ACTION, _Pending(errors=errors)
+        call = calls[0]
+        try:
+            if call.argument_error is not None:
+                raise ToolCallError(
+                    f"the arguments of {call.name} are not valid JSON ({call.argument_error}); "
+                    "send a JSON object"
+                )
+            action = parse_tool_arguments(
+                call.name,
+                call.arguments,
+                offered=self._tool_names,
+                n_nodes=self._n_nodes,
+                n_experiments=_n_experiments(observation, self._n_nodes),
+            )
+        except ToolCallError as error:
+            self._stats.invalid_tool_calls += 1
+            text = f"Error: {error}. The call was not executed and used a step."
+            self._transcript.write("action", call_id=call.id, action=None, error=text)
+            return INVALID_ACTION, _Pending(errors=[ToolResult(text, True, call.id)])
+        self._transcript.write("action", call_id=call.id, action=repr(action), error=None)
+        return actions.encode(action, n_nodes=self._n_nodes), _Pending(
+            call_id=call.id, action=action
+        )
+
+    def _results(self, pending: _Pending, observation: Any, info: Any) -> list[ToolResult]:
+        status = prompts.status_line(
+            budget_remaining=int(observation["budget_remaining"]),
+            steps_remaining=int(observation["steps_remaining"]),
+            panel=self._panel,
+        )
+        if pending.errors:
+            results = [ToolResult(f"{r.text}\n{status}", True, r.call_id) for r in pending.errors]
+        elif info.get("error") is not None:
+            results = [ToolResult(f"Error: {info['error']}\n{status}", True, pending.call_id)]
+        else:
+            assert pending.action is not None
+            text = self._describe(pending.action, observation)
+            results = [ToolResult(f"{text}\n{status}", False, pending.call_id)]
+        for result in results:
+            self._transcript.write(
+                "tool_result", call_id=result.call_id, is_error=result.is_error, text=result.text
+            )
+        return results
+
+    def _describe(self, action: Action, observation: Any) -> str:
+        if isinstance(action, Intervene):
+            experiment = _n_experiments(observation, self._n_nodes)
+            samples = np.asarray(observation["interventional"][experiment - 1])
+            return prompts.format_intervention(action, experiment=experiment, samples=samples)
+        if isinstance(action, Submit):
+            return "The graph was submitted."
+        statistic, p_value, _ = (float(v) for v in observation["tool_result"])
+        regime = getattr(action, "regime", None)
+        if regime is None:
+            n_obs = np.shape(observation["observational"])[0]
+            where = f"the observational data (n = {n_obs})"
+        else:
+            target = int(observation["targets"][regime])
+            value = float(observation["values"][regime])
+            n_int = np.shape(observation["interventional"])[1]
+            where = f"intervention {regime + 1}, do(X{target} = {value:g}) (n = {n_int})"
+        return prompts.format_statistic(
+            action, statistic=statistic, p_value=p_value, regime_text=where
+        )
+
+
+def _n_experiments(observation: Any, n_nodes: int) -> int:
+    """Interventions performed so far (unused slots have target ``d``)."""
+    return int(np.count_nonzero(np.asarray(observation["targets"]) < n_nodes))
+
+
+def _refuses_temperature(
+    error: TransientAPIError | RejectedRequestError, payload: dict[str, Any]
+) -> bool:
+    """A 400 whose message names ``temperature``, for a payload that sent one."""
+    return (
+        isinstance(error, RejectedRequestError)
+        and error.status_code == 400
+        and "temperature" in payload
+        and "temperature" in str(error).lower()
+    )
+
+
+def _check_arguments(
+    provider: str,
+    model: str,
+    temperature: float | None,
+    timeout: float,
+    max_retries: int,
+    backoff: float,
+    max_tokens: int,
+) -> None:
+    if provider not in PROVIDERS:
+        raise ValueError(f"provider must be one of {list(PROVIDERS)}, got {provider!r}")
+    if not isinstance(model, str) or not model:
+        raise ValueError(f"model must be a non-empty string, got {model!r}")
+    if temperature is not None and not (math.isfinite(temperature) and temperature >= 0):
+        raise ValueError(f"temperature must be None or a finite number >= 0, got {temperature!r}")
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+        raise ValueError(f"max_retries must be an integer >= 0, got {max_retries!r}")
+    if not (math.isfinite(backoff) and backoff >= 0):
+        raise ValueError(f"backoff must be a number of seconds >= 0, got {backoff!r}")
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")

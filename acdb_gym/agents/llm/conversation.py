@@ -1,0 +1,103 @@
+"""Provider-neutral values of one LLM conversation: tool specs, calls, replies and results.
+
+The agent reasons only about these values; a provider adapter
+(:mod:`acdb_gym.agents.llm.providers`) turns them into one API's wire format and back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Exchange", "ModelReply", "ToolCall", "ToolResult", "ToolSpec", "Usage"]
+
+JSONDict = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A function tool offered to the model.
+
+    Attributes:
+        name: the tool name the model calls (``"intervene"``).
+        description: what the tool does, for the model.
+        parameters: the JSON schema (an ``"object"`` schema) of its arguments.
+    """
+
+    name: str
+    description: str
+    parameters: JSONDict
+
+    def to_dict(self) -> JSONDict:
+        """A JSON-ready dict (for transcripts)."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call of a model reply.
+
+    Attributes:
+        id: the provider's call id (tool results refer to it).
+        name: the tool the model called.
+        arguments: the decoded arguments, or None when they were not valid JSON.
+        raw_arguments: the arguments exactly as the model sent them (a JSON string for OpenAI,
+            the ``input`` value for Anthropic).
+        argument_error: why the arguments could not be decoded, or None.
+    """
+
+    id: str
+    name: str
+    arguments: Any
+    raw_arguments: Any
+    argument_error: str | None = None
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens of one model call (prompt side includes any provider-side cache reads/writes)."""
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """A decoded model response.
+
+    Attributes:
+        text: the reply's free text (may be empty).
+        tool_calls: the tool calls, in order.
+        assistant_message: the provider-native assistant message to echo back in the history.
+        usage: tokens of this call.
+        stop_reason: the provider's finish/stop reason, if any.
+    """
+
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+    assistant_message: JSONDict
+    usage: Usage
+    stop_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What the model is shown after a reply.
+
+    Attributes:
+        text: the result (data, statistics, or an error message).
+        is_error: the call was not executed as asked.
+        call_id: the tool call answered; None for a note after a reply without any tool call.
+    """
+
+    text: str
+    is_error: bool
+    call_id: str | None
+
+
+@dataclass
+class Exchange:
+    """One turn of the history: a model reply and the results shown for it (filled next turn)."""
+
+    reply: ModelReply
+    results: list[ToolResult] = field(default_factory=list)

@@ -1,0 +1,274 @@
+"""The prompts of the LLM agents and the text of every tool result (paper §4).
+
+Each turn the model gets the task prompt (system), the session prompt (variable names, the
+observational data as text, the budget and the step limit) and the full tool-call history.
+The correlation-only probe (``llm_corr_obs``) gets only the sample standard deviations and the
+correlation matrix rounded to three decimals.
+
+>>> import numpy as np
+>>> print(format_matrix(np.array([[1.0, -0.25], [0.5, 2.0]]), ["X0", "X1"]))
+X0,X1
+1.000,-0.250
+0.500,2.000
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from acdb_gym.envs.acdb_env import Panel
+from acdb_gym.envs.actions import (
+    VALUE_BOUND,
+    Action,
+    Correlation,
+    IndependenceTest,
+    Intervene,
+    PartialCorrelation,
+)
+
+from .tools import Variant, check_variant, variable_names
+
+__all__ = [
+    "DATA_DECIMALS",
+    "INDEPENDENCE_ALPHA",
+    "format_intervention",
+    "format_matrix",
+    "format_statistic",
+    "multiple_calls_error",
+    "no_tool_call_error",
+    "session_prompt",
+    "status_line",
+    "task_prompt",
+]
+
+DATA_DECIMALS = 3
+"""Decimals of every data matrix and of the correlation matrix shown to a model."""
+
+INDEPENDENCE_ALPHA = 0.05
+"""Significance level of the env's independence test (the session's default)."""
+
+
+def format_matrix(data: np.ndarray, names: Sequence[str], decimals: int = DATA_DECIMALS) -> str:
+    """A data matrix as CSV text with a header row of variable names."""
+    rows = [",".join(names)]
+    rows.extend(",".join(f"{value:.{decimals}f}" for value in row) for row in np.asarray(data))
+    return "\n".join(rows)
+
+
+def _names(nodes: Sequence[int]) -> str:
+    return ", ".join(f"X{v}" for v in nodes)
+
+
+# --------------------------------------------------------------------------- system prompts
+
+_MODEL = (
+    "A hidden linear-Gaussian structural causal model generated the data. Its causal graph is a "
+    "directed acyclic graph over the variables {names}: each variable equals a weighted sum of "
+    "its direct causes plus independent Gaussian noise. There are no hidden confounders and no "
+    "feedback loops."
+)
+
+_SCORING = (
+    "Scoring: your submission is compared with the true graph. The main score is the F1 of your "
+    "directed edges against the true directed edges; the F1 of the adjacencies (ignoring "
+    "direction) and the structural Hamming distance are also reported. An undirected edge "
+    "counts as an adjacency but not as a directed edge."
+)
+
+
+def task_prompt(variant: Variant, *, panel: Panel, n_nodes: int) -> str:
+    """The system prompt of a variant."""
+    check_variant(variant)
+    names = f"X0..X{n_nodes - 1}"
+    if variant == "llm_corr_obs":
+        return _corr_obs_prompt(names)
+    lines = [
+        "You are the policy in an active causal discovery task.",
+        "",
+        _MODEL.format(names=names) + " Your goal is to recover the graph.",
+        "",
+        "How the session works:",
+        "- Every turn, call exactly one tool. Every call, valid or not, uses one step. When the "
+        "step limit is reached the episode ends and the empty graph is scored.",
+    ]
+    if panel == "active":
+        lines.append(
+            "- intervene(variable, value) performs a perfect intervention do(variable = value): "
+            "the variable is set to value in every sample and no longer depends on its causes; "
+            "every other variable keeps its own mechanism. It returns fresh samples of all "
+            "variables and uses one unit of the intervention budget. Using more interventions "
+            "than necessary lowers the efficiency score."
+        )
+    else:
+        lines.append(
+            "- Interventions are not available in this session: you have observational data only."
+        )
+    if variant == "llm_stats":
+        lines.append(
+            "- correlation, partial_correlation and independence_test compute statistics on the "
+            + (
+                "observational data (regime 0) or on the samples of your k-th intervention "
+                "(regime k)."
+                if panel == "active"
+                else "observational data."
+            )
+        )
+    lines += [
+        "- submit_graph(directed_edges, undirected_edges) submits your answer and ends the "
+        "episode.",
+        "- Invalid calls are reported back to you as errors and still use a step.",
+        "",
+        _SCORING,
+    ]
+    return "\n".join(lines)
+
+
+def _corr_obs_prompt(names: str) -> str:
+    return "\n".join(
+        [
+            "You are assisting with causal structure learning from summary statistics.",
+            "",
+            _MODEL.format(names=names),
+            "You are given only the sample standard deviations and the correlation matrix of an "
+            "observational sample: no raw data and no experiments.",
+            "",
+            "Correlation does not imply causation. A correlation between two variables can come "
+            "from a direct causal link in either direction, from a common cause, or from a chain "
+            "through other variables, and observational correlations alone often cannot reveal "
+            "the direction of an edge. Include an edge only between variables that you judge to "
+            "be directly connected. Give an edge a direction only when the data clearly support "
+            "it; when you are uncertain, leave the edge undirected.",
+            "",
+            "Respond with a single call to submit_graph(directed_edges, undirected_edges); it "
+            "ends the episode.",
+            "",
+            _SCORING,
+        ]
+    )
+
+
+# --------------------------------------------------------------------------- session prompts
+
+
+def session_prompt(
+    variant: Variant,
+    *,
+    observational: np.ndarray,
+    panel: Panel,
+    budget: int,
+    max_steps: int,
+    n_int: int,
+) -> str:
+    """The static first user message of an episode.
+
+    Args:
+        variant: the LLM variant.
+        observational: the observational sample ``(n_obs, d)``.
+        panel: ``"active"`` or ``"observational"``.
+        budget: interventions allowed (ignored in the observational panel).
+        max_steps: the step limit.
+        n_int: samples returned by each intervention.
+    """
+    check_variant(variant)
+    data = np.asarray(observational, dtype=np.float64)
+    n_obs, n_nodes = data.shape
+    names = variable_names(n_nodes)
+    lines = [f"Variables (d = {n_nodes}): {', '.join(names)}"]
+    if variant == "llm_corr_obs":
+        return "\n".join(
+            [*lines, f"Step limit: {max_steps} tool calls.", "", *_summary_lines(data, names)]
+        )
+    if panel == "active":
+        lines.append(
+            f"Intervention budget: {budget} interventions, each returning {n_int} samples; "
+            f"values must lie in [{-VALUE_BOUND:g}, {VALUE_BOUND:g}]."
+        )
+    else:
+        lines.append("Interventions: not available (observational panel).")
+    lines += [
+        f"Step limit: {max_steps} tool calls.",
+        "",
+        f"Observational data: {n_obs} samples, one row per sample (CSV, rounded to "
+        f"{DATA_DECIMALS} decimals):",
+        format_matrix(data, names),
+    ]
+    return "\n".join(lines)
+
+
+def _summary_lines(data: np.ndarray, names: list[str]) -> list[str]:
+    std = data.std(axis=0, ddof=1)
+    corr = np.corrcoef(data, rowvar=False)
+    return [
+        f"Observational sample size: {data.shape[0]}",
+        "",
+        "Sample standard deviations:",
+        ", ".join(f"{name}: {value:.3f}" for name, value in zip(names, std, strict=True)),
+        "",
+        "Correlation matrix (rounded to 3 decimals):",
+        format_matrix(corr, names, decimals=3),
+    ]
+
+
+# --------------------------------------------------------------------------- tool results
+
+
+def status_line(*, budget_remaining: int, steps_remaining: int, panel: Panel) -> str:
+    """The budget and step counters appended to every tool result."""
+    if panel == "active":
+        return f"[Budget remaining: {budget_remaining}. Steps remaining: {steps_remaining}.]"
+    return f"[Steps remaining: {steps_remaining}.]"
+
+
+def format_intervention(action: Intervene, *, experiment: int, samples: np.ndarray) -> str:
+    """The result of a valid intervention: its regime number and its samples as text."""
+    names = variable_names(samples.shape[1])
+    return (
+        f"Intervention {experiment} (use regime={experiment} in statistics tools): "
+        f"do(X{action.var} = {action.value:g}). {samples.shape[0]} samples (CSV, rounded to "
+        f"{DATA_DECIMALS} decimals):\n{format_matrix(samples, names)}"
+    )
+
+
+def format_statistic(action: Action, *, statistic: float, p_value: float, regime_text: str) -> str:
+    """The result of a valid statistics tool call as a sentence with numbers."""
+    if isinstance(action, Correlation):
+        return (
+            f"correlation(X{action.i}, X{action.j}) on {regime_text}: "
+            f"r = {statistic:.4f}, p = {p_value:.3g}"
+        )
+    if not isinstance(action, PartialCorrelation | IndependenceTest):
+        raise TypeError(f"not a statistics action: {action!r}")
+    given = f" | {_names(action.cond)}" if action.cond else ""
+    if isinstance(action, PartialCorrelation):
+        return (
+            f"partial_correlation(X{action.i}, X{action.j}{given}) on {regime_text}: "
+            f"r = {statistic:.4f}, p = {p_value:.3g}"
+        )
+    independent = p_value > INDEPENDENCE_ALPHA
+    decision = (
+        "independent (independence not rejected)"
+        if independent
+        else "dependent (independence rejected)"
+    )
+    return (
+        f"independence_test(X{action.i}, X{action.j}{given}) on {regime_text}: "
+        f"z = {statistic:.3f}, p = {p_value:.3g}; at alpha = {INDEPENDENCE_ALPHA}: {decision}"
+    )
+
+
+def no_tool_call_error(tool_names: Sequence[str]) -> str:
+    """The error shown after a reply without a tool call."""
+    return (
+        "Error: your reply did not call a tool. Every turn you must call exactly one of "
+        f"{list(tool_names)}. This turn used a step."
+    )
+
+
+def multiple_calls_error(n_calls: int) -> str:
+    """The error shown for each call of a reply with more than one tool call."""
+    return (
+        f"Error: your reply made {n_calls} tool calls; call exactly one tool per turn. None of "
+        "them was executed, and this turn used a step."
+    )

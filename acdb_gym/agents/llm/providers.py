@@ -1,0 +1,544 @@
+"""Provider adapters: the neutral conversation in one API's wire format, sent through its SDK.
+
+An adapter does three things: build the JSON request body (the *payload*) from the prompts, the
+tools and the history; send it with the SDK (``max_retries=0``: :class:`~.agent.LLMAgent` does
+the retrying, identically for every provider); and decode the raw JSON response into a
+:class:`~.conversation.ModelReply`. The payload is exactly what goes on the wire, so it is what
+transcripts record and what the response cache hashes. SDK failures become
+:class:`TransientAPIError` (worth retrying) or :class:`RejectedRequestError` (not).
+
+* :class:`OpenAIAdapter`: Chat Completions with function tools (``tool_choice="required"``,
+  ``parallel_tool_calls=False``); works with any OpenAI-compatible server (vLLM, Ollama,
+  llama.cpp) through ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``).
+* :class:`AnthropicAdapter`: Messages with tool use (``tool_choice={"type": "any",
+  "disable_parallel_tool_use": True}``); ``base_url`` without ``/v1``. The anthropic SDK (>= 1)
+  has no ``temperature`` argument, so it travels in ``extra_body``.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import math
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
+
+from .conversation import Exchange, ModelReply, ToolCall, ToolResult, ToolSpec, Usage
+from .records import Redactor
+
+if TYPE_CHECKING:  # pragma: no cover
+    import anthropic
+    import openai
+
+__all__ = [
+    "PROVIDERS",
+    "AnthropicAdapter",
+    "OpenAIAdapter",
+    "Provider",
+    "ProviderAdapter",
+    "RejectedRequestError",
+    "TransientAPIError",
+    "make_adapter",
+    "parse_retry_after",
+]
+
+Provider = Literal["openai", "anthropic"]
+PROVIDERS: tuple[str, ...] = get_args(Provider)
+
+JSONDict = dict[str, Any]
+
+_TRANSIENT_STATUS = frozenset({408, 409, 429})
+"""Retryable 4xx statuses; every 5xx (including Anthropic's 529 overloaded) is retryable too."""
+
+_EMPTY_REPLY = "(empty reply)"
+
+
+class TransientAPIError(Exception):
+    """A failure worth retrying: rate limit, server error, timeout or dropped connection.
+
+    Attributes:
+        status_code: the HTTP status, or None when no response arrived.
+        retry_after: seconds the server asked to wait (``retry-after``/``retry-after-ms``).
+    """
+
+    def __init__(self, message: str, *, status_code: int | None, retry_after: float | None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.retry_after = retry_after
+
+
+class RejectedRequestError(Exception):
+    """The server refused the request (4xx other than 408/409/429); retrying will not help.
+
+    Attributes:
+        status_code: the HTTP status, or None when the request was never sent.
+    """
+
+    def __init__(self, message: str, *, status_code: int | None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class ProviderAdapter(Protocol):
+    """What :class:`~.agent.LLMAgent` needs from a provider."""
+
+    provider: str
+
+    def build_payload(
+        self,
+        *,
+        model: str,
+        system: str,
+        session: str,
+        history: Sequence[Exchange],
+        tools: Sequence[ToolSpec],
+        temperature: float | None,
+        max_tokens: int,
+    ) -> JSONDict:
+        """The JSON request body."""
+        ...
+
+    def send(self, payload: JSONDict) -> JSONDict:
+        """Send one request (no retries) and return the decoded JSON response body."""
+        ...
+
+    def parse_reply(self, raw: Mapping[str, Any], *, id_prefix: str) -> ModelReply:
+        """Decode a response body; calls without an id get ``f"{id_prefix}_{k}"``."""
+        ...
+
+    def close(self) -> None:
+        """Release the HTTP connections."""
+        ...
+
+
+def parse_retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date).
+
+    >>> parse_retry_after({"retry-after": "0"}), parse_retry_after({"retry-after-ms": "1500"})
+    (0.0, 1.5)
+    >>> parse_retry_after({}) is None
+    True
+    """
+    lowered = {key.lower(): value for key, value in headers.items()}
+    for name, scale in (("retry-after-ms", 1e-3), ("retry-after", 1.0)):
+        text = lowered.get(name)
+        if text is None:
+            continue
+        try:
+            seconds = float(text) * scale
+        except ValueError:
+            try:
+                date = email.utils.parsedate_to_datetime(text)
+            except (TypeError, ValueError):
+                continue
+            seconds = date.timestamp() - time.time()
+        if math.isfinite(seconds):
+            return max(seconds, 0.0)
+    return None
+
+
+def _classify_status(status: int, message: str, headers: Mapping[str, str]) -> Exception:
+    if status in _TRANSIENT_STATUS or status >= 500:
+        return TransientAPIError(
+            f"HTTP {status}: {message}", status_code=status, retry_after=parse_retry_after(headers)
+        )
+    return RejectedRequestError(f"HTTP {status}: {message}", status_code=status)
+
+
+def _decode_body(text: str, status: int) -> JSONDict:
+    try:
+        body = json.loads(text)
+    except ValueError:
+        raise TransientAPIError(
+            f"HTTP {status} response is not JSON: {text[:200]!r}",
+            status_code=status,
+            retry_after=None,
+        ) from None
+    if not isinstance(body, dict):
+        raise TransientAPIError(
+            f"HTTP {status} response is not a JSON object: {text[:200]!r}",
+            status_code=status,
+            retry_after=None,
+        )
+    return body
+
+
+def _missing_key(provider: str, env_var: str) -> RejectedRequestError:
+    return RejectedRequestError(
+        f"no API key for {provider}: pass api_key= or set {env_var}", status_code=None
+    )
+
+
+def _translate(error: Exception, sdk: Any, *, timeout: float, redact: Redactor) -> Exception:
+    """Map an exception of the ``openai`` or ``anthropic`` SDK (same class names in both) to
+    :class:`TransientAPIError` or :class:`RejectedRequestError`, with the key redacted."""
+    if isinstance(error, sdk.APIStatusError):
+        return _classify_status(error.status_code, redact(error.message), error.response.headers)
+    if isinstance(error, sdk.APITimeoutError):
+        return TransientAPIError(
+            f"request timed out after {timeout:g} s", status_code=None, retry_after=None
+        )
+    if isinstance(error, sdk.APIConnectionError):
+        cause = error.__cause__ or error
+        return TransientAPIError(
+            redact(f"connection error: {type(cause).__name__}: {cause}"),
+            status_code=None,
+            retry_after=None,
+        )
+    return RejectedRequestError(redact(f"{type(error).__name__}: {error}"), status_code=None)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+# --------------------------------------------------------------------------- OpenAI
+
+
+class OpenAIAdapter:
+    """Chat Completions with function tools, through the ``openai`` SDK.
+
+    Args:
+        api_key: the key (None: every send raises :class:`RejectedRequestError`).
+        base_url: an OpenAI-compatible server, e.g. ``http://127.0.0.1:8000/v1``; None for
+            OpenAI (or ``OPENAI_BASE_URL``).
+        timeout: seconds per HTTP request.
+    """
+
+    provider = "openai"
+
+    def __init__(self, *, api_key: str | None, base_url: str | None, timeout: float) -> None:
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeout = timeout
+        self._redact = Redactor([api_key])
+        self._client: openai.OpenAI | None = None
+
+    def build_payload(
+        self,
+        *,
+        model: str,
+        system: str,
+        session: str,
+        history: Sequence[Exchange],
+        tools: Sequence[ToolSpec],
+        temperature: float | None,
+        max_tokens: int,
+    ) -> JSONDict:
+        messages: list[JSONDict] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": session},
+        ]
+        for exchange in history:
+            messages.append(exchange.reply.assistant_message)
+            messages.extend(self._result_message(result) for result in exchange.results)
+        payload: JSONDict = {
+            "model": model,
+            "messages": messages,
+            "tools": [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": tool.parameters,
+                    },
+                }
+                for tool in tools
+            ],
+            "tool_choice": "required",
+            "parallel_tool_calls": False,
+            "max_completion_tokens": max_tokens,
+        }
+        if temperature is not None:
+            payload["temperature"] = temperature
+        return payload
+
+    @staticmethod
+    def _result_message(result: ToolResult) -> JSONDict:
+        if result.call_id is None:
+            return {"role": "user", "content": result.text}
+        return {"role": "tool", "tool_call_id": result.call_id, "content": result.text}
+
+    def send(self, payload: JSONDict) -> JSONDict:
+        import openai
+
+        try:
+            response = self._get_client().chat.completions.with_raw_response.create(**payload)
+            http = response.http_response
+            text, status = http.read().decode("utf-8", errors="replace"), http.status_code
+        except openai.OpenAIError as error:
+            failure = _translate(error, openai, timeout=self._timeout, redact=self._redact)
+        else:
+            return _decode_body(text, status)
+        raise failure  # outside the handler: no chained SDK exception (it holds the request)
+
+    def _get_client(self) -> openai.OpenAI:
+        if self._client is None:
+            if self._api_key is None:
+                raise _missing_key(self.provider, "OPENAI_API_KEY")
+            import openai
+
+            self._client = openai.OpenAI(
+                api_key=self._api_key, base_url=self._base_url, timeout=self._timeout, max_retries=0
+            )
+        return self._client
+
+    def parse_reply(self, raw: Mapping[str, Any], *, id_prefix: str) -> ModelReply:
+        choices = raw.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices else {}
+        message = choice.get("message") if isinstance(choice, dict) else None
+        message = message if isinstance(message, dict) else {}
+        content = message.get("content")
+        text = content if isinstance(content, str) else ""
+        calls: list[ToolCall] = []
+        raw_calls = message.get("tool_calls")
+        for k, item in enumerate(raw_calls if isinstance(raw_calls, list) else []):
+            function = item.get("function") if isinstance(item, dict) else None
+            function = function if isinstance(function, dict) else {}
+            call_id = item.get("id") if isinstance(item, dict) else None
+            calls.append(
+                _decode_arguments(
+                    call_id if isinstance(call_id, str) and call_id else f"{id_prefix}_{k}",
+                    str(function.get("name", "")),
+                    function.get("arguments"),
+                )
+            )
+        usage = raw.get("usage") if isinstance(raw.get("usage"), dict) else {}
+        assert isinstance(usage, dict)
+        return ModelReply(
+            text=text,
+            tool_calls=tuple(calls),
+            assistant_message=self._echo(text, calls),
+            usage=Usage(_int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))),
+            stop_reason=choice.get("finish_reason") if isinstance(choice, dict) else None,
+        )
+
+    @staticmethod
+    def _echo(text: str, calls: Sequence[ToolCall]) -> JSONDict:
+        if not calls:
+            return {"role": "assistant", "content": text or _EMPTY_REPLY}
+        return {
+            "role": "assistant",
+            "content": text or None,
+            "tool_calls": [
+                {
+                    "type": "function",
+                    "id": call.id,
+                    "function": {"name": call.name, "arguments": _echo_arguments(call)},
+                }
+                for call in calls
+            ],
+        }
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+def _decode_arguments(call_id: str, name: str, raw: Any) -> ToolCall:
+    """Decode OpenAI's JSON-string arguments (some servers send an object instead)."""
+    if isinstance(raw, dict):
+        return ToolCall(call_id, name, raw, raw)
+    if not isinstance(raw, str):
+        return ToolCall(call_id, name, None, raw, f"expected a JSON string, got {raw!r}"[:200])
+    try:
+        return ToolCall(call_id, name, json.loads(raw) if raw.strip() else {}, raw)
+    except ValueError as error:
+        return ToolCall(call_id, name, None, raw, str(error))
+
+
+def _echo_arguments(call: ToolCall) -> str:
+    """Arguments to send back in the history. Servers that render chat templates (vLLM) parse
+    them, so arguments that are not a JSON object go back wrapped in one instead of verbatim."""
+    if isinstance(call.arguments, dict):
+        return (
+            call.raw_arguments
+            if isinstance(call.raw_arguments, str)
+            else json.dumps(call.arguments)
+        )
+    return json.dumps({"unparsable_arguments": call.raw_arguments})
+
+
+# --------------------------------------------------------------------------- Anthropic
+
+
+class AnthropicAdapter:
+    """Messages with tool use, through the ``anthropic`` SDK.
+
+    Args:
+        api_key: the key (None: every send raises :class:`RejectedRequestError`).
+        base_url: an Anthropic-compatible server, e.g. ``http://127.0.0.1:8000`` (no ``/v1``);
+            None for Anthropic (or ``ANTHROPIC_BASE_URL``).
+        timeout: seconds per HTTP request.
+    """
+
+    provider = "anthropic"
+
+    def __init__(self, *, api_key: str | None, base_url: str | None, timeout: float) -> None:
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeout = timeout
+        self._redact = Redactor([api_key])
+        self._client: anthropic.Anthropic | None = None
+
+    def build_payload(
+        self,
+        *,
+        model: str,
+        system: str,
+        session: str,
+        history: Sequence[Exchange],
+        tools: Sequence[ToolSpec],
+        temperature: float | None,
+        max_tokens: int,
+    ) -> JSONDict:
+        messages: list[JSONDict] = [
+            {"role": "user", "content": [{"type": "text", "text": session}]}
+        ]
+        for exchange in history:
+            messages.append(exchange.reply.assistant_message)
+            if exchange.results:
+                messages.append(
+                    {"role": "user", "content": [self._result_block(r) for r in exchange.results]}
+                )
+        payload: JSONDict = {
+            "model": model,
+            "max_tokens": max_tokens,
+            "system": system,
+            "messages": messages,
+            "tools": [
+                {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": tool.parameters,
+                }
+                for tool in tools
+            ],
+            "tool_choice": {"type": "any", "disable_parallel_tool_use": True},
+        }
+        if temperature is not None:
+            payload["temperature"] = temperature
+        return payload
+
+    @staticmethod
+    def _result_block(result: ToolResult) -> JSONDict:
+        if result.call_id is None:
+            return {"type": "text", "text": result.text}
+        block: JSONDict = {
+            "type": "tool_result",
+            "tool_use_id": result.call_id,
+            "content": result.text,
+        }
+        if result.is_error:
+            block["is_error"] = True
+        return block
+
+    def send(self, payload: JSONDict) -> JSONDict:
+        import anthropic
+
+        body = dict(payload)
+        temperature = body.pop("temperature", None)
+        extra_body = None if temperature is None else {"temperature": temperature}
+        try:
+            response = self._get_client().messages.with_raw_response.create(
+                **body, extra_body=extra_body
+            )
+            http = response.http_response
+            text, status = http.read().decode("utf-8", errors="replace"), http.status_code
+        except anthropic.AnthropicError as error:
+            failure = _translate(error, anthropic, timeout=self._timeout, redact=self._redact)
+        else:
+            return _decode_body(text, status)
+        raise failure  # outside the handler: no chained SDK exception (it holds the request)
+
+    def _get_client(self) -> anthropic.Anthropic:
+        if self._client is None:
+            if self._api_key is None:
+                raise _missing_key(self.provider, "ANTHROPIC_API_KEY")
+            import anthropic
+
+            self._client = anthropic.Anthropic(
+                api_key=self._api_key, base_url=self._base_url, timeout=self._timeout, max_retries=0
+            )
+        return self._client
+
+    def parse_reply(self, raw: Mapping[str, Any], *, id_prefix: str) -> ModelReply:
+        content = raw.get("content")
+        texts: list[str] = []
+        calls: list[ToolCall] = []
+        echo: list[JSONDict] = []
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+                if block["text"]:
+                    echo.append({"type": "text", "text": block["text"]})
+            elif kind == "tool_use":
+                block_id = block.get("id")
+                call_id = (
+                    block_id
+                    if isinstance(block_id, str) and block_id
+                    else f"{id_prefix}_{len(calls)}"
+                )
+                arguments = block.get("input")
+                error = (
+                    None
+                    if isinstance(arguments, dict)
+                    else f"input is not a JSON object: {arguments!r}"[:200]
+                )
+                call = ToolCall(
+                    call_id,
+                    str(block.get("name", "")),
+                    arguments if error is None else None,
+                    arguments,
+                    error,
+                )
+                calls.append(call)
+                echo.append(
+                    {
+                        "type": "tool_use",
+                        "id": call_id,
+                        "name": call.name,
+                        "input": arguments if error is None else {"unparsable_input": arguments},
+                    }
+                )
+            elif kind in ("thinking", "redacted_thinking"):
+                echo.append(dict(block))  # must go back verbatim (signed)
+        usage = raw.get("usage") if isinstance(raw.get("usage"), dict) else {}
+        assert isinstance(usage, dict)
+        tokens_in = sum(
+            _int(usage.get(name))
+            for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        )
+        stop = raw.get("stop_reason")
+        return ModelReply(
+            text="\n".join(texts),
+            tool_calls=tuple(calls),
+            assistant_message={
+                "role": "assistant",
+                "content": echo or [{"type": "text", "text": _EMPTY_REPLY}],
+            },
+            usage=Usage(tokens_in, _int(usage.get("output_tokens"))),
+            stop_reason=stop if isinstance(stop, str) else None,
+        )
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+def make_adapter(
+    provider: Provider, *, api_key: str | None, base_url: str | None, timeout: float
+) -> ProviderAdapter:
+    """The adapter of ``provider``."""
+    if provider == "openai":
+        return OpenAIAdapter(api_key=api_key, base_url=base_url, timeout=timeout)
+    if provider == "anthropic":
+        return AnthropicAdapter(api_key=api_key, base_url=base_url, timeout=timeout)
+    raise ValueError(f"provider must be one of {list(PROVIDERS)}, got {provider!r}")

@@ -1,0 +1,145 @@
+"""Episode transcripts (JSONL) and the on-disk response cache.
+
+Both write only what was sent and received on the wire plus bookkeeping; the API key is never
+part of either (it travels in HTTP headers, which are not recorded), and every line written
+passes through a :class:`Redactor` as a second guard.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "MIN_SECRET_LENGTH",
+    "REDACTED",
+    "Redactor",
+    "ResponseCache",
+    "TranscriptWriter",
+    "canonical_json",
+]
+
+REDACTED = "[REDACTED]"
+
+MIN_SECRET_LENGTH = 8
+"""Shortest string a :class:`Redactor` treats as a secret."""
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no spaces, UTF-8 kept, NaN refused: the same value always gives the same text.
+
+    >>> canonical_json({"b": [1, 2.5], "a": "é"})
+    '{"a":"é","b":[1,2.5]}'
+    """
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+class Redactor:
+    """Replaces every secret (and its JSON-escaped form) in a text with ``[REDACTED]``.
+
+    Strings shorter than :data:`MIN_SECRET_LENGTH` are not secrets (placeholder keys such as
+    ``"EMPTY"`` for local servers) and are left alone, so they cannot garble a transcript.
+
+    >>> Redactor(["sk-123456789", "EMPTY"])("key=sk-123456789, EMPTY")
+    'key=[REDACTED], EMPTY'
+    """
+
+    def __init__(self, secrets: Iterable[str | None]) -> None:
+        forms: set[str] = set()
+        for secret in secrets:
+            if secret and len(secret) >= MIN_SECRET_LENGTH:
+                forms.add(secret)
+                forms.add(json.dumps(secret)[1:-1])
+        self._forms = sorted(forms, key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for form in self._forms:
+            text = text.replace(form, REDACTED)
+        return text
+
+
+class TranscriptWriter:
+    """Appends one JSON object per event to a JSONL file (nothing when ``path`` is None).
+
+    Creating a writer truncates the file: a transcript holds one episode.
+    """
+
+    def __init__(self, path: Path | None, redact: Redactor) -> None:
+        self.path = None if path is None else Path(path)
+        self._redact = redact
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text("", encoding="utf-8")
+
+    def write(self, event: str, **fields: Any) -> None:
+        """Append ``{"event": event, "time": <unix seconds>, **fields}``."""
+        if self.path is None:
+            return
+        record = {"event": event, "time": round(time.time(), 6), **fields}
+        line = self._redact(json.dumps(record, ensure_ascii=False, default=str))
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+
+
+class ResponseCache:
+    """Responses on disk, one JSON file per request, keyed by the SHA-256 of the request.
+
+    The key hashes the canonical JSON of ``{"provider": ..., "request": payload}``, where the
+    payload is the full request body (model, parameters, messages, tools); the API key is not
+    part of it. Files are written atomically, so concurrent workers can share a directory.
+
+    Args:
+        directory: where entries live (created on first write).
+        redact: applied to every file written.
+    """
+
+    def __init__(self, directory: Path, redact: Redactor) -> None:
+        self.directory = Path(directory)
+        self._redact = redact
+
+    @staticmethod
+    def key(provider: str, payload: dict[str, Any]) -> str:
+        """The entry key of a request."""
+        text = canonical_json({"provider": provider, "request": payload})
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    @staticmethod
+    def fact_key(provider: str, model: str, fact: str) -> str:
+        """The entry key of a fact about a model (e.g. that it refuses ``temperature``)."""
+        text = canonical_json({"provider": provider, "model": model, "fact": fact})
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored entry, or None (also for an unreadable file, which the next put replaces)."""
+        try:
+            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return entry if isinstance(entry, dict) else None
+
+    def put(self, key: str, entry: dict[str, Any]) -> None:
+        """Store ``entry`` under ``key`` (atomically)."""
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = self._redact(json.dumps({"key": key, **entry}, ensure_ascii=False))
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
+            os.replace(temporary, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise

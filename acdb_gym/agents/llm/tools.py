@@ -1,0 +1,401 @@
+"""The LLM variants, their function tools (generated from the env's typed actions) and the
+parser that turns a model's tool call back into a typed action.
+
+Variables are named ``X0 .. X{d-1}`` in every tool. ``regime`` numbers the data a statistic is
+computed on as the env's action space does: 0 is the observational sample, ``k`` the ``k``-th
+intervention of the episode.
+
+>>> [tool.name for tool in build_tools("llm_raw", panel="active", n_nodes=3)]
+['intervene', 'submit_graph']
+>>> parse_tool_arguments("intervene", {"variable": "X2", "value": 1.5},
+...                      offered=("intervene", "submit_graph"), n_nodes=3, n_experiments=0)
+Intervene(var=2, value=1.5)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Mapping
+from typing import Any, Literal, get_args
+
+from acdb_gym.core.graphs import PDAG
+from acdb_gym.envs.acdb_env import STEP_LIMITS, Panel
+from acdb_gym.envs.actions import (
+    VALUE_BOUND,
+    Action,
+    Correlation,
+    IndependenceTest,
+    Intervene,
+    PartialCorrelation,
+    Submit,
+)
+
+from .conversation import ToolSpec
+
+__all__ = [
+    "STATISTICS_TOOLS",
+    "VARIANTS",
+    "ToolCallError",
+    "Variant",
+    "build_tools",
+    "env_kwargs_for",
+    "parse_tool_arguments",
+    "variable_names",
+]
+
+Variant = Literal["llm_raw", "llm_stats", "llm_corr_obs"]
+VARIANTS: tuple[str, ...] = get_args(Variant)
+
+STATISTICS_TOOLS = ("correlation", "partial_correlation", "independence_test")
+"""Tools offered only by ``llm_stats``."""
+
+_NAME = re.compile(r"X(\d+)")
+_MAX_SHOWN = 120
+"""Longest rendering of a bad value inside an error message."""
+
+
+class ToolCallError(ValueError):
+    """A tool call that cannot be executed; its message is shown to the model as the result."""
+
+
+def check_variant(variant: str) -> None:
+    """Raise ValueError unless ``variant`` is one of :data:`VARIANTS`."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
+
+
+def env_kwargs_for(variant: Variant) -> dict[str, Any]:
+    """The :class:`~acdb_gym.envs.acdb_env.ACDBEnv` keyword arguments a variant runs with.
+
+    ``llm_raw`` and ``llm_stats`` run on either panel (the caller adds ``panel=``);
+    ``llm_corr_obs`` is observational only.
+
+    >>> env_kwargs_for("llm_stats")
+    {'tools': 'stats', 'max_steps': 32}
+    >>> env_kwargs_for("llm_corr_obs")
+    {'panel': 'observational', 'tools': 'raw', 'max_steps': 16}
+    """
+    check_variant(variant)
+    if variant == "llm_stats":
+        return {"tools": "stats", "max_steps": STEP_LIMITS["stats"]}
+    if variant == "llm_corr_obs":
+        return {"panel": "observational", "tools": "raw", "max_steps": STEP_LIMITS["raw"]}
+    return {"tools": "raw", "max_steps": STEP_LIMITS["raw"]}
+
+
+def variable_names(n_nodes: int) -> list[str]:
+    """``["X0", ..., "X{d-1}"]``."""
+    return [f"X{v}" for v in range(n_nodes)]
+
+
+# --------------------------------------------------------------------------- tool specs
+
+
+def build_tools(variant: Variant, *, panel: Panel, n_nodes: int) -> tuple[ToolSpec, ...]:
+    """The tools a variant offers in a panel, in a fixed order.
+
+    ``intervene`` is offered only by ``llm_raw``/``llm_stats`` in the active panel; the three
+    statistics tools only by ``llm_stats``; ``submit_graph`` always.
+    """
+    check_variant(variant)
+    names = variable_names(n_nodes)
+    tools: list[ToolSpec] = []
+    if variant != "llm_corr_obs" and panel == "active":
+        tools.append(_intervene_tool(names))
+    if variant == "llm_stats":
+        tools.extend(_statistics_tools(names))
+    tools.append(_submit_tool(names))
+    return tuple(tools)
+
+
+def _variable_schema(names: list[str], description: str) -> dict[str, Any]:
+    return {"type": "string", "enum": names, "description": description}
+
+
+def _regime_schema() -> dict[str, Any]:
+    return {
+        "type": "integer",
+        "minimum": 0,
+        "description": (
+            "Which data to use: 0 = the observational data (default); k = the samples of your "
+            "k-th intervention (numbered 1, 2, ... in the order you made them)."
+        ),
+    }
+
+
+def _intervene_tool(names: list[str]) -> ToolSpec:
+    return ToolSpec(
+        name="intervene",
+        description=(
+            "Perform a perfect hard intervention do(variable = value): the variable is set to "
+            "value in every sample, which cuts it off from its own causes, and the other "
+            "variables respond through the hidden causal model. Returns fresh samples of all "
+            "variables. Costs one unit of the intervention budget."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "variable": _variable_schema(names, "The variable to intervene on."),
+                "value": {
+                    "type": "number",
+                    "minimum": -VALUE_BOUND,
+                    "maximum": VALUE_BOUND,
+                    "description": (
+                        f"The value to set it to, in [{-VALUE_BOUND:g}, {VALUE_BOUND:g}]."
+                    ),
+                },
+            },
+            "required": ["variable", "value"],
+            "additionalProperties": False,
+        },
+    )
+
+
+def _statistics_tools(names: list[str]) -> list[ToolSpec]:
+    pair = {
+        "i": _variable_schema(names, "The first variable."),
+        "j": _variable_schema(names, "The second variable (different from i)."),
+    }
+    conditioning = {
+        "conditioning_set": {
+            "type": "array",
+            "items": {"type": "string", "enum": names},
+            "uniqueItems": True,
+            "description": "Variables to condition on (may be empty; must not contain i or j).",
+        }
+    }
+    regime = {"regime": _regime_schema()}
+    return [
+        ToolSpec(
+            name="correlation",
+            description=(
+                "Pearson correlation r of two variables, with the Fisher-z p-value of the test "
+                "r = 0."
+            ),
+            parameters={
+                "type": "object",
+                "properties": {**pair, **regime},
+                "required": ["i", "j"],
+                "additionalProperties": False,
+            },
+        ),
+        ToolSpec(
+            name="partial_correlation",
+            description=(
+                "Partial correlation of i and j given the conditioning set, with the Fisher-z "
+                "p-value of the test that it is 0."
+            ),
+            parameters={
+                "type": "object",
+                "properties": {**pair, **conditioning, **regime},
+                "required": ["i", "j", "conditioning_set"],
+                "additionalProperties": False,
+            },
+        ),
+        ToolSpec(
+            name="independence_test",
+            description=(
+                "Fisher-z test of the conditional independence of i and j given the "
+                "conditioning set at alpha = 0.05: the z statistic, the p-value and the decision."
+            ),
+            parameters={
+                "type": "object",
+                "properties": {**pair, **conditioning, **regime},
+                "required": ["i", "j", "conditioning_set"],
+                "additionalProperties": False,
+            },
+        ),
+    ]
+
+
+def _submit_tool(names: list[str]) -> ToolSpec:
+    def edges(description: str) -> dict[str, Any]:
+        return {
+            "type": "array",
+            "items": {
+                "type": "array",
+                "items": {"type": "string", "enum": names},
+                "minItems": 2,
+                "maxItems": 2,
+            },
+            "description": description,
+        }
+
+    return ToolSpec(
+        name="submit_graph",
+        description=(
+            "Submit your final causal graph; this ends the episode. List each pair of directly "
+            "connected variables once: in directed_edges as [cause, effect] when you have "
+            "determined the direction, otherwise in undirected_edges as [a, b]. Leave out pairs "
+            "that are not directly connected. Directed edges must not form a cycle."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "directed_edges": edges("Directed edges [cause, effect], e.g. [['X0', 'X2']]."),
+                "undirected_edges": edges("Undirected edges [a, b] (direction left open)."),
+            },
+            "required": ["directed_edges", "undirected_edges"],
+            "additionalProperties": False,
+        },
+    )
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def parse_tool_arguments(
+    name: str,
+    arguments: Any,
+    *,
+    offered: Collection[str],
+    n_nodes: int,
+    n_experiments: int,
+) -> Action:
+    """Turn one tool call into a typed action, or raise :class:`ToolCallError` saying why not.
+
+    Args:
+        name: the tool the model called.
+        arguments: its decoded JSON arguments.
+        offered: the tool names offered this episode.
+        n_nodes: number of variables ``d``.
+        n_experiments: interventions performed so far (valid regimes are ``0..n_experiments``).
+
+    Raises:
+        ToolCallError: unknown tool, arguments that are not an object, missing or unexpected
+            arguments, wrong types, variables or regimes out of range, a value outside
+            ``[-VALUE_BOUND, VALUE_BOUND]``, or an invalid graph.
+    """
+    if name not in offered:
+        raise ToolCallError(
+            f"unknown tool {_show(name)}; the available tools are {sorted(offered)}"
+        )
+    if not isinstance(arguments, Mapping):
+        raise ToolCallError(
+            f"the arguments of {name} must be a JSON object, got {type(arguments).__name__} "
+            f"{_show(arguments)}"
+        )
+    if name == "intervene":
+        _check_keys(name, arguments, required=("variable", "value"))
+        return Intervene(
+            _variable(arguments["variable"], "variable", n_nodes), _value(arguments["value"])
+        )
+    if name == "submit_graph":
+        _check_keys(name, arguments, required=("directed_edges", "undirected_edges"))
+        return Submit(_graph(arguments, n_nodes))
+    conditional = name != "correlation"
+    required = ("i", "j", "conditioning_set") if conditional else ("i", "j")
+    _check_keys(name, arguments, required=required, optional=("regime",))
+    i = _variable(arguments["i"], "i", n_nodes)
+    j = _variable(arguments["j"], "j", n_nodes)
+    if i == j:
+        raise ToolCallError(f"i and j must be different variables, got X{i} for both")
+    regime = _regime(arguments.get("regime", 0), n_experiments)
+    if not conditional:
+        return Correlation(i, j, regime)
+    cond = _conditioning_set(arguments["conditioning_set"], n_nodes, (i, j))
+    if name == "partial_correlation":
+        return PartialCorrelation(i, j, cond, regime)
+    return IndependenceTest(i, j, cond, regime)
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
+
+
+def _check_keys(
+    tool: str,
+    arguments: Mapping[str, Any],
+    *,
+    required: tuple[str, ...],
+    optional: tuple[str, ...] = (),
+) -> None:
+    missing = [key for key in required if key not in arguments]
+    if missing:
+        raise ToolCallError(f"{tool} is missing required argument(s) {missing}")
+    unexpected = sorted(str(key) for key in arguments if key not in (*required, *optional))
+    if unexpected:
+        raise ToolCallError(
+            f"{tool} got unexpected argument(s) {unexpected}; it takes {[*required, *optional]}"
+        )
+
+
+def _variable(value: Any, field: str, n_nodes: int) -> int:
+    expected = f"a variable name X0..X{n_nodes - 1}"
+    if not isinstance(value, str):
+        raise ToolCallError(
+            f"{field} must be {expected} (a string), got {type(value).__name__} {_show(value)}"
+        )
+    match = _NAME.fullmatch(value.strip())
+    if match is None or int(match.group(1)) >= n_nodes:
+        raise ToolCallError(f"{field} must be {expected}, got {_show(value)}")
+    return int(match.group(1))
+
+
+def _value(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ToolCallError(f"value must be a number, got {type(value).__name__} {_show(value)}")
+    number = float(value)
+    if not math.isfinite(number) or abs(number) > VALUE_BOUND:
+        raise ToolCallError(
+            f"value must be a finite number in [{-VALUE_BOUND:g}, {VALUE_BOUND:g}], got {value!r}"
+        )
+    return number
+
+
+def _regime(value: Any, n_experiments: int) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ToolCallError(f"regime must be an integer, got {type(value).__name__} {_show(value)}")
+    if not 0 <= value <= n_experiments:
+        done = (
+            "no interventions have been made yet, so only regime 0 exists"
+            if n_experiments == 0
+            else f"regime must be in [0, {n_experiments}]"
+        )
+        raise ToolCallError(f"there is no regime {value}: {done}")
+    return None if value == 0 else value - 1
+
+
+def _conditioning_set(value: Any, n_nodes: int, pair: tuple[int, int]) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise ToolCallError(
+            f"conditioning_set must be a list of variable names, got {type(value).__name__} "
+            f"{_show(value)}"
+        )
+    cond = tuple(_variable(item, "each conditioning_set entry", n_nodes) for item in value)
+    clash = sorted({c for c in cond if c in pair})
+    if clash:
+        raise ToolCallError(
+            f"conditioning_set must not contain i or j, got {[f'X{c}' for c in clash]}"
+        )
+    repeated = sorted({c for c in cond if cond.count(c) > 1})
+    if repeated:
+        raise ToolCallError(f"conditioning_set lists {[f'X{c}' for c in repeated]} more than once")
+    return cond
+
+
+def _edges(value: Any, field: str, n_nodes: int) -> list[tuple[int, int]]:
+    if not isinstance(value, list):
+        raise ToolCallError(
+            f"{field} must be a list of [a, b] pairs, got {type(value).__name__} {_show(value)}"
+        )
+    edges = []
+    for item in value:
+        if not isinstance(item, list) or len(item) != 2:
+            raise ToolCallError(
+                f"each entry of {field} must be a pair [a, b] of variable names, got {_show(item)}"
+            )
+        where = f"each endpoint in {field}"
+        edges.append((_variable(item[0], where, n_nodes), _variable(item[1], where, n_nodes)))
+    return edges
+
+
+def _graph(arguments: Mapping[str, Any], n_nodes: int) -> PDAG:
+    directed = _edges(arguments["directed_edges"], "directed_edges", n_nodes)
+    undirected = _edges(arguments["undirected_edges"], "undirected_edges", n_nodes)
+    try:
+        return PDAG.from_edges(n_nodes, directed=directed, undirected=undirected)
+    except ValueError as error:
+        raise ToolCallError(f"invalid graph: {error}") from None
