@@ -108,6 +108,8 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
     ```
 
     * ``level``: ``"L0"`` … ``"L5"``; ``ladder``: ``"v0"`` (the paper) or ``"v1"`` (calibrated).
+      A :class:`~acdb_gym.core.ladder.Level` may be passed instead, for a custom world
+      (``Level("custom", "T", "test", LevelSpec(d=2, ...), manifest=())``).
     * ``panel``: ``"active"`` or ``"observational"`` (no interventions).
     * ``tools``: ``"raw"`` (intervene + submit) or ``"stats"`` (+ statistics tools).
     * ``max_steps``: overrides the step limit.
@@ -124,7 +126,7 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
 
     def __init__(
         self,
-        level: str = "L2",
+        level: str | Level = "L2",
         *,
         ladder: str = "v0",
         panel: Panel = "active",
@@ -133,7 +135,7 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         reward: RewardName = "directed_f1",
         render_mode: str | None = None,
     ) -> None:
-        self.level: Level = get_level(ladder, level)
+        self.level: Level = level if isinstance(level, Level) else get_level(ladder, level)
         _check_choice("panel", panel, get_args(Panel))
         _check_choice("tools", tools, get_args(Tools))
         _check_choice("reward", reward, get_args(RewardName))
@@ -196,7 +198,8 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         if self._final_info is not None:
             info = {**self._info(), **self._final_info}
             info["error"] = "the episode has ended; call reset()"
-            return self._observation(), 0.0, True, False, info
+            truncated_end = bool(self._final_info["truncated_empty_submission"])
+            return self._observation(), 0.0, not truncated_end, truncated_end, info
         if not self.action_space.contains(action):
             raise ValueError(f"action is not an element of the action space: {action!r}")
         self._steps += 1

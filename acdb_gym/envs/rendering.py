@@ -16,6 +16,8 @@ from acdb_gym.core.scoring import ScoreReport
 
 __all__ = ["EDGE_COLOURS", "RenderState", "classify_edges", "render_rgb", "render_text"]
 
+INTERVENED_COLOUR = "#ffd54f"
+
 EDGE_COLOURS = {
     "correct": "#2e7d32",
     "reversed": "#ef6c00",
@@ -81,7 +83,7 @@ def render_text(state: RenderState) -> str:
     lines = [
         state.title,
         f"step {state.steps}/{state.max_steps}   "
-        f"budget {state.budget_remaining}/{state.budget} remaining",
+        f"{state.budget_remaining} of {state.budget} interventions left",
     ]
     if state.experiments:
         done = ", ".join(f"do(X{t}={v:.3g})" for t, v in state.experiments)
@@ -118,25 +120,31 @@ def render_rgb(state: RenderState) -> np.ndarray:
     import matplotlib.pyplot as plt
     import networkx as nx
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.8), dpi=100)
+    fig, ax = plt.subplots(figsize=(8.0, 4.8), dpi=100)
+    fig.subplots_adjust(left=0.02, right=0.8, top=0.85, bottom=0.02)  # room for the legend
     try:
         graph = nx.DiGraph()
         graph.add_nodes_from(range(state.n_nodes))
         pos = nx.circular_layout(graph)
         targets = {t for t, _ in state.experiments}
-        node_colours = ["#ffd54f" if v in targets else "#e3f2fd" for v in range(state.n_nodes)]
+        node_colours = [
+            INTERVENED_COLOUR if v in targets else "#e3f2fd" for v in range(state.n_nodes)
+        ]
         nx.draw_networkx_nodes(
             graph, pos, ax=ax, node_color=node_colours, edgecolors="#37474f", node_size=700
         )
         nx.draw_networkx_labels(graph, pos, {v: f"X{v}" for v in range(state.n_nodes)}, ax=ax)
         if state.submission is not None and state.truth is not None:
-            _draw_scored_edges(ax, pos, classify_edges(state.truth, state.submission))
-        subtitle = f"step {state.steps}/{state.max_steps}, budget {state.budget_remaining}"
-        subtitle += f"/{state.budget}"
+            _draw_scored_edges(ax, pos, state.truth, state.submission)
+        subtitle = (
+            f"step {state.steps}/{state.max_steps}, "
+            f"{state.budget_remaining} of {state.budget} interventions left"
+        )
         if state.report is not None:
             subtitle += f"\ndirected F1 {state.report.directed_f1:.2f}, SHD {state.report.shd}"
         ax.set_title(f"{state.title}\n{subtitle}", fontsize=9)
         ax.set_axis_off()
+        ax.margins(0.15)  # keep the node circles inside the picture
         fig.canvas.draw()
         image = np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()  # type: ignore[attr-defined]
     finally:
@@ -144,31 +152,44 @@ def render_rgb(state: RenderState) -> np.ndarray:
     return image
 
 
-def _draw_scored_edges(ax: object, pos: dict[int, np.ndarray], classes: dict[str, list]) -> None:
+def _draw_scored_edges(
+    ax: object, pos: dict[int, np.ndarray], truth: DAG, submission: PDAG
+) -> None:
     import networkx as nx
     from matplotlib.lines import Line2D
 
     graph = nx.DiGraph()
     graph.add_nodes_from(pos)
+    classes = classify_edges(truth, submission)
     for name, edges in classes.items():
-        if not edges:
-            continue
-        undirected = name == "unresolved"
-        nx.draw_networkx_edges(
-            graph,
-            pos,
-            edgelist=edges,
-            ax=ax,
-            edge_color=EDGE_COLOURS[name],
-            style="dashed" if name == "missing" else "solid",
-            arrows=not undirected,
-            arrowstyle="-|>",
-            arrowsize=18,
-            width=2.2,
-            node_size=700,
-        )
+        # Edges the submission left undirected (unresolved, undirected extras) are plain lines;
+        # arrow options only go with arrows.
+        plain = [e for e in edges if name != "missing" and submission.undirected[e]]
+        arrowed = [e for e in edges if e not in plain]
+        for group, options in (
+            (plain, {"arrows": False}),
+            (arrowed, {"arrows": True, "arrowstyle": "-|>", "arrowsize": 18}),
+        ):
+            if group:
+                nx.draw_networkx_edges(
+                    graph,
+                    pos,
+                    edgelist=group,
+                    ax=ax,
+                    edge_color=EDGE_COLOURS[name],
+                    style="dashed" if name == "missing" else "solid",
+                    width=2.2,
+                    node_size=700,
+                    **options,
+                )
     handles = [
         Line2D([0], [0], color=colour, lw=2.2, label=f"{name} ({len(classes[name])})")
         for name, colour in EDGE_COLOURS.items()
     ]
-    ax.legend(handles=handles, loc="lower left", fontsize=7, frameon=False)  # type: ignore[attr-defined]
+    handles.append(
+        Line2D([0], [0], marker="o", color="none", markerfacecolor=INTERVENED_COLOUR,
+               markeredgecolor="#37474f", markersize=9, label="intervened node")
+    )  # fmt: skip
+    ax.legend(  # type: ignore[attr-defined]
+        handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False
+    )

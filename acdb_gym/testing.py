@@ -1,0 +1,612 @@
+"""Conformance checks for ACDB environments, shipped with the package (as PettingZoo does).
+
+Run :func:`check_acdb_env` on your own variant of :class:`~acdb_gym.envs.acdb_env.ACDBEnv` (a
+subclass, a wrapper, a custom level) to check that it still keeps the contract of DESIGN §8:
+Gymnasium's API, the typed action and observation spaces, invalid actions that never raise,
+episodes that always end with a score, same-seed determinism, and that nothing about the hidden
+graph reaches the agent before the end. :func:`find_hidden_leak` is the leak detector it uses,
+for checking your own wrappers' observations, infos and renders.
+
+>>> import gymnasium as gym
+>>> import acdb_gym
+>>> check_acdb_env(gym.make("ACDB-L0-v0", render_mode="ansi"), n_random_steps=10)
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils.env_checker import check_env
+
+from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core.instance import Instance
+from acdb_gym.core.scm import LinearGaussianSCM
+from acdb_gym.core.scoring import ScoreReport
+from acdb_gym.envs import actions
+from acdb_gym.envs.actions import ActionKind
+
+__all__ = ["OBSERVATION_KEYS", "SCORE_FIELDS", "check_acdb_env", "find_hidden_leak"]
+
+SCORE_FIELDS: tuple[str, ...] = tuple(field.name for field in fields(ScoreReport))
+"""The 18 fields of :class:`~acdb_gym.core.scoring.ScoreReport`, which ``info["score"]`` holds."""
+
+OBSERVATION_KEYS: tuple[str, ...] = (
+    "observational",
+    "interventional",
+    "targets",
+    "values",
+    "budget_remaining",
+    "steps_remaining",
+    "tool_result",
+)
+"""The keys of an ACDB observation (DESIGN §8)."""
+
+_INFINITE_BOUNDS = r".*A Box (observation|action) space (minimum|maximum) value is -?infinity"
+"""Gymnasium's notice about unbounded Boxes; data and statistics are unbounded by nature."""
+
+_SUBMIT_PROBABILITY = 0.08
+"""Chance that a random plausible action submits a valid graph: episodes mix ends by
+termination and by truncation."""
+
+
+# --------------------------------------------------------------------------- the check
+
+
+def check_acdb_env(env: gym.Env[Any, Any], *, seed: int = 0, n_random_steps: int = 50) -> None:
+    """Check that ``env`` keeps the ACDB environment contract (DESIGN §8).
+
+    The checks, in order:
+
+    1. Gymnasium's ``check_env`` on ``env.unwrapped`` (its infinite-bounds notices silenced).
+    2. The action space is a ``OneOf`` of the five kinds with the documented payloads, and the
+       observation is a ``Dict`` with the documented keys and shapes.
+    3. Actions outside the action space (a NaN value, an out-of-range node, an unknown kind, a
+       bad graph code) raise ``ValueError`` and cost no step.
+    4. ``n_random_steps`` random actions (samples of the action space mixed with plausible typed
+       actions, resetting after each episode) never raise; every observation lies in the
+       observation space; every episode ends by termination or by truncation within its step
+       limit; ``info["score"]`` holds the 18 score fields at the end and is absent before it;
+       no observation, info or ``ansi`` render before the end reveals the hidden graph or
+       weights (see :func:`find_hidden_leak`).
+    5. Replaying the same actions after ``reset(seed=seed)`` gives an identical trajectory.
+
+    ``env`` may be wrapped; its unwrapped environment must offer ``hidden_instance()`` and
+    ``max_interventions`` as :class:`~acdb_gym.envs.acdb_env.ACDBEnv` does. Make it with
+    ``render_mode="ansi"`` to have renders checked too.
+
+    Args:
+        env: the environment to check; it is reset and stepped.
+        seed: seed of the resets and of the random actions.
+        n_random_steps: random steps per rollout (two rollouts are played).
+
+    Raises:
+        AssertionError: the first violation found, with what was wrong.
+        ValueError: ``n_random_steps`` is below 1.
+    """
+    if n_random_steps < 1:
+        raise ValueError(f"n_random_steps must be at least 1, got {n_random_steps}")
+    base = _acdb_base(env)
+    _check_gymnasium_api(base)
+    _check_spaces(env, seed=seed)
+    _check_out_of_space_actions(env, seed=seed)
+    plan = _random_plan(env, seed=seed, n_steps=n_random_steps)
+    first = _play(env, plan, seed=seed)
+    second = _play(env, plan, seed=seed)
+    _check_same_trajectory(first, second)
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise AssertionError(message)
+
+
+def _acdb_base(env: gym.Env[Any, Any]) -> Any:
+    base = env.unwrapped
+    for name in ("hidden_instance", "max_interventions"):
+        _require(
+            hasattr(base, name),
+            f"{type(base).__name__} has no {name!r}; check_acdb_env needs an ACDBEnv-like env",
+        )
+    return base
+
+
+def _check_gymnasium_api(base: gym.Env[Any, Any]) -> None:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_INFINITE_BOUNDS)
+        try:
+            check_env(base)
+        except Exception as error:
+            raise AssertionError(f"gymnasium's check_env failed: {error}") from error
+
+
+# --------------------------------------------------------------------------- spaces
+
+
+def _check_spaces(env: gym.Env[Any, Any], *, seed: int) -> None:
+    observation, _ = env.reset(seed=seed)
+    instance = env.unwrapped.hidden_instance()  # type: ignore[attr-defined]
+    d, m = instance.n_nodes, int(env.unwrapped.max_interventions)  # type: ignore[attr-defined]
+    _require(
+        instance.budget <= m,
+        f"budget {instance.budget} exceeds max_interventions {m}: experiments would not fit",
+    )
+    _check_action_space(env.action_space, n_nodes=d, max_interventions=m)
+    shapes = {
+        "observational": (instance.spec.n_obs, d),
+        "interventional": (m, instance.spec.n_int, d),
+        "targets": (m,),
+        "values": (m,),
+        "budget_remaining": (),
+        "steps_remaining": (),
+        "tool_result": (3,),
+    }
+    space = env.observation_space
+    _require(isinstance(space, spaces.Dict), f"observation_space must be a Dict, got {space!r}")
+    assert isinstance(space, spaces.Dict)
+    _require(
+        set(space.spaces) == set(OBSERVATION_KEYS),
+        f"observation keys must be {sorted(OBSERVATION_KEYS)}, got {sorted(space.spaces)}",
+    )
+    for key, shape in shapes.items():
+        _require(
+            space[key].shape == shape,
+            f"observation_space[{key!r}] must have shape {shape}, got {space[key].shape}",
+        )
+        _require(
+            np.shape(observation[key]) == shape,
+            f"observation[{key!r}] must have shape {shape}, got {np.shape(observation[key])}",
+        )
+
+
+def _check_action_space(space: gym.Space[Any], *, n_nodes: int, max_interventions: int) -> None:
+    _require(isinstance(space, spaces.OneOf), f"action_space must be a OneOf, got {space!r}")
+    assert isinstance(space, spaces.OneOf)
+    reference = actions.action_space(n_nodes, max_interventions)
+    _require(
+        len(space.spaces) == len(ActionKind),
+        f"action_space must have {len(ActionKind)} kinds {[k.name for k in ActionKind]}, "
+        f"got {len(space.spaces)}",
+    )
+    for kind, got, want in zip(ActionKind, space.spaces, reference.spaces, strict=True):
+        _require(isinstance(got, spaces.Dict), f"action kind {kind.name} must be a Dict")
+        assert isinstance(got, spaces.Dict) and isinstance(want, spaces.Dict)
+        _require(
+            set(got.spaces) == set(want.spaces),
+            f"action kind {kind.name} must have keys {sorted(want.spaces)}, got {sorted(got.spaces)}",
+        )
+        for key, subspace in want.spaces.items():
+            _require(
+                _same_space_shape(got[key], subspace),
+                f"action kind {kind.name}[{key!r}] must be like {subspace}, got {got[key]}",
+            )
+
+
+def _same_space_shape(got: gym.Space[Any], want: gym.Space[Any]) -> bool:
+    """Same type and shape; same sizes for discrete spaces; bounded floats for the Box."""
+    if type(got) is not type(want) or got.shape != want.shape:
+        return False
+    if isinstance(got, spaces.Discrete) and isinstance(want, spaces.Discrete):
+        return int(got.n) == int(want.n) and int(got.start) == int(want.start)
+    if isinstance(got, spaces.MultiDiscrete) and isinstance(want, spaces.MultiDiscrete):
+        return bool(np.array_equal(got.nvec, want.nvec))
+    if isinstance(got, spaces.Box):
+        return bool(np.issubdtype(got.dtype, np.floating) and got.is_bounded("both"))
+    return True
+
+
+# --------------------------------------------------------------------------- out-of-space actions
+
+
+def _out_of_space_actions(space: spaces.OneOf, n_nodes: int) -> list[tuple[str, Any]]:
+    intervene_space = space.spaces[ActionKind.INTERVENE]
+    assert isinstance(intervene_space, spaces.Dict)  # checked by _check_action_space
+    value_space = intervene_space["value"]
+    assert isinstance(value_space, spaces.Box)
+    beyond = float(np.max(value_space.high)) * 2.0 + 1.0
+    zero = np.asarray(0.0)
+    return [
+        ("an intervention value of NaN", actions.intervene(0, math.nan)),
+        (f"an intervention value of {beyond:g}", actions.intervene(0, beyond)),
+        (f"var = {n_nodes}", (0, {"var": np.int64(n_nodes), "value": zero})),
+        (f"kind index {len(ActionKind)}", (len(ActionKind), {"var": np.int64(0), "value": zero})),
+        ("a graph code of 3", (4, {"graph": np.full((n_nodes, n_nodes), 3, dtype=np.int64)})),
+        ("a bare integer", 0),
+    ]
+
+
+def _check_out_of_space_actions(env: gym.Env[Any, Any], *, seed: int) -> None:
+    observation, _ = env.reset(seed=seed)
+    limit = int(observation["steps_remaining"])
+    space = env.action_space
+    assert isinstance(space, spaces.OneOf)
+    n_nodes = int(env.unwrapped.hidden_instance().n_nodes)  # type: ignore[attr-defined]
+    for what, action in _out_of_space_actions(space, n_nodes):
+        _require(not space.contains(action), f"the action space contains {what}: {action!r}")
+        try:
+            env.step(action)
+        except ValueError:
+            continue
+        except Exception as error:
+            raise AssertionError(
+                f"an action with {what} must raise ValueError, got {type(error).__name__}: {error}"
+            ) from error
+        raise AssertionError(f"an action with {what} did not raise ValueError")
+    observation, *_ = _step(env, actions.correlation(0, 1), "after actions outside the space")
+    _check_observation(env, observation, "after actions outside the space")
+    _require(
+        int(observation["steps_remaining"]) == limit - 1,
+        f"actions outside the action space must cost no step: steps_remaining went from {limit} "
+        f"to {int(observation['steps_remaining'])} over them and one valid step",
+    )
+
+
+def _step(env: gym.Env[Any, Any], action: Any, where: str) -> tuple[Any, ...]:
+    """``env.step(action)`` for an action of the action space, which must not raise."""
+    try:
+        return env.step(action)
+    except Exception as error:
+        raise AssertionError(
+            f"step {where} raised {type(error).__name__} on an action of the action space: "
+            f"{error}; action {action!r}"
+        ) from error
+
+
+# --------------------------------------------------------------------------- random rollouts
+
+
+def _random_plan(env: gym.Env[Any, Any], *, seed: int, n_steps: int) -> list[Any]:
+    """Random actions, fixed in advance so that a replay plays exactly the same ones."""
+    space = env.action_space
+    assert isinstance(space, spaces.OneOf)
+    n_nodes = int(env.unwrapped.hidden_instance().n_nodes)  # type: ignore[attr-defined]
+    m = int(env.unwrapped.max_interventions)  # type: ignore[attr-defined]
+    sampler = actions.action_space(n_nodes, m)
+    sampler.seed(seed)
+    rng = np.random.default_rng(seed)
+    plan = []
+    for _ in range(n_steps):
+        if rng.random() < 0.3:
+            plan.append(sampler.sample())
+        else:
+            plan.append(_plausible_action(rng, n_nodes, m))
+    return plan
+
+
+def _plausible_action(rng: np.random.Generator, n_nodes: int, m: int) -> Any:
+    """A typed action with sensible arguments (which may still be invalid in context)."""
+    if rng.random() < _SUBMIT_PROBABILITY:
+        return actions.submit(_random_pdag(rng, n_nodes))
+    i, j = (int(v) for v in rng.choice(n_nodes, size=2, replace=False))
+    others = [v for v in range(n_nodes) if v not in (i, j)]
+    cond = [int(v) for v in rng.choice(others, size=min(len(others), int(rng.integers(3))))]
+    regime = None if rng.random() < 0.6 else int(rng.integers(m))
+    kind = int(rng.integers(4))
+    if kind == ActionKind.INTERVENE:
+        return actions.intervene(i, round(float(rng.normal(0.0, 3.0)), 3))
+    if kind == ActionKind.CORRELATION:
+        return actions.correlation(i, j, regime=regime)
+    if kind == ActionKind.PARTIAL_CORRELATION:
+        return actions.partial_correlation(i, j, cond, n_nodes=n_nodes, regime=regime)
+    return actions.independence_test(i, j, cond, n_nodes=n_nodes, regime=regime)
+
+
+def _random_pdag(rng: np.random.Generator, n_nodes: int) -> PDAG:
+    order = rng.permutation(n_nodes)
+    forward = np.triu(rng.random((n_nodes, n_nodes)) < 0.3, k=1)
+    directed = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
+    directed[np.ix_(order, order)] = forward
+    undirected = directed & (rng.random((n_nodes, n_nodes)) < 0.3)
+    undirected = undirected | undirected.T
+    return PDAG(directed & ~undirected, undirected)
+
+
+@dataclass(frozen=True)
+class _Record:
+    """One reset (``action`` None) or step of a rollout."""
+
+    action: Any
+    observation: Any
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+
+
+class _Episode:
+    """Step-limit and end-of-episode bookkeeping of one episode."""
+
+    def __init__(self, env: gym.Env[Any, Any], observation: Any) -> None:
+        self.instance: Instance = env.unwrapped.hidden_instance()  # type: ignore[attr-defined]
+        self.limit = int(observation["steps_remaining"])
+        self.steps = 0
+
+
+def _play(env: gym.Env[Any, Any], plan: Sequence[Any], *, seed: int) -> list[_Record]:
+    observation, info = env.reset(seed=seed)
+    records = [_Record(None, observation, 0.0, False, False, info)]
+    episode = _start_episode(env, observation, info)
+    for action in plan:
+        where = f"{episode.steps + 1} of an episode"
+        observation, reward, terminated, truncated, info = _step(env, action, where)
+        episode.steps += 1
+        ended = bool(terminated or truncated)
+        _check_step(env, episode, observation, float(reward), ended, info)
+        records.append(_Record(action, observation, float(reward), terminated, truncated, info))
+        if ended:
+            observation, info = env.reset()
+            records.append(_Record(None, observation, 0.0, False, False, info))
+            episode = _start_episode(env, observation, info)
+    return records
+
+
+def _start_episode(env: gym.Env[Any, Any], observation: Any, info: dict[str, Any]) -> _Episode:
+    episode = _Episode(env, observation)
+    _require(episode.limit >= 1, f"steps_remaining after reset must be >= 1, got {episode.limit}")
+    _check_observation(env, observation, "after reset")
+    _require("score" not in info, "info after reset must not hold a score")
+    _check_no_leak(env, episode, observation, info, "after reset")
+    return episode
+
+
+def _check_step(
+    env: gym.Env[Any, Any],
+    episode: _Episode,
+    observation: Any,
+    reward: float,
+    ended: bool,
+    info: dict[str, Any],
+) -> None:
+    where = f"at step {episode.steps} of an episode"
+    _check_observation(env, observation, where)
+    remaining = int(observation["steps_remaining"])
+    _require(
+        remaining == episode.limit - episode.steps,
+        f"steps_remaining {where} must be {episode.limit - episode.steps}, got {remaining}",
+    )
+    _require(math.isfinite(reward), f"reward {where} must be finite, got {reward}")
+    if not ended:
+        _require(
+            episode.steps < episode.limit,
+            f"the episode did not end at its step limit of {episode.limit} steps",
+        )
+        _require("score" not in info, f"info {where} holds a score before the end")
+        _require(reward == 0.0, f"reward {where} must be 0 before the end, got {reward}")
+        _check_no_leak(env, episode, observation, info, where)
+        return
+    _require("score" in info, f"info at the end ({where}) must hold 'score'")
+    score = info["score"]
+    _require(
+        isinstance(score, Mapping) and set(score) == set(SCORE_FIELDS),
+        f"info['score'] must hold exactly the fields {list(SCORE_FIELDS)}, got {score!r}",
+    )
+    bad = [name for name, value in score.items() if not _is_finite_number(value)]
+    _require(not bad, f"info['score'] has non-numeric or non-finite fields {bad}")
+
+
+def _is_finite_number(value: Any) -> bool:
+    return isinstance(value, int | float | np.number) and bool(np.isfinite(value))
+
+
+def _check_observation(env: gym.Env[Any, Any], observation: Any, where: str) -> None:
+    space = env.observation_space
+    if space.contains(observation):
+        return
+    bad = [
+        key
+        for key, subspace in getattr(space, "spaces", {}).items()
+        if not (isinstance(observation, Mapping) and subspace.contains(observation.get(key)))
+    ]
+    raise AssertionError(f"observation {where} is not in the observation space (keys {bad})")
+
+
+def _check_no_leak(
+    env: gym.Env[Any, Any],
+    episode: _Episode,
+    observation: Any,
+    info: dict[str, Any],
+    where: str,
+) -> None:
+    parts: list[tuple[str, Any]] = [("observation", observation), ("info", info)]
+    if env.render_mode == "ansi":
+        parts.append(("the ansi render", env.render()))
+    for name, value in parts:
+        leak = find_hidden_leak(value, episode.instance)
+        _require(leak is None, f"{name} {where} reveals the hidden world: {leak}")
+
+
+def _check_same_trajectory(first: list[_Record], second: list[_Record]) -> None:
+    _require(
+        len(first) == len(second),
+        f"the same seed gave different trajectories: {len(first)} vs {len(second)} records",
+    )
+    for index, (a, b) in enumerate(zip(first, second, strict=True)):
+        what = "reset" if a.action is None else "step"
+        for name in ("observation", "reward", "terminated", "truncated", "info"):
+            difference = _first_difference(getattr(a, name), getattr(b, name), name)
+            _require(
+                difference is None,
+                f"the same seed gave different trajectories: record {index} ({what}), {difference}",
+            )
+
+
+def _first_difference(a: Any, b: Any, path: str) -> str | None:
+    """Where ``a`` and ``b`` differ (arrays exactly, NaN equal to NaN), or None."""
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        if set(a) != set(b):
+            return f"{path} has keys {sorted(a)} vs {sorted(b)}"
+        for key in a:
+            found = _first_difference(a[key], b[key], f"{path}[{key!r}]")
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, np.ndarray | np.generic) or isinstance(b, np.ndarray | np.generic):
+        left, right = np.asarray(a), np.asarray(b)
+        nan_ok = left.dtype.kind in "fc" and right.dtype.kind in "fc"
+        same = (
+            left.shape == right.shape
+            and left.dtype == right.dtype
+            and bool(np.array_equal(left, right, equal_nan=nan_ok))
+        )
+        return None if same else f"{path} differs"
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        if type(a) is not type(b) or len(a) != len(b):
+            return f"{path} differs in type or length"
+        for index, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = _first_difference(x, y, f"{path}[{index}]")
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return None
+    return None if type(a) is type(b) and bool(a == b) else f"{path}: {a!r} vs {b!r}"
+
+
+# --------------------------------------------------------------------------- leak detection
+
+_NUMBER = re.compile(r"-?\d+\.(\d+)(?:[eE]([-+]?\d+))?")
+
+
+@dataclass(frozen=True)
+class _Hidden:
+    """What must not leak: the true adjacency, the nonzero weights and texts of the edge list."""
+
+    instance: Instance
+    adjacency: np.ndarray
+    weights: np.ndarray
+    edge_texts: tuple[str, ...]
+
+    @classmethod
+    def of(cls, instance: Instance) -> _Hidden:
+        dag = instance.dag
+        edges = dag.edges()
+        texts: list[str] = []
+        if edges:
+            texts.append(", ".join(f"X{i}->X{j}" for i, j in edges))
+            texts.append(str(dag.adjacency.astype(np.int64)))
+            texts.append(str(dag.adjacency))
+        if len(edges) >= 2:
+            # Single spaced edges appear innocently in error messages about a submission.
+            texts.append(", ".join(f"X{i} -> X{j}" for i, j in edges))
+            texts.append(str(edges))
+        weights = np.asarray(instance.weights)[np.asarray(dag.adjacency)]
+        return cls(instance, np.asarray(dag.adjacency), weights, tuple(texts))
+
+
+def find_hidden_leak(value: Any, instance: Instance) -> str | None:
+    """Describe where ``value`` reveals the hidden graph or weights of ``instance``, or None.
+
+    ``value`` is searched recursively through mappings, lists, tuples and arrays. It leaks when
+    it holds the instance or any SCM; the true DAG (or its PDAG); an array whose nonzero pattern
+    is the true adjacency (``(d, d)``, transposed, or flattened when ``d >= 3``); a float array
+    or float holding a true weight exactly; or text (strings, and the ``repr`` of any other
+    object) containing the true edge list (``"X2->X0, X3->X1"``, the adjacency matrix printed by
+    numpy, ...), any true weight printed to 6 or more decimals, or, when there are several
+    edges, every true weight printed to 3 or more decimals.
+
+    Args:
+        value: an observation, an info dict, a render, or anything else shown to an agent.
+        instance: the hidden world.
+
+    Returns:
+        A description of the first leak found, or None.
+
+    >>> from acdb_gym.core.ladder import LADDERS
+    >>> instance = LADDERS["v0"]["L0"].instance(0)
+    >>> find_hidden_leak({"budget": 3, "note": "X0 and X1"}, instance) is None
+    True
+    >>> find_hidden_leak({"graph": instance.dag.adjacency.astype(int)}, instance)
+    "value['graph'] has the true adjacency as its nonzero pattern"
+    """
+    return _search(value, _hidden_of(instance), "value")
+
+
+@functools.lru_cache(maxsize=8)
+def _hidden_of(instance: Instance) -> _Hidden:
+    # Printing a large adjacency matrix costs milliseconds; a rollout asks many times per world.
+    return _Hidden.of(instance)
+
+
+def _search(value: Any, hidden: _Hidden, path: str) -> str | None:
+    if value is None or isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, Instance | LinearGaussianSCM):
+        return f"{path} is the hidden {type(value).__name__}"
+    if isinstance(value, DAG | PDAG):
+        truth = hidden.instance.dag
+        if value == truth or value == truth.to_pdag():
+            return f"{path} is the true graph"
+        return _text_leak(repr(value), hidden, path)
+    if isinstance(value, str):
+        return _text_leak(value, hidden, path)
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found = _search(item, hidden, f"{path}[{key!r}]")
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            found = _search(item, hidden, f"{path}[{index}]")
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, np.ndarray | np.number | int | float):
+        return _array_leak(np.asarray(value), hidden, path)
+    return _text_leak(repr(value), hidden, path)
+
+
+def _array_leak(array: np.ndarray, hidden: _Hidden, path: str) -> str | None:
+    d = hidden.adjacency.shape[0]
+    if array.dtype.kind == "O":
+        return _search(array.tolist(), hidden, path)
+    if array.dtype.kind in "biuf" and hidden.adjacency.any():
+        square = array.shape == (d, d) or (d >= 3 and array.shape == (d * d,))
+        if square:
+            pattern = array.reshape(d, d) != 0
+            if np.array_equal(pattern, hidden.adjacency) or np.array_equal(
+                pattern, hidden.adjacency.T
+            ):
+                return f"{path} has the true adjacency as its nonzero pattern"
+    # Exact matches only: data never equals a weight by chance, a copied weight always does.
+    if array.dtype.kind == "f" and np.isin(array, hidden.weights.astype(array.dtype)).any():
+        return f"{path} holds a true edge weight"
+    return None
+
+
+def _text_leak(text: str, hidden: _Hidden, path: str) -> str | None:
+    for pattern in hidden.edge_texts:
+        if pattern in text:
+            return f"{path} contains the true edge list {pattern!r}"
+    if not hidden.weights.size:
+        return None
+    numbers = _printed_numbers(text)
+    magnitudes = np.abs(hidden.weights)
+    precise = [(x, tol) for x, decimals, tol in numbers if decimals >= 6]
+    for weight in magnitudes:
+        if any(abs(x - weight) <= tol for x, tol in precise):
+            return f"{path} prints a true edge weight ({weight:.6f})"
+    if magnitudes.size >= 2:
+        rounded = [(x, tol) for x, decimals, tol in numbers if decimals >= 3]
+        if all(any(abs(x - weight) <= tol for x, tol in rounded) for weight in magnitudes):
+            return f"{path} prints every true edge weight"
+    return None
+
+
+def _printed_numbers(text: str) -> list[tuple[float, int, float]]:
+    """Each decimal number in ``text``: absolute value, decimals shown, rounding tolerance."""
+    numbers = []
+    for match in _NUMBER.finditer(text):
+        exponent = int(match.group(2) or 0)
+        decimals = len(match.group(1)) - exponent
+        tolerance = 0.5 * 10.0**-decimals * (1 + 1e-9)
+        numbers.append((abs(float(match.group(0))), decimals, tolerance))
+    return numbers
