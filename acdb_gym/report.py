@@ -1094,9 +1094,48 @@ def _md_ladder(table: LadderSummary) -> list[str]:
         "",
     ]
     lines += [_commitment(row) for row in table.rows]
-    lines += ["", f"![directed F1 per level](f1_per_level_{table.ladder}.png)", ""]
+    lines += ["", *_md_shortcuts(table)]
+    lines += [f"![directed F1 per level](f1_per_level_{table.ladder}.png)", ""]
     lines += [f"![precision vs recall](precision_recall_{table.ladder}.png)", ""]
     return lines
+
+
+def _agent_f1(table: LadderSummary, agent: str) -> Estimate | None:
+    row = next((row for row in table.rows if row.agent == agent), None)
+    return None if row is None else row.metrics["directed_f1"]
+
+
+def _md_shortcuts(table: LadderSummary) -> list[str]:
+    """The two benchmark-design checks: variance sortability and density leakage."""
+    sortn, control = _agent_f1(table, "sortnregress"), _agent_f1(table, "randregress")
+    overall = table.random_floor[-1] if table.random_floor else None
+    if sortn is None and overall is None:
+        return []
+    lines = ["### Shortcut checks", ""]
+    if sortn is not None:
+        line = (
+            f"- **Variance sortability**: sortnregress (variables sorted by variance, then "
+            f"regressed) reaches directed F1 {_number(sortn.mean, 'directed_f1')}%"
+        )
+        if control is not None:
+            gap = sortn.mean - control.mean
+            line += (
+                f"; the same regressions in a random order (randregress) reach "
+                f"{_number(control.mean, 'directed_f1')}%, so the variance order is worth "
+                f"{100 * gap:+.1f} points"
+            )
+            verdict = "a shortcut" if gap > 0.05 else "no shortcut"
+            line += f" ({verdict} on this ladder)."
+        else:
+            line += "; run `randregress` too to measure what the variance order alone is worth."
+        lines.append(line)
+    if overall is not None and not math.isnan(overall.closed_form):
+        lines.append(
+            f"- **Density leakage**: a structure-blind random DAG scores "
+            f"{_number(overall.closed_form, 'directed_f1')}% directed F1 in expectation "
+            "(closed form; measured above); results near it carry no evidence of discovery."
+        )
+    return [*lines, ""]
 
 
 def _md_tests(tests: Sequence[PairedTest]) -> list[str]:

@@ -432,3 +432,20 @@ def test_a_single_ladder_has_no_side_by_side_section() -> None:
     text = format_terminal(summarize([make_row(), make_row("oracle", f1=1.0)]))
     assert "side by side" not in text
     assert "oracle (active)" in text
+
+
+def test_shortcut_checks_compare_sortnregress_with_its_random_order_control(
+    tmp_path: Path,
+) -> None:
+    rows = []
+    for index in range(3):
+        rows.append(make_row("sortnregress", index=index, f1=0.8, panel="observational"))
+        rows.append(make_row("randregress", index=index, f1=0.4, panel="observational"))
+        rows.append(make_row("random", index=index, f1=0.25, panel="observational"))
+        rows.append(make_row("sortnregress", ladder="v1", index=index, f1=0.3))
+        rows.append(make_row("randregress", ladder="v1", index=index, f1=0.31))
+    write_jsonl(tmp_path, rows)
+    text = write_report(tmp_path).markdown.read_text(encoding="utf-8")
+    assert "variance order is worth +40.0 points (a shortcut on this ladder)" in text
+    assert "variance order is worth -1.0 points (no shortcut on this ladder)" in text
+    assert "structure-blind random DAG scores 27.5% directed F1" in text
