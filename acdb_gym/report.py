@@ -44,6 +44,7 @@ import numpy as np
 from scipy import stats
 
 from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
+from acdb_gym.core.scoring import SCORE_FIELDS
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -76,26 +77,6 @@ GroupKey = tuple[str, str, str]  # (agent, panel, tools)
 InstanceKey = tuple[str, str, int]  # (ladder, level, manifest_index)
 
 RESULTS_FILE: Final = "results.jsonl"
-SCORE_FIELDS: Final = (
-    "skeleton_precision",
-    "skeleton_recall",
-    "skeleton_f1",
-    "compelled_precision",
-    "compelled_recall",
-    "compelled_f1",
-    "directed_precision",
-    "directed_recall",
-    "directed_f1",
-    "shd",
-    "shd_extra",
-    "shd_missing",
-    "shd_reversed",
-    "shd_unresolved",
-    "interventions_used",
-    "i_star_size",
-    "efficiency",
-    "essential_f1",
-)
 NUMERIC_FIELDS: Final = (
     *SCORE_FIELDS,
     "steps",

@@ -28,7 +28,7 @@ import numpy as np
 
 from acdb_gym import __version__
 from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES, get_level
-from acdb_gym.core.scoring import ScoreReport
+from acdb_gym.core.scoring import SCORE_FIELDS
 
 __all__ = [
     "AGENTS",
@@ -42,7 +42,6 @@ __all__ = [
     "run_sweep",
 ]
 
-SCORE_FIELDS: tuple[str, ...] = tuple(ScoreReport.__dataclass_fields__)
 RESULTS_FILE = "results.jsonl"
 Backend = Literal["process", "ray"]
 

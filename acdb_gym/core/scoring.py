@@ -21,7 +21,7 @@ import numpy as np
 from acdb_gym.core.graphs import DAG, PDAG, cpdag, essential_graph, minimum_intervention_set
 from acdb_gym.core.types import BoolMatrix
 
-__all__ = ["InstanceLike", "ScoreReport", "score"]
+__all__ = ["SCORE_FIELDS", "InstanceLike", "ScoreReport", "score"]
 
 
 class InstanceLike(Protocol):
@@ -68,6 +68,10 @@ class ScoreReport:
     def to_dict(self) -> dict[str, float | int]:
         """The fields as a plain dict, in declaration order (the results-file column order)."""
         return {field.name: getattr(self, field.name) for field in fields(self)}
+
+
+SCORE_FIELDS: tuple[str, ...] = tuple(field.name for field in fields(ScoreReport))
+"""The report's field names, in order: the score columns of every results file."""
 
 
 def score(

@@ -196,7 +196,51 @@ def _int(value: Any) -> int:
 # --------------------------------------------------------------------------- OpenAI
 
 
-class OpenAIAdapter:
+class _SDKAdapter:
+    """What both SDK adapters share: the key, URL and timeout, a lazily built client with the
+    SDK's own retries off, the key-redacting error translation, and closing."""
+
+    provider: str
+    _key_variable: str
+
+    def __init__(self, *, api_key: str | None, base_url: str | None, timeout: float) -> None:
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeout = timeout
+        self._redact = Redactor([api_key])
+        self._client: Any = None
+
+    def _new_client(self) -> Any:
+        raise NotImplementedError
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            if self._api_key is None:
+                raise _missing_key(self.provider, self._key_variable)
+            self._client = self._new_client()
+        return self._client
+
+    def _request(
+        self, sdk: Any, base_error: type[Exception], create: Any, **kwargs: Any
+    ) -> JSONDict:
+        """Call ``create(**kwargs)`` (a ``with_raw_response`` method) and decode the body;
+        ``base_error`` is the SDK's root exception class."""
+        try:
+            http = create(**kwargs).http_response
+            text, status = http.read().decode("utf-8", errors="replace"), http.status_code
+        except base_error as error:
+            failure = _translate(error, sdk, timeout=self._timeout, redact=self._redact)
+        else:
+            return _decode_body(text, status)
+        raise failure  # outside the handler: no chained SDK exception (it holds the request)
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+class OpenAIAdapter(_SDKAdapter):
     """Chat Completions with function tools, through the ``openai`` SDK.
 
     Args:
@@ -207,13 +251,7 @@ class OpenAIAdapter:
     """
 
     provider = "openai"
-
-    def __init__(self, *, api_key: str | None, base_url: str | None, timeout: float) -> None:
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout = timeout
-        self._redact = Redactor([api_key])
-        self._client: openai.OpenAI | None = None
+    _key_variable = "OPENAI_API_KEY"
 
     def build_payload(
         self,
@@ -264,26 +302,15 @@ class OpenAIAdapter:
     def send(self, payload: JSONDict) -> JSONDict:
         import openai
 
-        try:
-            response = self._get_client().chat.completions.with_raw_response.create(**payload)
-            http = response.http_response
-            text, status = http.read().decode("utf-8", errors="replace"), http.status_code
-        except openai.OpenAIError as error:
-            failure = _translate(error, openai, timeout=self._timeout, redact=self._redact)
-        else:
-            return _decode_body(text, status)
-        raise failure  # outside the handler: no chained SDK exception (it holds the request)
+        create = self._get_client().chat.completions.with_raw_response.create
+        return self._request(openai, openai.OpenAIError, create, **payload)
 
-    def _get_client(self) -> openai.OpenAI:
-        if self._client is None:
-            if self._api_key is None:
-                raise _missing_key(self.provider, "OPENAI_API_KEY")
-            import openai
+    def _new_client(self) -> openai.OpenAI:
+        import openai
 
-            self._client = openai.OpenAI(
-                api_key=self._api_key, base_url=self._base_url, timeout=self._timeout, max_retries=0
-            )
-        return self._client
+        return openai.OpenAI(
+            api_key=self._api_key, base_url=self._base_url, timeout=self._timeout, max_retries=0
+        )
 
     def parse_reply(self, raw: Mapping[str, Any], *, id_prefix: str) -> ModelReply:
         choices = raw.get("choices")
@@ -332,11 +359,6 @@ class OpenAIAdapter:
             ],
         }
 
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
-
 
 def _decode_arguments(call_id: str, name: str, raw: Any) -> ToolCall:
     """Decode OpenAI's JSON-string arguments (some servers send an object instead)."""
@@ -365,7 +387,7 @@ def _echo_arguments(call: ToolCall) -> str:
 # --------------------------------------------------------------------------- Anthropic
 
 
-class AnthropicAdapter:
+class AnthropicAdapter(_SDKAdapter):
     """Messages with tool use, through the ``anthropic`` SDK.
 
     Args:
@@ -376,13 +398,7 @@ class AnthropicAdapter:
     """
 
     provider = "anthropic"
-
-    def __init__(self, *, api_key: str | None, base_url: str | None, timeout: float) -> None:
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout = timeout
-        self._redact = Redactor([api_key])
-        self._client: anthropic.Anthropic | None = None
+    _key_variable = "ANTHROPIC_API_KEY"
 
     def build_payload(
         self,
@@ -442,28 +458,17 @@ class AnthropicAdapter:
         body = dict(payload)
         temperature = body.pop("temperature", None)
         extra_body = None if temperature is None else {"temperature": temperature}
-        try:
-            response = self._get_client().messages.with_raw_response.create(
-                **body, extra_body=extra_body
-            )
-            http = response.http_response
-            text, status = http.read().decode("utf-8", errors="replace"), http.status_code
-        except anthropic.AnthropicError as error:
-            failure = _translate(error, anthropic, timeout=self._timeout, redact=self._redact)
-        else:
-            return _decode_body(text, status)
-        raise failure  # outside the handler: no chained SDK exception (it holds the request)
+        create = self._get_client().messages.with_raw_response.create
+        return self._request(
+            anthropic, anthropic.AnthropicError, create, **body, extra_body=extra_body
+        )
 
-    def _get_client(self) -> anthropic.Anthropic:
-        if self._client is None:
-            if self._api_key is None:
-                raise _missing_key(self.provider, "ANTHROPIC_API_KEY")
-            import anthropic
+    def _new_client(self) -> anthropic.Anthropic:
+        import anthropic
 
-            self._client = anthropic.Anthropic(
-                api_key=self._api_key, base_url=self._base_url, timeout=self._timeout, max_retries=0
-            )
-        return self._client
+        return anthropic.Anthropic(
+            api_key=self._api_key, base_url=self._base_url, timeout=self._timeout, max_retries=0
+        )
 
     def parse_reply(self, raw: Mapping[str, Any], *, id_prefix: str) -> ModelReply:
         content = raw.get("content")
@@ -526,11 +531,6 @@ class AnthropicAdapter:
             usage=Usage(tokens_in, _int(usage.get("output_tokens"))),
             stop_reason=stop if isinstance(stop, str) else None,
         )
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
 
 
 def make_adapter(
