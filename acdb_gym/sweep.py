@@ -102,6 +102,18 @@ def _randregress(seed: int, options: dict[str, Any]) -> Any:
     return RandomOrderRegressAgent(seed=seed)
 
 
+def _pc_active(seed: int, options: dict[str, Any]) -> Any:
+    from acdb_gym.baselines.active import PCActiveAgent
+
+    return PCActiveAgent()
+
+
+def _gies_active(seed: int, options: dict[str, Any]) -> Any:
+    from acdb_gym.baselines.active import GIESActiveAgent
+
+    return GIESActiveAgent()
+
+
 def _llm(variant: str) -> Callable[[int, dict[str, Any]], Any]:
     def factory(seed: int, options: dict[str, Any]) -> Any:
         from acdb_gym.agents.llm import LLMAgent
@@ -129,6 +141,8 @@ AGENTS: dict[str, AgentSpec] = {
     "oracle": AgentSpec(_oracle),
     "sortnregress": AgentSpec(_sortnregress),
     "randregress": AgentSpec(_randregress, draws=20),
+    "pc_active": AgentSpec(_pc_active, panels=("active",)),
+    "gies_active": AgentSpec(_gies_active, panels=("active",)),
     "llm_raw": AgentSpec(_llm("llm_raw"), panels=("active", "observational"), tools="raw"),
     "llm_stats": AgentSpec(_llm("llm_stats"), panels=("active", "observational"), tools="stats"),
     "llm_corr_obs": AgentSpec(_llm("llm_corr_obs"), tools="raw"),

@@ -1,5 +1,6 @@
 """Reference policies built on :mod:`acdb_gym.discovery`; each acts only through ``env.step``."""
 
+from acdb_gym.baselines.active import GIESActiveAgent, PCActiveAgent
 from acdb_gym.baselines.classical import (
     OracleAgent,
     PCAgent,
@@ -10,7 +11,9 @@ from acdb_gym.baselines.classical import (
 )
 
 __all__ = [
+    "GIESActiveAgent",
     "OracleAgent",
+    "PCActiveAgent",
     "PCAgent",
     "PCGreedyAgent",
     "RandomDAGAgent",

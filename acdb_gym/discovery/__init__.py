@@ -8,9 +8,18 @@ gymnasium or anything above it); environments and baselines share it.
 * :func:`orient_from_interventions`: orient edges at intervened nodes by a distribution-shift
   test (:func:`distribution_shift_pvalue`), then Meek's rules.
 * :func:`orient_by_mean_shift`: the paper's ``pc_greedy`` orientation rule.
-* :func:`sortnregress`: the variance-sortability baseline.
+* :func:`sortnregress`: the variance-sortability baseline; :func:`regress_in_order` is its
+  control with any given order.
+* :func:`greedy_interventional_search`: score-based search with the interventional BIC
+  (:class:`InterventionalBIC`, the score of GIES), returning the interventional essential graph.
 """
 
+from acdb_gym.discovery.gies import (
+    InterventionalBIC,
+    ScoreSearchResult,
+    greedy_interventional_search,
+    hill_climb,
+)
 from acdb_gym.discovery.orientation import (
     Experiment,
     distribution_shift_pvalue,
@@ -18,15 +27,20 @@ from acdb_gym.discovery.orientation import (
     orient_from_interventions,
 )
 from acdb_gym.discovery.pc import pc_cpdag, pdag_from_causallearn, pdag_to_causallearn
-from acdb_gym.discovery.sortnregress import sortnregress
+from acdb_gym.discovery.sortnregress import regress_in_order, sortnregress
 
 __all__ = [
     "Experiment",
+    "InterventionalBIC",
+    "ScoreSearchResult",
     "distribution_shift_pvalue",
+    "greedy_interventional_search",
+    "hill_climb",
     "orient_by_mean_shift",
     "orient_from_interventions",
     "pc_cpdag",
     "pdag_from_causallearn",
     "pdag_to_causallearn",
+    "regress_in_order",
     "sortnregress",
 ]

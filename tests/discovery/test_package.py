@@ -16,12 +16,17 @@ OWN_LAYERS = ("acdb_gym.core", "acdb_gym.discovery")
 def test_public_names_are_exported() -> None:
     assert sorted(discovery.__all__) == [
         "Experiment",
+        "InterventionalBIC",
+        "ScoreSearchResult",
         "distribution_shift_pvalue",
+        "greedy_interventional_search",
+        "hill_climb",
         "orient_by_mean_shift",
         "orient_from_interventions",
         "pc_cpdag",
         "pdag_from_causallearn",
         "pdag_to_causallearn",
+        "regress_in_order",
         "sortnregress",
     ]
     for name in discovery.__all__:
