@@ -141,27 +141,29 @@ def build_parser() -> argparse.ArgumentParser:
     _sweep_parser(sub)
     _report_parser(sub)
     sub.add_parser("levels", help="print both ladders' level tables")
-    train = sub.add_parser(
-        "train", help="train an RL intervention policy (see experiments/train_rl.py --help)"
+    sub.add_parser(
+        "train",
+        help="train an RL intervention policy on ACDB-Design-* (acdb train --help)",
+        add_help=False,
     )
-    train.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the trainer")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``acdb`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if argv[:1] == ["train"]:
+            # The trainer owns its options (its config dataclass is its --help).
+            from acdb_gym.agents.rl_train import main as train_main
+
+            return train_main(argv[1:])
+        args = build_parser().parse_args(argv)
         if args.command == "sweep":
             return _sweep(args)
         if args.command == "report":
             return _report(args)
-        if args.command == "levels":
-            return _levels(args)
-        from acdb_gym.rl.train import main as train_main
-
-        return train_main(args.args)
+        return _levels(args)
     except ValueError as error:
         print(f"acdb: error: {error}", file=sys.stderr)
         return 2

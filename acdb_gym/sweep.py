@@ -11,6 +11,7 @@ process died mid-write) is cut off on resume, never parsed as a result.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -114,6 +115,12 @@ def _gies_active(seed: int, options: dict[str, Any]) -> Any:
     return GIESActiveAgent()
 
 
+def _rl(path: str, seed: int, options: dict[str, Any]) -> Any:
+    from acdb_gym.agents.rl import RLAgent
+
+    return RLAgent.load(path, name=f"rl:{path}")
+
+
 def _llm(variant: str) -> Callable[[int, dict[str, Any]], Any]:
     def factory(seed: int, options: dict[str, Any]) -> Any:
         from acdb_gym.agents.llm import LLMAgent
@@ -156,9 +163,11 @@ OFFLINE_AGENTS = ("random", "pc", "pc_greedy", "oracle", "sortnregress")
 def agent_spec(name: str) -> AgentSpec:
     """Look up an agent; ``rl:PATH`` names a saved RL policy."""
     if name.startswith("rl:"):
-        from acdb_gym.agents.rl import rl_agent_spec
-
-        return rl_agent_spec(name[3:])
+        path = name[3:]
+        if not Path(path).is_file():
+            raise ValueError(f"no saved policy at {path} (agent {name})")
+        # The policy is loaded in the worker that runs each job: planning needs no torch.
+        return AgentSpec(functools.partial(_rl, path), panels=("active",))
     if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; known: {', '.join(sorted(AGENTS))}, rl:PATH")
     return AGENTS[name]

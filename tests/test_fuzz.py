@@ -90,7 +90,7 @@ def test_fuzz_env_variant(ladder: str, level: str, panel: str, tools: str) -> No
     env = gym.make(f"ACDB-{level}-{ladder}", panel=panel, tools=tools).unwrapped
     assert isinstance(env, ACDBEnv)
     d, m = env.n_nodes, env.max_interventions
-    counters = {"actions": 0, "episodes": 0, "rejected": 0, "invalid": 0}
+    counters = {"actions": 0, "episodes": 0, "rejected": 0, "invalid": 0, "after_end": 0}
 
     @settings(
         max_examples=EXAMPLES,
@@ -106,6 +106,10 @@ def test_fuzz_env_variant(ladder: str, level: str, panel: str, tools: str) -> No
         obs, _ = env.reset(seed=seed)
         ended = False
         for action in actions:
+            if ended and counters["actions"] % 2:
+                # Half the time, start a new episode; otherwise probe the ended one again.
+                obs, _ = env.reset(seed=seed + counters["actions"])
+                ended = False
             counters["actions"] += 1
             budget_before = env.session.budget_remaining
             in_space = env.action_space.contains(action) if isinstance(action, tuple) else False
@@ -122,13 +126,17 @@ def test_fuzz_env_variant(ladder: str, level: str, panel: str, tools: str) -> No
             assert env.session.interventions_used <= env.session.budget
             if panel == "observational":
                 assert env.session.interventions_used == 0
+            if ended:
+                counters["after_end"] += 1
+                assert "ended" in info["error"] and reward == 0.0 and (terminated or truncated)
+                continue
             if "error" in info:
                 counters["invalid"] += 1
             if terminated or truncated:
                 assert "score" in info and math.isfinite(float(reward))
-                counters["episodes"] += not ended
+                counters["episodes"] += 1
                 ended = True
-            elif not ended:
+            else:
                 assert "score" not in info and reward == 0.0
 
     run()

@@ -222,13 +222,21 @@ def test_sigkill_at_random_times_then_resume(tmp_path: Path) -> None:
     expected = _stable(load_rows(reference / "results.jsonl"))
     killed = tmp_path / "killed"
     rng = random.Random(20261202)
+    results = killed / "results.jsonl"
     counts = []
     for _ in range(4):
         proc = subprocess.Popen(_cli(killed), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.8, 2.5))
+        # Start the random clock once this run has written a row (start-up time varies a lot
+        # with machine load), then kill at a random moment, mid-write or not.
+        before = results.read_bytes().count(b"\n") if results.exists() else 0
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            if results.exists() and results.read_bytes().count(b"\n") > before:
+                break
+            time.sleep(0.005)
+        time.sleep(rng.uniform(0.0, 0.5))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        results = killed / "results.jsonl"
         counts.append(results.read_bytes().count(b"\n") if results.exists() else 0)
     assert any(0 < count < len(expected) for count in counts), counts
     subprocess.run(_cli(killed), check=True, capture_output=True)

@@ -17,7 +17,7 @@ from acdb_gym.core.stats import fisher_z_test
 from acdb_gym.envs import actions
 from acdb_gym.envs.actions import VALUE_BOUND, Action
 
-__all__ = ["STEP_LIMITS", "ACDBEnv", "Panel", "RewardName", "Tools"]
+__all__ = ["STEP_LIMITS", "ACDBEnv", "Panel", "RewardName", "Tools", "choose_instance"]
 
 Panel = Literal["active", "observational"]
 Tools = Literal["raw", "stats"]
@@ -30,6 +30,30 @@ STEP_LIMITS: dict[str, int] = {"raw": 16, "stats": 32}
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+
+
+def choose_instance(level: Level, options: dict[str, Any], rng: np.random.Generator) -> Instance:
+    """The instance a ``reset(options=...)`` asks for: ``{"instance": inst}`` (checked to fit
+    the level), ``{"manifest_index": i}``, or else a fresh draw from ``rng``."""
+    unknown = set(options) - {"manifest_index", "instance"}
+    if unknown:
+        raise ValueError(f"unknown reset options {sorted(unknown)}")
+    if "instance" in options:
+        instance = options["instance"]
+        if not isinstance(instance, Instance):
+            raise ValueError(f"options['instance'] must be an Instance, got {instance!r}")
+        spec = level.spec
+        shape = (instance.spec.d, instance.spec.n_obs, instance.spec.n_int)
+        if shape != (spec.d, spec.n_obs, spec.n_int) or instance.budget > spec.max_interventions:
+            raise ValueError(
+                f"injected instance (d, n_obs, n_int) = {shape} with budget {instance.budget} "
+                f"does not fit level {level.name} {(spec.d, spec.n_obs, spec.n_int)} with at "
+                f"most {spec.max_interventions} interventions"
+            )
+        return instance
+    if "manifest_index" in options:
+        return level.instance(int(options["manifest_index"]))
+    return generate_instance(level.spec, rng)
 
 
 class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
@@ -200,7 +224,10 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
             info["error"] = "the episode has ended; call reset()"
             truncated_end = bool(self._final_info["truncated_empty_submission"])
             return self._observation(), 0.0, not truncated_end, truncated_end, info
-        if not self.action_space.contains(action):
+        if not (
+            actions.is_well_formed_intervene(action, self.n_nodes)
+            or self.action_space.contains(action)
+        ):
             raise ValueError(f"action is not an element of the action space: {action!r}")
         self._steps += 1
         self._last_error = None
@@ -268,28 +295,7 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
 
     # ------------------------------------------------------------------ internals
     def _choose_instance(self, options: dict[str, Any]) -> Instance:
-        unknown = set(options) - {"manifest_index", "instance"}
-        if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}")
-        if "instance" in options:
-            instance = options["instance"]
-            if not isinstance(instance, Instance):
-                raise ValueError(f"options['instance'] must be an Instance, got {instance!r}")
-            spec = self.level.spec
-            shape = (instance.spec.d, instance.spec.n_obs, instance.spec.n_int)
-            if shape != (spec.d, spec.n_obs, spec.n_int) or instance.budget > (
-                self.max_interventions
-            ):
-                raise ValueError(
-                    f"injected instance (d, n_obs, n_int) = {shape} with budget "
-                    f"{instance.budget} does not fit level {self.level.name} "
-                    f"{(spec.d, spec.n_obs, spec.n_int)} with at most "
-                    f"{self.max_interventions} interventions"
-                )
-            return instance
-        if "manifest_index" in options:
-            return self.level.instance(int(options["manifest_index"]))
-        return generate_instance(self.level.spec, self.np_random)
+        return choose_instance(self.level, options, self.np_random)
 
     def _require_session(self) -> Session:
         if self._session is None:
@@ -304,9 +310,9 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         elif isinstance(action, actions.Intervene):
             if self.panel == "observational":
                 raise ValueError("intervene is not available in the observational panel")
-            samples = session.intervene(action.var, action.value)
-            slot = session.interventions_used - 1
-            self._interventional[slot] = samples
+            experiment = session.run_intervention(action.var, action.value)
+            slot = experiment.index
+            self._interventional[slot] = experiment.samples
             self._targets[slot] = action.var
             self._values[slot] = action.value
             self._tool_result = np.array([0.0, 0.0, 1.0])
@@ -345,9 +351,15 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         session = self._require_session()
         budget = 0 if self.panel == "observational" else session.budget_remaining
         # Fresh arrays every call: users keep what they are given (Gymnasium's checker insists).
+        # Slots past the experiments so far are zero: copy only the filled ones into zeroed
+        # memory, which for a large level the OS provides lazily (np.zeros, not zeros_like,
+        # which writes every zero), instead of copying the whole block.
+        interventional = np.zeros(self._interventional.shape)
+        used = session.interventions_used
+        interventional[:used] = self._interventional[:used]
         return {
             "observational": self._observational.copy(),
-            "interventional": self._interventional.copy(),
+            "interventional": interventional,
             "targets": self._targets.copy(),
             "values": self._values.copy(),
             "budget_remaining": np.asarray(budget, dtype=np.int64),

@@ -2,24 +2,182 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal, SupportsFloat, get_args
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from numpy.typing import ArrayLike
 
 from acdb_gym.core.graphs import PDAG, cpdag
-from acdb_gym.core.instance import Instance, generate_instance
+from acdb_gym.core.instance import Instance
 from acdb_gym.core.ladder import Level, get_level
 from acdb_gym.core.session import Session
 from acdb_gym.discovery import orient_from_interventions, pc_cpdag
-from acdb_gym.envs.acdb_env import Panel, RewardName, _check_choice
+from acdb_gym.envs.acdb_env import Panel, RewardName, _check_choice, choose_instance
 
-__all__ = ["Estimator", "InterventionDesignEnv"]
+__all__ = [
+    "DesignObservation",
+    "DesignState",
+    "Estimator",
+    "InterventionDesignEnv",
+    "observation_size",
+]
 
 Estimator = Literal["pc", "true_cpdag"]
 
 _SHIFT_CLIP = 10.0
+
+
+def observation_size(n_nodes: int) -> int:
+    """Length ``M + 2 d^2 + d + 1`` of the design env's flat observation for ``d = n_nodes``."""
+    return n_nodes * (n_nodes - 1) // 2 + 2 * n_nodes * n_nodes + n_nodes + 1
+
+
+class DesignState:
+    """The estimator state of one design episode, built from data alone.
+
+    It holds what :class:`InterventionDesignEnv` derives from the observational sample and the
+    experiments so far (means, standard deviations, correlations, the starting graph, the
+    current estimate, the per-experiment shifts) and encodes the flat observation. It never
+    sees the hidden instance, so an agent acting through
+    :class:`~acdb_gym.envs.acdb_env.ACDBEnv` can rebuild the design env's observation from the
+    same data (given the same starting graph, e.g. ``pc_cpdag(observational)``).
+
+    Args:
+        observational: observational samples, shape ``(n_obs, d)``.
+        start: the estimator's starting graph over ``d`` nodes (PC's CPDAG or the true CPDAG).
+        shift: intervention value in observational standard deviations above the mean.
+        alpha: significance level of the orientation tests.
+    """
+
+    def __init__(
+        self, observational: ArrayLike, start: PDAG, *, shift: float = 3.0, alpha: float = 0.01
+    ) -> None:
+        data = np.asarray(observational, dtype=np.float64)
+        if data.ndim != 2 or data.shape[1] != start.n_nodes:
+            raise ValueError(
+                f"observational must have shape (n_obs, {start.n_nodes}), got {data.shape}"
+            )
+        self.n_nodes = start.n_nodes
+        self.shift = float(shift)
+        self.alpha = float(alpha)
+        self._data = data
+        self._mean = data.mean(axis=0)
+        self._sd = data.std(axis=0, ddof=1)
+        corr = np.atleast_2d(np.corrcoef(data, rowvar=False))
+        upper = corr[np.triu_indices(self.n_nodes, 1)]
+        self._corr = np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)
+        self._start = start
+        self._estimate = start
+        self._shifts = np.zeros((self.n_nodes, self.n_nodes), dtype=np.float32)
+        self._experiments: list[tuple[int, np.ndarray]] = []
+
+    @property
+    def start(self) -> PDAG:
+        """The estimator's starting graph."""
+        return self._start
+
+    @property
+    def estimate(self) -> PDAG:
+        """The current estimate: the starting graph with edges at intervened nodes oriented by
+        the shift tests, closed under Meek's rules (the starting graph before any experiment)."""
+        return self._estimate
+
+    @property
+    def targets(self) -> tuple[int, ...]:
+        """Intervened nodes, in order (repeats kept)."""
+        return tuple(target for target, _ in self._experiments)
+
+    def intervention_value(self, target: int) -> float:
+        """The value of ``do(X_target = mean + shift * sd)`` (observational mean and sd)."""
+        return float(self._mean[target] + self.shift * self._sd[target])
+
+    def add_experiment(self, target: int, samples: ArrayLike) -> None:
+        """Record the samples of an intervention on ``target`` and update the estimate."""
+        if not 0 <= target < self.n_nodes:
+            raise ValueError(f"target must be in [0, {self.n_nodes}), got {target}")
+        values = np.asarray(samples, dtype=np.float64)
+        shift = np.abs(values.mean(axis=0) - self._mean) / np.where(self._sd > 0, self._sd, 1.0)
+        shift[target] = 0.0
+        self._shifts[target] = np.minimum(shift, _SHIFT_CLIP) / _SHIFT_CLIP
+        self._experiments.append((int(target), values))
+        self._estimate = orient_from_interventions(
+            self._start, self._data, self._experiments, alpha=self.alpha
+        )
+
+    def observation(self, *, budget_remaining: int, budget: int) -> np.ndarray:
+        """The flat observation (see :class:`InterventionDesignEnv`); the budget fraction is
+        ``budget_remaining / budget``, or 0 when ``budget`` is 0."""
+        graph = self._estimate.directed.astype(np.float32) + 0.5 * self._estimate.undirected
+        intervened = np.zeros(self.n_nodes, dtype=np.float32)
+        intervened[list(self.targets)] = 1.0
+        fraction = budget_remaining / budget if budget else 0.0
+        return np.concatenate(
+            [
+                self._corr,
+                graph.ravel().astype(np.float32),
+                intervened,
+                self._shifts.ravel(),
+                np.array([fraction], dtype=np.float32),
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class DesignObservation:
+    """A decoded design-env observation (the inverse of :meth:`DesignState.observation` for
+    everything agents need).
+
+    Attributes:
+        correlations: observational correlations, upper triangle, row-major.
+        estimate: the current estimate as a PDAG.
+        intervened: boolean ``(d,)``, True where the node was intervened on.
+        shifts: ``(d, d)`` standardized mean shifts, clipped to 10 and divided by 10.
+        budget_fraction: remaining budget / budget (0 when no intervention is allowed).
+    """
+
+    correlations: np.ndarray
+    estimate: PDAG
+    intervened: np.ndarray
+    shifts: np.ndarray
+    budget_fraction: float
+
+    @classmethod
+    def decode(cls, observation: ArrayLike, n_nodes: int | None = None) -> DesignObservation:
+        """Split a flat observation of the design env for ``n_nodes`` variables (inferred from
+        the observation's length when None)."""
+        flat = np.asarray(observation, dtype=np.float32).ravel()
+        if n_nodes is None:
+            n_nodes = next(d for d in range(1, flat.size + 2) if observation_size(d) >= flat.size)
+        if flat.size != observation_size(n_nodes):
+            raise ValueError(
+                f"observation for d={n_nodes} must have {observation_size(n_nodes)} entries, "
+                f"got {flat.size}"
+            )
+        d, m = n_nodes, n_nodes * (n_nodes - 1) // 2
+        graph = flat[m : m + d * d].reshape(d, d)
+        undirected = np.isclose(graph, 0.5) & np.isclose(graph.T, 0.5)
+        estimate = PDAG(np.isclose(graph, 1.0), undirected)
+        rest = flat[m + d * d :]
+        return cls(
+            correlations=flat[:m].copy(),
+            estimate=estimate,
+            intervened=rest[:d] > 0.5,
+            shifts=rest[d : d + d * d].reshape(d, d).copy(),
+            budget_fraction=float(rest[-1]),
+        )
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        """The env's :meth:`~InterventionDesignEnv.action_masks` during an episode:
+        interventions while budget remains, "stop" always."""
+        d = self.intervened.size
+        mask = np.zeros(d + 1, dtype=bool)
+        mask[:d] = self.budget_fraction > 0
+        mask[d] = True
+        return mask
 
 
 class InterventionDesignEnv(gym.Env[np.ndarray, np.int64]):
@@ -111,38 +269,22 @@ class InterventionDesignEnv(gym.Env[np.ndarray, np.int64]):
         d = self.level.spec.d
         self.n_nodes = d
         self.action_space = spaces.Discrete(d + 1)
-        size = d * (d - 1) // 2 + 2 * d * d + d + 1
-        self.observation_space = spaces.Box(-1.0, 1.0, (size,), np.float32)
+        self.observation_space = spaces.Box(-1.0, 1.0, (observation_size(d),), np.float32)
         self._session: Session | None = None
         self._instance: Instance | None = None
+        self._state: DesignState | None = None
 
     # ------------------------------------------------------------------ gym API
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        options = dict(options or {})
-        unknown = set(options) - {"manifest_index", "instance"}
-        if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}")
-        if "instance" in options:
-            self._instance = options["instance"]
-        elif "manifest_index" in options:
-            self._instance = self.level.instance(int(options["manifest_index"]))
-        else:
-            self._instance = generate_instance(self.level.spec, self.np_random)
-        instance = self._instance
-        assert instance is not None
+        instance = choose_instance(self.level, dict(options or {}), self.np_random)
+        self._instance = instance
         self._session = Session(instance)
         data = instance.d_obs
-        self._mean = data.mean(axis=0)
-        self._sd = data.std(axis=0, ddof=1)
-        corr = np.atleast_2d(np.corrcoef(data, rowvar=False))
-        upper = corr[np.triu_indices(self.n_nodes, 1)]
-        self._corr = np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)
-        self._start = cpdag(instance.dag) if self.estimator == "true_cpdag" else pc_cpdag(data)
-        self._estimate = self._start
-        self._shifts = np.zeros((self.n_nodes, self.n_nodes), dtype=np.float32)
+        start = cpdag(instance.dag) if self.estimator == "true_cpdag" else pc_cpdag(data)
+        self._state = DesignState(data, start, shift=self.shift, alpha=self.alpha)
         return self._observation(), self._info()
 
     def step(
@@ -157,7 +299,7 @@ class InterventionDesignEnv(gym.Env[np.ndarray, np.int64]):
         if act < self.n_nodes and self.action_masks()[act]:
             self._intervene(act)
             return self._observation(), 0.0, False, False, self._info()
-        report = session.submit_graph(self._estimate)
+        report = session.submit_graph(self._require_state().estimate)
         if self.reward_name == "neg_shd":
             reward = -float(report.shd)
         else:
@@ -190,8 +332,7 @@ class InterventionDesignEnv(gym.Env[np.ndarray, np.int64]):
     @property
     def estimate(self) -> PDAG:
         """The graph that "stop" would submit now."""
-        self._require_session()
-        return self._estimate
+        return self._require_state().estimate
 
     # ------------------------------------------------------------------ internals
     def _require_session(self) -> Session:
@@ -199,34 +340,20 @@ class InterventionDesignEnv(gym.Env[np.ndarray, np.int64]):
             raise RuntimeError("call reset() before step()")
         return self._session
 
+    def _require_state(self) -> DesignState:
+        if self._state is None:
+            raise RuntimeError("call reset() before step()")
+        return self._state
+
     def _intervene(self, target: int) -> None:
-        session = self._require_session()
-        value = float(self._mean[target] + self.shift * self._sd[target])
-        samples = session.intervene(target, value)
-        shift = np.abs(samples.mean(axis=0) - self._mean) / np.where(self._sd > 0, self._sd, 1.0)
-        shift[target] = 0.0
-        self._shifts[target] = np.minimum(shift, _SHIFT_CLIP) / _SHIFT_CLIP
-        experiments = [(e.target, e.samples) for e in session.experiments]
-        self._estimate = orient_from_interventions(
-            self._start, self.hidden_instance().d_obs, experiments, alpha=self.alpha
-        )
+        state = self._require_state()
+        samples = self._require_session().intervene(target, state.intervention_value(target))
+        state.add_experiment(target, samples)
 
     def _observation(self) -> np.ndarray:
         session = self._require_session()
-        graph = self._estimate.directed.astype(np.float32) + 0.5 * self._estimate.undirected
-        intervened = np.zeros(self.n_nodes, dtype=np.float32)
-        intervened[list(session.targets)] = 1.0
-        budget = session.budget
-        fraction = session.budget_remaining / budget if budget and self.panel == "active" else 0.0
-        return np.concatenate(
-            [
-                self._corr,
-                graph.ravel().astype(np.float32),
-                intervened,
-                self._shifts.ravel(),
-                np.array([fraction], dtype=np.float32),
-            ]
-        )
+        remaining = session.budget_remaining if self.panel == "active" else 0
+        return self._require_state().observation(budget_remaining=remaining, budget=session.budget)
 
     def _info(self) -> dict[str, Any]:
         session = self._require_session()

@@ -184,23 +184,12 @@ def test_action_outside_the_space_raises() -> None:
     assert unwrapped(env).session.interventions_used == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: InterventionDesignEnv.reset does not validate options['instance'] (ACDBEnv "
-    "raises a clear ValueError): a d=5 instance in the d=6 level silently returns a (66,) "
-    "observation outside the (94,) Box",
-)
 def test_injected_instance_must_fit_the_level() -> None:
     env = make(estimator="true_cpdag")
     with pytest.raises(ValueError, match="does not fit"):
         env.reset(options={"instance": LADDERS["v0"]["L0"].instance(0)})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: InterventionDesignEnv.reset accepts any object as options['instance'] and "
-    "fails later with AttributeError",
-)
 def test_injected_instance_must_be_an_instance() -> None:
     env = make(estimator="true_cpdag")
     with pytest.raises(ValueError, match="Instance"):

@@ -1,0 +1,340 @@
+"""RL intervention policies: saving and loading them, and the agent that runs them.
+
+A policy is trained on :class:`~acdb_gym.envs.design_env.InterventionDesignEnv` (see
+:mod:`acdb_gym.agents.rl_train`) and saved as a stable-baselines3 ``.zip`` with one extra
+member, ``acdb_gym.json`` (:class:`PolicyMetadata`: algorithm, level, estimator settings), so
+that :class:`RLAgent` can rebuild exactly the observation the policy was trained on.
+
+:class:`RLAgent` acts through :class:`~acdb_gym.envs.acdb_env.ACDBEnv` like every other agent:
+it runs PC on the observational data, keeps a :class:`~acdb_gym.envs.design_env.DesignState`
+up to date with the experiments it sees in the observations, asks the policy for a target
+(masked to the valid ones) and sends ``actions.intervene(target, mean + shift * sd)``, or, on
+"stop", ``actions.submit(estimate)``. On the design env itself it maps observations to actions
+directly. The sweep runs it as ``rl:PATH``.
+
+torch and stable-baselines3 are imported only when a policy is loaded or saved; without them
+a :class:`MissingExtraError` says to ``pip install 'acdb_gym[rl]'``.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+import numpy as np
+
+from acdb_gym.core.graphs import PDAG
+from acdb_gym.discovery import pc_cpdag
+from acdb_gym.envs import actions
+from acdb_gym.envs.actions import VALUE_BOUND
+from acdb_gym.envs.design_env import (
+    DesignObservation,
+    DesignState,
+    Estimator,
+    observation_size,
+)
+
+__all__ = [
+    "METADATA_MEMBER",
+    "Algorithm",
+    "MissingExtraError",
+    "PolicyMetadata",
+    "RLAgent",
+    "algorithm_class",
+    "load_policy",
+    "read_metadata",
+    "require_rl",
+    "save_policy",
+]
+
+Algorithm = Literal["maskable_ppo", "ppo"]
+"""``"maskable_ppo"`` (sb3-contrib, uses ``action_masks()``) or ``"ppo"`` (stable-baselines3)."""
+
+METADATA_MEMBER = "acdb_gym.json"
+"""Name of the metadata member added to a saved policy's ``.zip``."""
+
+INSTALL_HINT = "pip install 'acdb_gym[rl]'"
+
+
+class MissingExtraError(ImportError):
+    """torch / stable-baselines3 / sb3-contrib are not installed."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+        super().__init__(
+            f"RL policies need {module}, which is not installed: {INSTALL_HINT} "
+            "(torch, stable-baselines3, sb3-contrib)"
+        )
+
+
+def require_rl(algo: Algorithm = "maskable_ppo") -> None:
+    """Import what ``algo`` needs, or raise :class:`MissingExtraError` naming the install."""
+    modules = ["torch", "stable_baselines3"]
+    if algo == "maskable_ppo":
+        modules.append("sb3_contrib")
+    for module in modules:
+        try:
+            __import__(module)
+        except ImportError:
+            raise MissingExtraError(module) from None
+
+
+def algorithm_class(algo: Algorithm) -> Any:
+    """The stable-baselines3 class of ``algo`` (imported lazily)."""
+    if algo not in get_args(Algorithm):
+        raise ValueError(f"algo must be one of {list(get_args(Algorithm))}, got {algo!r}")
+    require_rl(algo)
+    if algo == "maskable_ppo":
+        from sb3_contrib import MaskablePPO
+
+        return MaskablePPO
+    from stable_baselines3 import PPO
+
+    return PPO
+
+
+# --------------------------------------------------------------------------- saved policies
+@dataclass(frozen=True)
+class PolicyMetadata:
+    """What a saved policy was trained on; stored in its ``.zip`` as ``acdb_gym.json``.
+
+    Attributes:
+        algo: the algorithm (decides the class that loads the ``.zip``).
+        ladder: the ladder of the training level.
+        level: the training level; the policy only fits levels with ``n_nodes`` variables.
+        n_nodes: ``d`` of the training level.
+        estimator: the design env's estimator during training (``RLAgent`` on ``ACDBEnv``
+            always uses PC, the only estimator that needs no hidden information).
+        shift: intervention value in observational standard deviations above the mean.
+        alpha: significance level of the orientation tests.
+        reward: the training reward.
+        timesteps: environment steps of training.
+        seed: the training seed.
+        version: the ``acdb_gym`` version that trained it.
+    """
+
+    algo: Algorithm
+    ladder: str
+    level: str
+    n_nodes: int
+    estimator: Estimator
+    shift: float = 3.0
+    alpha: float = 0.01
+    reward: str = "directed_f1"
+    timesteps: int = 0
+    seed: int = 0
+    version: str = ""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PolicyMetadata:
+        """Build from a parsed ``acdb_gym.json`` (unknown keys are ignored)."""
+        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        return cls(**known)
+
+
+def save_policy(model: Any, path: str | Path, metadata: PolicyMetadata) -> Path:
+    """Save an SB3 model to ``path`` (``.zip`` added if missing) with its metadata member."""
+    path = Path(path)
+    if path.suffix != ".zip":
+        path = path.with_name(path.name + ".zip")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(path)
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr(METADATA_MEMBER, json.dumps(asdict(metadata), indent=2) + "\n")
+    return path
+
+
+def read_metadata(path: str | Path) -> PolicyMetadata | None:
+    """The metadata of a saved policy, or None for a plain SB3 ``.zip``."""
+    with zipfile.ZipFile(path) as archive:
+        if METADATA_MEMBER not in archive.namelist():
+            return None
+        return PolicyMetadata.from_dict(json.loads(archive.read(METADATA_MEMBER)))
+
+
+def load_policy(path: str | Path, *, algo: Algorithm | None = None) -> tuple[Any, PolicyMetadata]:
+    """Load a saved policy on the CPU.
+
+    Args:
+        path: the ``.zip`` written by :func:`save_policy` (or a plain SB3 ``.zip``; then
+            ``algo`` says which class to load it with and the metadata is inferred from its
+            action space, with the default shift and alpha).
+        algo: overrides the algorithm recorded in the metadata.
+
+    Returns:
+        The SB3 model and its metadata.
+
+    Raises:
+        FileNotFoundError: no file at ``path``.
+        MissingExtraError: the ``[rl]`` extra is not installed.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no saved policy at {path}")
+    metadata = read_metadata(path)
+    chosen: Algorithm = algo or (metadata.algo if metadata else "maskable_ppo")
+    model = algorithm_class(chosen).load(path, device="cpu")
+    if metadata is None:
+        n_nodes = int(model.action_space.n) - 1
+        metadata = PolicyMetadata(chosen, "v0", "unknown", n_nodes, "pc")
+    return model, metadata
+
+
+def _masked_choice(
+    model: Any, features: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None
+) -> int:
+    """The policy's action among the valid ones: the most probable (``rng`` None) or a draw."""
+    import torch
+
+    with torch.no_grad():
+        tensor, _ = model.policy.obs_to_tensor(features)
+        logits = model.policy.get_distribution(tensor).distribution.logits[0].cpu().numpy()
+    logits = np.where(mask, logits.astype(np.float64), -np.inf)
+    if rng is None:
+        return int(np.argmax(logits))
+    probs = np.exp(logits - logits.max())
+    return int(rng.choice(logits.size, p=probs / probs.sum()))
+
+
+# --------------------------------------------------------------------------- the agent
+class RLAgent:
+    """Runs a saved intervention-design policy through ``ACDBEnv`` or the design env.
+
+    On :class:`~acdb_gym.envs.acdb_env.ACDBEnv` (dict observations) the agent rebuilds the design
+    env's observation from the data it is shown: PC's CPDAG of the observational sample as the
+    starting graph, then every experiment in the observation's ``interventional`` slots through
+    :meth:`DesignState.add_experiment`. The policy's target ``i`` becomes
+    ``actions.intervene(i, mean_i + shift * sd_i)``; "stop" becomes ``actions.submit`` of the
+    current estimate. Interventions are masked out once the budget is spent, in the
+    observational panel, and on the last step before truncation, so the agent never exceeds the
+    budget and always submits. With the same instance and ``estimator="pc"`` its episodes are
+    the design env's episodes step for step.
+
+    On :class:`~acdb_gym.envs.design_env.InterventionDesignEnv` (flat observations) it returns
+    the masked action index directly; the mask is read from the observation's budget fraction
+    (:class:`DesignObservation`), which equals the env's ``action_masks()``.
+
+    Args:
+        model: a loaded SB3 model (see :func:`load_policy`).
+        metadata: what the model was trained on.
+        deterministic: take the most probable valid action; otherwise sample from the
+            policy's distribution restricted to the valid actions.
+        seed: seed of the sampling generator (used only when not deterministic).
+        name: name in result files (default ``"rl"``).
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        metadata: PolicyMetadata,
+        *,
+        deterministic: bool = True,
+        seed: int = 0,
+        name: str = "rl",
+    ) -> None:
+        self.model = model
+        self.metadata = metadata
+        self.name = name
+        self.deterministic = deterministic
+        self._rng = None if deterministic else np.random.default_rng(seed)
+        self._state: DesignState | None = None
+        self._budget = 0
+        self._mode: Literal["acdb", "design"] = "design"
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        *,
+        algo: Algorithm | None = None,
+        deterministic: bool = True,
+        seed: int = 0,
+        name: str = "rl",
+    ) -> RLAgent:
+        """Load a saved policy (see :func:`load_policy`) into an agent."""
+        model, metadata = load_policy(path, algo=algo)
+        return cls(model, metadata, deterministic=deterministic, seed=seed, name=name)
+
+    # ------------------------------------------------------------------ Agent protocol
+    def reset(self, observation: Any, info: Mapping[str, Any]) -> None:
+        """Start an episode: on ``ACDBEnv`` run PC and start a fresh estimator state."""
+        if not isinstance(observation, Mapping):
+            self._mode = "design"
+            size = np.asarray(observation).size
+            if size != observation_size(self._n_nodes):
+                raise ValueError(
+                    f"this policy expects design-env observations of size "
+                    f"{observation_size(self._n_nodes)} (d={self._n_nodes}), got size {size}"
+                )
+            return
+        self._mode = "acdb"
+        data = np.asarray(observation["observational"], dtype=np.float64)
+        self._check_nodes(data.shape[1])
+        self._state = DesignState(
+            data, pc_cpdag(data), shift=self.metadata.shift, alpha=self.metadata.alpha
+        )
+        self._budget = int(info.get("budget", observation["budget_remaining"]))
+
+    def act(self, observation: Any, info: Mapping[str, Any]) -> Any:
+        """The next action: an index on the design env, a typed-action tuple on ``ACDBEnv``."""
+        if self._mode == "design":
+            mask = DesignObservation.decode(observation, self._n_nodes).action_mask
+            return np.int64(self.choose(np.asarray(observation, dtype=np.float32), mask))
+        state = self._absorb(observation)
+        remaining = int(observation["budget_remaining"])
+        features = state.observation(budget_remaining=remaining, budget=self._budget)
+        mask = np.zeros(self._n_nodes + 1, dtype=bool)
+        mask[: self._n_nodes] = remaining > 0 and int(observation["steps_remaining"]) > 1
+        mask[self._n_nodes] = True
+        target = self.choose(features, mask)
+        if target == self._n_nodes:
+            return actions.submit(state.estimate)
+        value = float(np.clip(state.intervention_value(target), -VALUE_BOUND, VALUE_BOUND))
+        return actions.intervene(target, value)
+
+    def choose(self, features: np.ndarray, mask: np.ndarray) -> int:
+        """The policy's choice for a design-env observation among the actions ``mask`` allows
+        (``d`` means stop)."""
+        return _masked_choice(self.model, features, mask, self._rng)
+
+    @property
+    def estimate(self) -> PDAG | None:
+        """The current estimate on ``ACDBEnv`` (None on the design env, whose env holds it)."""
+        return self._state.estimate if self._mode == "acdb" and self._state else None
+
+    def episode_stats(self) -> dict[str, Any]:
+        """Extra fields for the sweep's result rows."""
+        return {
+            "policy_algo": self.metadata.algo,
+            "policy_level": self.metadata.level,
+            "trained_estimator": self.metadata.estimator,
+            "estimator": "pc" if self._mode == "acdb" else "env",
+        }
+
+    # ------------------------------------------------------------------ internals
+    @property
+    def _n_nodes(self) -> int:
+        return self.metadata.n_nodes
+
+    def _check_nodes(self, n_nodes: int) -> None:
+        if n_nodes != self._n_nodes:
+            raise ValueError(
+                f"this policy was trained on {self.metadata.ladder} {self.metadata.level} with "
+                f"d={self._n_nodes} variables and cannot act on d={n_nodes}; run it on levels "
+                f"with d={self._n_nodes}"
+            )
+
+    def _absorb(self, observation: Mapping[str, Any]) -> DesignState:
+        """Feed the experiments that appeared since the last step into the estimator state."""
+        state = self._state
+        if state is None:
+            raise RuntimeError("call reset() before act()")
+        targets = np.asarray(observation["targets"])
+        filled = int(np.count_nonzero(targets < self._n_nodes))
+        for slot in range(len(state.targets), filled):
+            state.add_experiment(int(targets[slot]), observation["interventional"][slot])
+        return state

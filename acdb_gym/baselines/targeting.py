@@ -1,0 +1,213 @@
+"""Targeting baselines on the intervention-design env, and a paired comparison of targeters.
+
+The design env (:class:`~acdb_gym.envs.design_env.InterventionDesignEnv`) fixes the estimator
+(PC or the true CPDAG, then orientation tests and Meek's rules); an agent only chooses where to
+intervene and when to stop. These agents share the env's estimator by reading its observation
+(:class:`~acdb_gym.envs.design_env.DesignObservation`: the current estimate, the intervened
+nodes and the budget fraction, which gives exactly the env's ``action_masks()``), so they are
+the references an RL policy has to beat:
+
+* :class:`RandomTargeting`: a uniformly random node not yet intervened on, until the budget is
+  spent (or every node was tried), then stop.
+* :class:`GreedyTargeting`: the node with the most undirected edges in the current estimate
+  (ties: lowest index; intervened nodes excluded); stop when no candidate has one.
+* :class:`OracleTargeting` (privileged): the minimum intervention set ``I*`` of the hidden
+  DAG in ascending order, then stop. With ``estimator="true_cpdag"`` it identifies the whole
+  DAG up to test errors: an upper bound on targeting. With PC's errors in the starting graph it
+  is a reference, not a bound.
+
+:func:`evaluate_targeting` runs several targeters on the same held-out instances and
+:func:`sign_flip_p_value` tests paired differences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from scipy import stats
+
+from acdb_gym.agents.base import Agent, run_episode
+from acdb_gym.core.instance import Instance
+from acdb_gym.envs.design_env import DesignObservation
+
+__all__ = [
+    "GreedyTargeting",
+    "OracleTargeting",
+    "RandomTargeting",
+    "TargetingResult",
+    "evaluate_targeting",
+    "sign_flip_p_value",
+]
+
+
+def _candidates(decoded: DesignObservation) -> np.ndarray:
+    """Valid intervention targets not yet intervened on (boolean, length ``d``)."""
+    n_nodes = decoded.intervened.size
+    return decoded.action_mask[:n_nodes] & ~decoded.intervened
+
+
+class RandomTargeting:
+    """Intervenes on uniformly random untried nodes until the budget is spent, then stops.
+
+    Args:
+        seed: seed of the agent's own generator (episodes draw from it in sequence).
+    """
+
+    name = "random_targeting"
+
+    def __init__(self, *, seed: int = 0) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, observation: Any, info: Mapping[str, Any]) -> None:
+        """Nothing to prepare: every decision reads the current observation."""
+
+    def act(self, observation: Any, info: Mapping[str, Any]) -> np.int64:
+        """A random untried valid target, or "stop" (``d``) when there is none."""
+        decoded = DesignObservation.decode(observation)
+        candidates = np.flatnonzero(_candidates(decoded))
+        if candidates.size == 0:
+            return np.int64(decoded.intervened.size)
+        return np.int64(self._rng.choice(candidates))
+
+
+class GreedyTargeting:
+    """Intervenes on the untried node with the most undirected edges in the current estimate
+    (ties: lowest index) and stops when no candidate has an undirected edge or the budget is
+    spent: ``pc_greedy``'s targeting rule on the design env's estimator."""
+
+    name = "greedy_targeting"
+
+    def reset(self, observation: Any, info: Mapping[str, Any]) -> None:
+        """Nothing to prepare: every decision reads the current observation."""
+
+    def act(self, observation: Any, info: Mapping[str, Any]) -> np.int64:
+        """The candidate of highest undirected degree, or "stop" (``d``)."""
+        decoded = DesignObservation.decode(observation)
+        degree = decoded.estimate.undirected.sum(axis=1)
+        degree[~_candidates(decoded)] = 0
+        if degree.max(initial=0) == 0:
+            return np.int64(decoded.intervened.size)
+        return np.int64(np.argmax(degree))  # argmax returns the lowest index among ties
+
+
+class OracleTargeting:
+    """Intervenes on the hidden minimum intervention set ``I*`` (ascending), then stops.
+
+    Privileged: :func:`~acdb_gym.agents.base.run_episode` hands it the hidden instance (it reads
+    ``env.unwrapped.hidden_instance().i_star``). The budget ``|I*| + slack`` always covers
+    ``I*``.
+    """
+
+    name = "oracle_targeting"
+    privileged = True
+
+    def __init__(self) -> None:
+        self._i_star: tuple[int, ...] | None = None
+
+    def observe_instance(self, instance: Instance) -> None:
+        """Receive the hidden instance (before :meth:`reset`)."""
+        self._i_star = tuple(sorted(instance.i_star))
+
+    def reset(self, observation: Any, info: Mapping[str, Any]) -> None:
+        """Check that the instance was handed over."""
+        if self._i_star is None:
+            raise RuntimeError("the oracle needs the instance: run it through run_episode")
+
+    def act(self, observation: Any, info: Mapping[str, Any]) -> np.int64:
+        """The next node of ``I*`` not yet intervened on, or "stop" (``d``)."""
+        assert self._i_star is not None
+        decoded = DesignObservation.decode(observation)
+        candidates = _candidates(decoded)
+        for node in self._i_star:
+            if candidates[node]:
+                return np.int64(node)
+        return np.int64(decoded.intervened.size)
+
+
+# --------------------------------------------------------------------------- comparison
+@dataclass(frozen=True)
+class TargetingResult:
+    """Per-instance outcomes of one targeter, in the order of the instances.
+
+    Attributes:
+        rewards: terminal rewards (the env's score, ``directed_f1`` by default).
+        interventions: interventions used.
+        seeds: the instances' seeds.
+    """
+
+    rewards: np.ndarray
+    interventions: np.ndarray
+    seeds: tuple[int, ...]
+
+    @property
+    def mean_reward(self) -> float:
+        """Mean terminal reward."""
+        return float(self.rewards.mean())
+
+    @property
+    def standard_error(self) -> float:
+        """Standard error of the mean reward (0 for a single instance)."""
+        n = self.rewards.size
+        return float(self.rewards.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+
+
+def evaluate_targeting(
+    env: gym.Env[Any, Any], agents: Mapping[str, Agent], instances: Sequence[Instance]
+) -> dict[str, TargetingResult]:
+    """Run every agent for one episode on each instance (injected through ``reset``).
+
+    Args:
+        env: a design env (possibly wrapped); its estimator is shared by all agents.
+        agents: targeters by label (privileged ones receive the instance).
+        instances: the evaluation instances, e.g. held-out seeds.
+
+    Returns:
+        One :class:`TargetingResult` per label, paired by instance.
+    """
+    results = {}
+    seeds = tuple(instance.seed for instance in instances)
+    for label, agent in agents.items():
+        episodes = [run_episode(env, agent, instance=instance) for instance in instances]
+        results[label] = TargetingResult(
+            rewards=np.array([episode.reward for episode in episodes]),
+            interventions=np.array([episode.interventions for episode in episodes]),
+            seeds=seeds,
+        )
+    return results
+
+
+def _mean(sample: np.ndarray, axis: int) -> np.ndarray:
+    return np.mean(sample, axis=axis)
+
+
+def sign_flip_p_value(
+    a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_000, seed: int = 0
+) -> float:
+    """Two-sided paired sign-flip test of ``mean(a - b) = 0``.
+
+    ``scipy.stats.permutation_test`` with ``permutation_type="samples"`` on the per-instance
+    differences (exact when ``2**n <= n_resamples``); all-zero differences give 1.
+
+    Raises:
+        ValueError: ``a`` and ``b`` differ in length or are empty.
+    """
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
+        raise ValueError(f"a and b must be non-empty 1-D of one length, got {a.shape}, {b.shape}")
+    differences = a - b
+    if differences.size == 1 or not differences.any():
+        return 1.0
+    result = stats.permutation_test(
+        (differences,),
+        _mean,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=n_resamples,
+        alternative="two-sided",
+        random_state=seed,
+    )
+    return float(result.pvalue)
