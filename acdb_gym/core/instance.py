@@ -14,17 +14,22 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
-from acdb_gym.core.faithfulness import is_faithful, min_relevant_partial_correlation
+from acdb_gym.core.faithfulness import (
+    _full_partial_correlations,
+    is_faithful,
+    min_relevant_partial_correlation,
+)
 from acdb_gym.core.graphs import DAG, minimum_intervention_set
 from acdb_gym.core.ladder import LevelSpec
 from acdb_gym.core.scm import LinearGaussianSCM
-from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.types import FloatArray, IntArray, readonly
 
 __all__ = ["MAX_ATTEMPTS", "Instance", "InstanceGenerationError", "generate_instance"]
 
@@ -115,10 +120,17 @@ def _streams(seed: int) -> list[np.random.SeedSequence]:
     return np.random.SeedSequence(seed).spawn(4)
 
 
+@functools.lru_cache(maxsize=64)
+def _forward_pairs(d: int) -> tuple[IntArray, IntArray]:
+    """``np.triu_indices(d, k=1)`` (read-only, cached per ``d``)."""
+    rows, cols = np.triu_indices(d, k=1)
+    return readonly(rows), readonly(cols)
+
+
 def _draw_dag(spec: LevelSpec, rng: np.random.Generator) -> DAG:
     """Uniform random order, then exactly ``k`` of its forward pairs uniformly."""
     order = rng.permutation(spec.d)
-    rows, cols = np.triu_indices(spec.d, k=1)
+    rows, cols = _forward_pairs(spec.d)
     chosen = rng.choice(rows.size, size=spec.k, replace=False)
     adjacency = np.zeros((spec.d, spec.d), dtype=np.bool_)
     adjacency[order[rows[chosen]], order[cols[chosen]]] = True
@@ -140,6 +152,19 @@ def _build_scm(spec: LevelSpec, weights: FloatArray) -> LinearGaussianSCM:
     return LinearGaussianSCM(weights, np.full(spec.d, np.sqrt(spec.noise_var)))
 
 
+def _passes_full_set_check(dag: DAG, cov: FloatArray, eps: float) -> bool:
+    """The full-set half of :func:`is_faithful` (``|rho(i, j | V minus {i, j})| >= eps`` for every
+    edge), computed exactly as there.
+
+    It costs one inversion, against one per node for the parent-set half, and on every ladder
+    level it alone rejects every draw that fails, so checking it first makes rejected draws
+    cheap without changing any decision.
+    """
+    if dag.n_edges == 0:
+        return True
+    return bool(np.abs(_full_partial_correlations(dag, cov)).min() >= eps)
+
+
 def generate_instance(spec: LevelSpec, seed: int | np.random.Generator) -> Instance:
     """Draw the instance of ``spec`` determined by ``seed`` (DESIGN §3).
 
@@ -147,6 +172,9 @@ def generate_instance(spec: LevelSpec, seed: int | np.random.Generator) -> Insta
         spec: the level specification.
         seed: a non-negative integer; a Generator is accepted too and consumed for one integer
             seed, which the instance records.
+
+    Instances are immutable, so the most recent ones of ladder-sized specs are kept and the
+    same ``(spec, seed)`` returns the same object again without regenerating it.
 
     Raises:
         InstanceGenerationError: no draw passed the faithfulness check in ``MAX_ATTEMPTS``.
@@ -156,6 +184,24 @@ def generate_instance(spec: LevelSpec, seed: int | np.random.Generator) -> Insta
     if int(seed) < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
     seed = int(seed)
+    if spec.n_obs * spec.d <= _CACHE_MAX_SAMPLE_SIZE:
+        return _generate_cached(spec, seed)
+    return _generate(spec, seed)
+
+
+_CACHE_MAX_SAMPLE_SIZE = 20_000
+"""Instances with at most this many observational values (every ladder level) are cached."""
+
+
+@functools.lru_cache(maxsize=128)
+def _generate_cached(spec: LevelSpec, seed: int) -> Instance:
+    # The same (spec, seed) always gives the same immutable instance, and sweeps regenerate
+    # each manifest instance for every episode (the random baseline runs 100 per instance),
+    # so recent instances are kept: about 128 x 0.2 MB at most.
+    return _generate(spec, seed)
+
+
+def _generate(spec: LevelSpec, seed: int) -> Instance:
     streams = _streams(seed)
     graph_rng = np.random.default_rng(streams[_GRAPH])
     weight_rng = np.random.default_rng(streams[_WEIGHTS])
@@ -165,7 +211,9 @@ def generate_instance(spec: LevelSpec, seed: int | np.random.Generator) -> Insta
         dag = _draw_dag(spec, graph_rng)
         scm = _build_scm(spec, _draw_weights(spec, dag, weight_rng))
         cov = scm.covariance()
-        if is_faithful(dag, cov, spec.faithfulness_eps):
+        if _passes_full_set_check(dag, cov, spec.faithfulness_eps) and is_faithful(
+            dag, cov, spec.faithfulness_eps
+        ):
             break
         if attempts == MAX_ATTEMPTS:
             raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)

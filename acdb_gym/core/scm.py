@@ -22,6 +22,9 @@ from acdb_gym.core.types import FloatArray, readonly
 
 __all__ = ["LinearGaussianSCM"]
 
+_SYSTEM = -2
+"""Key of ``I - W`` in the SCM's matrix cache (the other keys are cut nodes, -1 for none)."""
+
 
 @dataclass(frozen=True, eq=False)
 class LinearGaussianSCM:
@@ -93,10 +96,16 @@ class LinearGaussianSCM:
         """``(I - W)^{-1}`` with the in-edges of ``cut`` removed (``cut = -1``: none)."""
         cached = self._mixing.get(cut)
         if cached is None:
-            weights = self.weights.copy()
+            system = self._mixing.get(_SYSTEM)
+            if system is None:
+                system = readonly(np.eye(self.n_nodes) - self.weights)
+                self._mixing[_SYSTEM] = system
             if cut >= 0:
-                weights[:, cut] = 0.0
-            cached = readonly(np.linalg.inv(np.eye(self.n_nodes) - weights))
+                # Exactly the entries of I - W with column `cut` of W zeroed.
+                system = system.copy()
+                system[:, cut] = 0.0
+                system[cut, cut] = 1.0
+            cached = readonly(np.linalg.inv(system))
             self._mixing[cut] = cached
         return cached
 

@@ -162,6 +162,15 @@ class Session:
             ValueError: ``var`` out of range or ``value`` not finite.
             BudgetExhaustedError: no budget left.
         """
+        return readonly(self.run_intervention(var, value).samples.copy())
+
+    def run_intervention(self, var: int, value: float) -> Experiment:
+        """:meth:`intervene`, returning the recorded :class:`Experiment` instead of a copy of
+        its samples (they are the session's own read-only array, as in :attr:`experiments`).
+
+        For callers that keep the samples elsewhere anyway (the Gymnasium env), this saves one
+        ``n_int x d`` copy per intervention. Raises as :meth:`intervene`.
+        """
         self._check_open()
         var = self._check_node(var, "var")
         if isinstance(value, bool) or not isinstance(value, int | float | np.number):
@@ -176,7 +185,7 @@ class Session:
         samples = self._instance.scm.sample_do(var, value, self.n_int, self._rng)
         experiment = Experiment(len(self._experiments), var, value, readonly(samples))
         self._experiments.append(experiment)
-        return readonly(samples.copy())
+        return experiment
 
     # ------------------------------------------------------------------ statistics tools
     def correlation(self, i: int, j: int, *, regime: Regime = None) -> float:

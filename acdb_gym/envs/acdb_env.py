@@ -352,8 +352,9 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         budget = 0 if self.panel == "observational" else session.budget_remaining
         # Fresh arrays every call: users keep what they are given (Gymnasium's checker insists).
         # Slots past the experiments so far are zero: copy only the filled ones into zeroed
-        # memory, which for a large level the OS provides lazily (np.zeros, not zeros_like,
-        # which writes every zero), instead of copying the whole block.
+        # memory, instead of copying the whole zero-padded block. (np.zeros, not zeros_like:
+        # for a block beyond malloc's mmap threshold the OS provides zero pages lazily, while
+        # zeros_like and an explicit fill write every zero.)
         interventional = np.zeros(self._interventional.shape)
         used = session.interventions_used
         interventional[:used] = self._interventional[:used]
