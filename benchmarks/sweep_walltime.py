@@ -61,6 +61,9 @@ def timed_sweep(workers: int, smoke: bool) -> tuple[float, float, str, str]:
             check=True,
             stdout=subprocess.DEVNULL,
             env={**os.environ, "MPLBACKEND": "Agg"},
+            # Not the caller's directory: `python -c` puts the working directory first on
+            # sys.path, which would shadow a PYTHONPATH-selected acdb_gym with a checkout's.
+            cwd=root,
         )
         wall = time.perf_counter() - start
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
