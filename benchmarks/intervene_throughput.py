@@ -1,22 +1,28 @@
 """ACDBEnv.step(actions.intervene(...)) throughput vs the numpy floor of drawing the samples.
 
-For every level of both ladders and two large synthetic levels, episodes are reset (untimed)
-and every intervention the budget allows is timed as one ``env.step`` with a prebuilt action
-(targets cycle through the nodes; value 1.0). The floor is what numpy alone needs for the same
-``n_int x d`` samples of the same SCM: ``rng.standard_normal((n_int, d)) * noise_std @ mixing``
-with the mixing matrix ``(I - W)^{-1}`` precomputed. "step / floor" is the ratio of medians.
-Every step returns fresh copies of the observation arrays (the env contract), including every
-experiment so far, so later steps of an episode copy more; the first step of each episode is
-also reported on its own.
+The floor is what numpy alone needs for the same ``n_int x d`` samples of the same SCM:
+``rng.standard_normal((n_int, d)) * noise_std @ mixing`` with the mixing matrix ``(I - W)^{-1}``
+precomputed (untimed, at each reset). For every level of both ladders and two large synthetic
+levels, episodes are reset (untimed) and every intervention the budget allows is timed as one
+``env.step`` with a prebuilt action (targets cycle through the nodes; value 1.0). Each step is
+paired with one floor draw for the same episode's SCM, timed right before or right after it
+(alternating), so both see the same cache state: the first calls after a reset, which generates
+a new world, run with cold caches and are several times slower than calls in a tight loop, for
+numpy alone as much as for the env. "step / floor" is the ratio of the paired medians.
+
+Two episode streams: "fresh worlds" draws a new instance at every reset (as RL training does);
+"manifest worlds" cycles through the level's 8 preflighted instances (as a sweep does: the
+instance cache makes those resets light). The last column times the floor alone in a tight
+loop (warm caches), for reference. Every step returns fresh copies of all observation arrays
+(the env contract), including the zero-padded block of every experiment so far.
 
 A second table splits one step into its parts, each timed alone on the same env: the action
-space membership check (Gymnasium's ``OneOf``/``Dict`` ``contains``, and the env's fast check
-that replaces it for well-formed ``intervene`` actions when present), decoding to a typed
-action, drawing the samples (``LinearGaussianSCM.sample_do`` with its mixing matrix cached),
-inverting ``I - W`` for a target not intervened on before in the episode (done once per target
-and instance), building the observation (fresh copies of every array, as the env contract
-requires), and the info dict. "rest" is the step's median minus the parts it uses: the session's
-bookkeeping, writing the experiment into the env's buffer, Python call overhead.
+space membership check (Gymnasium's ``OneOf``/``Dict`` ``contains``, which the env skips for an
+action that ``actions.intervene_request`` recognises), that recognition, the draw
+(``LinearGaussianSCM._draw_do``: noise, the intervened column, one product with the target's
+precomputed matrix), making every target's matrix (done once per instance, at reset), building
+the observation and the info dict. "rest" is the step's median minus the parts it uses: the
+session's checks and bookkeeping, Python call overhead.
 
 Run: ``python benchmarks/intervene_throughput.py [--smoke] [--repeats N]``
 """
@@ -24,7 +30,9 @@ Run: ``python benchmarks/intervene_throughput.py [--smoke] [--repeats N]``
 from __future__ import annotations
 
 import sys
+import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,42 +60,95 @@ SYNTHETIC = {
 }
 
 
-def step_timing(env: ACDBEnv, n_steps: int, seed: int) -> tuple[Timing, Timing]:
-    """Timings of ``n_steps`` valid intervene steps (all, and the first of each episode),
-    resetting (untimed) whenever the budget is spent."""
-    import time
+class _Floor:
+    """The numpy floor for the current instance of ``env``: mixing precomputed, untimed."""
 
-    times: list[float] = []
-    first: list[float] = []
+    def __init__(self, env: ACDBEnv, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.n_int = env.level.spec.n_int
+        self.instance: Any = None
+
+    def prepare(self, env: ACDBEnv) -> None:
+        instance = env.hidden_instance()
+        if instance is not self.instance:
+            scm = instance.scm
+            self.instance = instance
+            self.noise_std = np.asarray(scm.noise_std)
+            self.mixing = np.linalg.inv(np.eye(scm.n_nodes) - scm.weights)
+            self.shape = (self.n_int, scm.n_nodes)
+
+    def draw(self) -> None:
+        self.rng.standard_normal(self.shape) * self.noise_std @ self.mixing
+
+
+@dataclass
+class Paired:
+    step: Timing
+    floor: Timing
+    first_step: Timing
+    first_floor: Timing
+
+
+def paired_timing(env: ACDBEnv, n_steps: int, seed: int, *, manifest: bool) -> Paired:
+    """``n_steps`` valid intervene steps, each paired with one floor draw; resets (untimed)
+    whenever the budget is spent, to a fresh world or to the next manifest instance."""
     d = env.n_nodes
-    env.reset(seed=seed)
+    floor = _Floor(env, seed)
+    plan = [actions.intervene(var, 1.0) for var in range(d)]
+    steps: list[float] = []
+    floors: list[float] = []
+    first_steps: list[float] = []
+    first_floors: list[float] = []
+    episode = 0
+    size = len(env.level.manifest)
+
+    def reset() -> None:
+        if manifest and size:
+            env.reset(seed=seed, options={"manifest_index": episode % size})
+        else:
+            env.reset(seed=seed if episode == 0 else None)
+        floor.prepare(env)
+
+    reset()
     target = 0
-    while len(times) < n_steps or not first:
+    while len(steps) < n_steps or not first_steps:
         if env.session.budget_remaining == 0:
-            env.reset()
+            episode += 1
+            reset()
             continue
         opening = env.session.interventions_used == 0
-        action = actions.intervene(target % d, 1.0)
+        action = plan[target % d]
+        floor_first = (episode + target) % 2 == 0
         target += 1
+        if floor_first:
+            start = time.perf_counter()
+            floor.draw()
+            floor_time = time.perf_counter() - start
         start = time.perf_counter()
         env.step(action)
-        elapsed = time.perf_counter() - start
-        times.append(elapsed)
+        step_time = time.perf_counter() - start
+        if not floor_first:
+            start = time.perf_counter()
+            floor.draw()
+            floor_time = time.perf_counter() - start
+        steps.append(step_time)
+        floors.append(floor_time)
         if opening:
-            first.append(elapsed)
-    return Timing(tuple(times)), Timing(tuple(first))
-
-
-def floor_timing(env: ACDBEnv, repeats: int) -> Timing:
-    """numpy alone: ``standard_normal((n_int, d)) * noise_std @ mixing``."""
-    scm = env.hidden_instance().scm
-    noise_std = np.asarray(scm.noise_std)
-    mixing = np.linalg.inv(np.eye(scm.n_nodes) - scm.weights)
-    n_int = env.level.spec.n_int
-    rng = np.random.default_rng(0)
-    return measure(
-        lambda: rng.standard_normal((n_int, scm.n_nodes)) * noise_std @ mixing, repeats=repeats
+            first_steps.append(step_time)
+            first_floors.append(floor_time)
+    return Paired(
+        Timing(tuple(steps)),
+        Timing(tuple(floors)),
+        Timing(tuple(first_steps)),
+        Timing(tuple(first_floors)),
     )
+
+
+def tight_floor(env: ACDBEnv, repeats: int) -> Timing:
+    """The floor alone in a tight loop on the current instance (warm caches)."""
+    floor = _Floor(env, 0)
+    floor.prepare(env)
+    return measure(floor.draw, repeats=repeats)
 
 
 def _levels(smoke: bool) -> list[tuple[str, str, ACDBEnv]]:
@@ -105,8 +166,9 @@ def throughput_table(envs: list[tuple[str, str, ACDBEnv]], n_steps: int) -> str:
     rows = []
     for ladder_name, level_name, env in envs:
         spec = env.level.spec
-        step, first = step_timing(env, n_steps, seed=0)
-        floor = floor_timing(env, n_steps)
+        fresh = paired_timing(env, n_steps, seed=0, manifest=False)
+        cached = paired_timing(env, n_steps, seed=0, manifest=True)
+        tight = tight_floor(env, n_steps)
         rows.append(
             [
                 ladder_name,
@@ -114,12 +176,14 @@ def throughput_table(envs: list[tuple[str, str, ACDBEnv]], n_steps: int) -> str:
                 spec.d,
                 spec.n_int,
                 env.max_interventions,
-                step.cell(),
-                f"{1.0 / step.median:,.0f}",
-                floor.cell(),
-                ratio(step, floor),
-                f"{first.median * 1e6:.3g} µs (n={len(first.times)})",
-                ratio(first, floor),
+                fresh.step.cell(),
+                f"{1.0 / fresh.step.median:,.0f}",
+                fresh.floor.cell(),
+                ratio(fresh.step, fresh.floor),
+                ratio(fresh.first_step, fresh.first_floor),
+                f"{cached.step.median * 1e6:.3g} µs / {cached.floor.median * 1e6:.3g} µs",
+                ratio(cached.step, cached.floor),
+                tight.cell(),
             ]
         )
     headers = [
@@ -128,56 +192,50 @@ def throughput_table(envs: list[tuple[str, str, ACDBEnv]], n_steps: int) -> str:
         "d",
         "n_int",
         "slots",
-        "env.step(intervene)",
+        "env.step(intervene), fresh worlds",
         "steps/s",
-        "numpy floor",
+        "paired numpy floor",
         "step / floor",
-        "first step of an episode",
-        "first / floor",
+        "first step of an episode / its floor",
+        "manifest worlds: step / floor (medians)",
+        "step / floor",
+        "floor, tight loop",
     ]
     return markdown_table(headers, rows)
 
 
 def breakdown_table(envs: list[tuple[str, str, ACDBEnv]], repeats: int) -> str:
     rows = []
-    fast_check = getattr(actions, "is_well_formed_intervene", None)
     for ladder_name, level_name, env in envs:
         env.reset(seed=1)
         d, n_int = env.n_nodes, env.level.spec.n_int
         action = actions.intervene(0, 1.0)
         scm = env.hidden_instance().scm
         rng = np.random.default_rng(0)
+        out = np.empty((n_int, d))
 
-        def fresh_mixing(s: Any = scm) -> None:
-            s._mixing.pop(1, None)
-            s._mixing_matrix(1)
+        def make_matrices(s: Any = scm) -> None:
+            s._mixing.pop(-2, None)  # the (d, d, d) block of small d
+            s._mixing.pop(0, None)  # or target 0's matrix alone, for large d
+            s.prepare_interventions()
+            s._do_matrix(0)
 
         parts: dict[str, Any] = {
-            "Gymnasium contains": lambda a=action, e=env: e.action_space.contains(a),
-            "fast check": (
-                (lambda a=action, n=d: fast_check(a, n)) if fast_check is not None else None
-            ),
-            "decode": lambda a=action, n=d: actions.decode(a, n_nodes=n),
-            "sample_do (cached mixing)": lambda s=scm, n=n_int, r=rng: s.sample_do(0, 1.0, n, r),
-            "mixing inverse (new target)": fresh_mixing,
+            "Gymnasium contains (skipped)": lambda a=action, e=env: e.action_space.contains(a),
+            "intervene_request": lambda a=action, n=d: actions.intervene_request(a, n),
+            "draw": lambda s=scm, n=n_int, r=rng, o=out: s._draw_do(0, 1.0, n, r, o),
+            "matrices (at reset)": make_matrices,
             "_observation()": env._observation,
             "_info()": env._info,
         }
-        timings = {
-            name: measure(call, repeats=repeats) if call is not None else None
-            for name, call in parts.items()
-        }
-        step, _ = step_timing(env, repeats, seed=1)
-        used = [
-            t
-            for name, t in timings.items()
-            if t is not None and not (name == "Gymnasium contains" and fast_check is not None)
-        ]
-        rest = step.median - sum(t.median for t in used)
-        cells = [f"{t.median * 1e6:.3g} µs" if t is not None else "–" for t in timings.values()]
+        timings = {name: measure(call, repeats=repeats) for name, call in parts.items()}
+        step = paired_timing(env, repeats, seed=1, manifest=True).step
+        used = ("intervene_request", "draw", "_observation()", "_info()")
+        rest = step.median - sum(timings[name].median for name in used)
+        cells = [f"{t.median * 1e6:.3g} µs" for t in timings.values()]
         label = level_name if ladder_name == "–" else f"{ladder_name} {level_name}"
         rows.append([label, step.cell(), *cells, f"{rest * 1e6:.3g} µs"])
-    headers = ["level", "step", *(f"{name} (median)" for name in parts), "rest"]
+    headers = ["level", "step (manifest worlds)", *(f"{name} (median)" for name in parts), "rest"]
     return markdown_table(headers, rows)
 
 
@@ -190,8 +248,8 @@ def main() -> None:
 
     print_header(
         "Intervene step throughput vs the numpy floor",
-        "Median wall time per call (IQR, fastest run, runs); ratio = step median / floor "
-        "median (and the ratio of the fastest runs).",
+        "Median wall time per call (IQR, fastest run, runs); ratio = step median / paired "
+        "floor median (and the ratio of the fastest runs).",
     )
     print(throughput_table(envs, n_steps))
     print("\nWhere one intervene step goes (each part timed alone; medians):\n")

@@ -22,8 +22,13 @@ from acdb_gym.core.types import FloatArray, readonly
 
 __all__ = ["LinearGaussianSCM"]
 
-_SYSTEM = -2
-"""Key of ``I - W`` in the SCM's matrix cache (the other keys are cut nodes, -1 for none)."""
+_MIXING = -1
+"""Key of ``(I - W)^{-1}`` in the SCM's matrix cache."""
+_DO_BLOCK = -2
+"""Key of the ``(d, d, d)`` block of every target's do-matrix (small ``d``); other keys are
+single targets (large ``d``)."""
+_DO_BLOCK_MAX_D = 32
+"""Largest ``d`` whose do-matrices are made all at once (the block is ``8 d^3`` bytes)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,50 +97,97 @@ class LinearGaussianSCM:
         """The causal graph (support of ``weights``)."""
         return DAG(self.weights != 0)
 
-    def _mixing_matrix(self, cut: int) -> FloatArray:
-        """``(I - W)^{-1}`` with the in-edges of ``cut`` removed (``cut = -1``: none)."""
-        cached = self._mixing.get(cut)
+    def _mixing_matrix(self) -> FloatArray:
+        """``(I - W)^{-1}``: row ``i`` holds the total effects of ``X_i`` on every variable."""
+        cached = self._mixing.get(_MIXING)
         if cached is None:
-            system = self._mixing.get(_SYSTEM)
-            if system is None:
-                system = readonly(np.eye(self.n_nodes) - self.weights)
-                self._mixing[_SYSTEM] = system
-            if cut >= 0:
-                # Exactly the entries of I - W with column `cut` of W zeroed.
-                system = system.copy()
-                system[:, cut] = 0.0
-                system[cut, cut] = 1.0
-            cached = readonly(np.linalg.inv(system))
-            self._mixing[cut] = cached
+            cached = readonly(np.linalg.inv(np.eye(self.n_nodes) - self.weights))
+            self._mixing[_MIXING] = cached
         return cached
+
+    def prepare_interventions(self) -> None:
+        """Make the matrices :meth:`sample_do` needs now rather than on its first call (for
+        ``d <= 32``, every target's at once; above that, each is made on its first use)."""
+        if self.n_nodes <= _DO_BLOCK_MAX_D:
+            self._do_matrix(0)
+
+    def _do_matrix(self, var: int) -> FloatArray:
+        """The ``(d, d)`` matrix ``A`` with ``samples = z @ A`` under ``do(X_var = value)``, where
+        ``z`` is standard normal noise whose column ``var`` was overwritten with ``value``.
+
+        Cutting the in-edges of ``var`` changes ``M = (I - W)^{-1}`` by a rank-one term:
+        ``M_cut = M - M[:, var] M[var, :]`` off row ``var``, and ``M_cut[var] = M[var]``. So row
+        ``k != var`` of ``A`` is ``noise_std[k] * M_cut[k]``, and row ``var`` is ``M[var]`` (it
+        multiplies ``value``). With the diagonal of ``M`` set to exactly 1, column ``var`` is the
+        unit vector, so the intervened column equals ``value`` exactly. No inverse per target:
+        for ``d <= 32`` every target's matrix is made at once on first use (one ``(d, d, d)``
+        block), above that one at a time.
+        """
+        block = self._mixing.get(_DO_BLOCK)
+        if block is not None:
+            return block[var]
+        cached = self._mixing.get(var)
+        if cached is not None:
+            return cached
+        d = self.n_nodes
+        mixing = self._mixing_matrix().copy()
+        mixing.reshape(-1)[:: d + 1] = 1.0  # the exact diagonal (inv may be off by an ulp)
+        scaled = self.noise_std[:, None] * mixing
+        if d <= _DO_BLOCK_MAX_D:
+            # block[v] = scaled - scaled[:, v] (outer) mixing[v]. Column v is then exactly 0 and
+            # so is row v (scaled[v] - scaled[v, v] mixing[v], with mixing[v, v] = 1), which
+            # becomes mixing[v]: rows (v, v) of the (d*d, d) view, a plain strided slice.
+            block = np.empty((d, d, d))  # C order, so the reshape below is a view
+            np.multiply(scaled.T[:, :, None], mixing[:, None, :], out=block)
+            np.subtract(scaled[None, :, :], block, out=block)
+            block.reshape(d * d, d)[:: d + 1] = mixing
+            self._mixing[_DO_BLOCK] = readonly(block)
+            return block[var]
+        matrix = scaled - np.outer(scaled[:, var], mixing[var])
+        matrix[var] = mixing[var]
+        self._mixing[var] = readonly(matrix)
+        return matrix
 
     def covariance(self) -> FloatArray:
         """Population covariance ``(I - W)^{-T} diag(noise_std**2) (I - W)^{-1}``."""
-        mixing = self._mixing_matrix(-1)
+        mixing = self._mixing_matrix()
         return readonly((mixing.T * self.noise_std**2) @ mixing)
 
     def sample(self, n: int, rng: np.random.Generator) -> FloatArray:
         """``n`` i.i.d. observational rows, shape ``(n, d)``."""
         _check_n(n)
         noise = rng.standard_normal((n, self.n_nodes)) * self.noise_std
-        return noise @ self._mixing_matrix(-1)
+        return noise @ self._mixing_matrix()
 
-    def sample_do(self, var: int, value: float, n: int, rng: np.random.Generator) -> FloatArray:
+    def sample_do(
+        self,
+        var: int,
+        value: float,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        out: FloatArray | None = None,
+    ) -> FloatArray:
         """``n`` rows under the hard intervention ``do(X_var = value)``, shape ``(n, d)``.
 
-        The in-edges of ``var`` are cut and its column equals ``value`` exactly.
+        The in-edges of ``var`` are cut and its column equals ``value`` exactly. ``out``: a
+        writable C-contiguous float64 ``(n, d)`` array to write the rows into (returned).
         """
         _check_n(n)
         if not 0 <= var < self.n_nodes:
             raise ValueError(f"var must be in [0, {self.n_nodes}), got {var}")
         if not np.isfinite(value):
             raise ValueError(f"value must be finite, got {value}")
-        mixing = self._mixing_matrix(var)
-        noise = rng.standard_normal((n, self.n_nodes)) * self.noise_std
-        noise[:, var] = 0.0
-        data = noise @ mixing + value * mixing[var]
-        data[:, var] = value
-        return data
+        return self._draw_do(var, float(value), n, rng, out)
+
+    def _draw_do(
+        self, var: int, value: float, n: int, rng: np.random.Generator, out: FloatArray | None
+    ) -> FloatArray:
+        """:meth:`sample_do` without the argument checks (the session has made them)."""
+        noise = rng.standard_normal((n, self.weights.shape[0]))
+        noise[:, var] = value
+        # np.dot, not matmul: half the call overhead at the ladder's small sizes.
+        return np.dot(noise, self._do_matrix(var), out=out)
 
 
 def _check_n(n: int) -> None:

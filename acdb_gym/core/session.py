@@ -76,7 +76,16 @@ class Session:
     def __init__(self, instance: Instance, rng: np.random.Generator | None = None) -> None:
         self._instance = instance
         self._rng = instance.intervention_rng() if rng is None else rng
-        self._experiments: list[Experiment] = []
+        # Plain attributes for the intervention hot path (the properties read these too).
+        self._scm = instance.scm
+        self._n_nodes = instance.n_nodes
+        self._n_int = instance.spec.n_int
+        self._budget = instance.budget
+        self._row_shape = (self._n_int, self._n_nodes)
+        # Experiment k: _targets[k], _values[k], _samples[k] (Experiment objects on request).
+        self._targets: list[int] = []
+        self._values: list[float] = []
+        self._samples: list[FloatArray] = []
         self._report: ScoreReport | None = None
         self._submission: PDAG | None = None
         self._tool_calls = 0
@@ -85,7 +94,7 @@ class Session:
     @property
     def n_nodes(self) -> int:
         """Number of variables ``d``."""
-        return self._instance.n_nodes
+        return self._n_nodes
 
     @property
     def n_obs(self) -> int:
@@ -95,22 +104,22 @@ class Session:
     @property
     def n_int(self) -> int:
         """Rows per intervention."""
-        return self._instance.spec.n_int
+        return self._n_int
 
     @property
     def budget(self) -> int:
         """The initial intervention budget ``B = |I*| + slack``."""
-        return self._instance.budget
+        return self._budget
 
     @property
     def budget_remaining(self) -> int:
         """Interventions still allowed."""
-        return self.budget - len(self._experiments)
+        return self._budget - len(self._targets)
 
     @property
     def interventions_used(self) -> int:
         """Interventions performed so far."""
-        return len(self._experiments)
+        return len(self._targets)
 
     @property
     def tool_calls(self) -> int:
@@ -120,12 +129,12 @@ class Session:
     @property
     def experiments(self) -> tuple[Experiment, ...]:
         """Performed interventions, in order."""
-        return tuple(self._experiments)
+        return tuple(self._experiment(k) for k in range(len(self._targets)))
 
     @property
     def targets(self) -> tuple[int, ...]:
         """Intervened nodes, in order (repeats kept)."""
-        return tuple(e.target for e in self._experiments)
+        return tuple(self._targets)
 
     @property
     def sealed(self) -> bool:
@@ -164,28 +173,64 @@ class Session:
         """
         return readonly(self.run_intervention(var, value).samples.copy())
 
-    def run_intervention(self, var: int, value: float) -> Experiment:
+    def run_intervention(
+        self, var: int, value: float, *, out: FloatArray | None = None
+    ) -> Experiment:
         """:meth:`intervene`, returning the recorded :class:`Experiment` instead of a copy of
         its samples (they are the session's own read-only array, as in :attr:`experiments`).
 
-        For callers that keep the samples elsewhere anyway (the Gymnasium env), this saves one
-        ``n_int x d`` copy per intervention. Raises as :meth:`intervene`.
+        ``out``: as in :meth:`record_intervention`. Raises as :meth:`intervene`.
         """
-        self._check_open()
-        var = self._check_node(var, "var")
-        if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-            raise ValueError(f"value must be a real number, got {value!r}")
-        value = float(value)
+        self.record_intervention(var, value, out=out)
+        return self._experiment(len(self._targets) - 1)
+
+    def record_intervention(self, var: int, value: float, *, out: FloatArray | None = None) -> None:
+        """:meth:`intervene` for callers that keep the samples themselves: nothing is copied
+        and nothing is returned; :attr:`experiments` has the result.
+
+        ``out``: a writable C-contiguous float64 ``(n_int, d)`` array, owned by the caller, to
+        draw the samples into. The session then keeps it (and hands it out
+        read-only), so the caller must never write to it again. The Gymnasium env draws straight
+        into its observation buffer this way. Raises as :meth:`intervene`; an invalid request
+        (a bad ``out`` included) changes nothing, ``out`` and the random stream included.
+        """
+        if self._report is not None:
+            self._check_open()
+        if type(var) is not int:
+            var = self._check_node(var, "var")
+        elif not 0 <= var < self._n_nodes:
+            raise ValueError(f"var must be in [0, {self._n_nodes}), got {var}")
+        if type(value) is not float:
+            if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+                raise ValueError(f"value must be a real number, got {value!r}")
+            value = float(value)
         if not math.isfinite(value):
             raise ValueError(f"value must be finite, got {value}")
-        if self.budget_remaining <= 0:
+        targets = self._targets
+        if len(targets) >= self._budget:
             raise BudgetExhaustedError(
-                f"intervention budget of {self.budget} is spent; cannot intervene on X{var}"
+                f"intervention budget of {self._budget} is spent; cannot intervene on X{var}"
             )
-        samples = self._instance.scm.sample_do(var, value, self.n_int, self._rng)
-        experiment = Experiment(len(self._experiments), var, value, readonly(samples))
-        self._experiments.append(experiment)
-        return experiment
+        if out is not None and (
+            out.shape != self._row_shape
+            or out.dtype != np.float64
+            or not (flags := out.flags).writeable
+            or not flags.c_contiguous
+        ):
+            raise ValueError(
+                f"out must be a writable C-contiguous float64 array of shape {self._row_shape}"
+            )
+        self._samples.append(self._scm._draw_do(var, value, self._n_int, self._rng, out))
+        self._values.append(value)
+        targets.append(var)
+
+    def _experiment(self, index: int) -> Experiment:
+        return Experiment(index, self._targets[index], self._values[index], self._samples_of(index))
+
+    def _samples_of(self, index: int) -> FloatArray:
+        samples = self._samples[index]
+        samples.flags.writeable = False
+        return samples
 
     # ------------------------------------------------------------------ statistics tools
     def correlation(self, i: int, j: int, *, regime: Regime = None) -> float:
@@ -272,8 +317,8 @@ class Session:
             raise ValueError(
                 f"regime must be 'observational' or an experiment index, got {regime!r}"
             )
-        if not 0 <= int(regime) < len(self._experiments):
+        if not 0 <= int(regime) < len(self._targets):
             raise ValueError(
-                f"regime must be an experiment index in [0, {len(self._experiments)}), got {regime}"
+                f"regime must be an experiment index in [0, {len(self._targets)}), got {regime}"
             )
-        return self._experiments[int(regime)].samples
+        return self._samples_of(int(regime))

@@ -14,6 +14,7 @@ from acdb_gym.core.ladder import Level, get_level
 from acdb_gym.core.scoring import ScoreReport
 from acdb_gym.core.session import Session, SessionError
 from acdb_gym.core.stats import fisher_z_test
+from acdb_gym.core.types import readonly
 from acdb_gym.envs import actions
 from acdb_gym.envs.actions import VALUE_BOUND, Action
 
@@ -25,6 +26,24 @@ RewardName = Literal["directed_f1", "neg_shd", "skeleton_f1"]
 
 STEP_LIMITS: dict[str, int] = {"raw": 16, "stats": 32}
 """Default internal step limit per tool variant (the paper's protocol)."""
+
+
+_TOOL_OK = readonly(np.array([0.0, 0.0, 1.0]))
+_TOOL_INVALID = readonly(np.array([0.0, 0.0, 0.0]))
+_INT_SCALARS = tuple(readonly(np.asarray(k, dtype=np.int64)) for k in range(257))
+"""Templates of the observation's counters ``0 .. 256``."""
+_WHOLE_COPY_BYTES = 1 << 18
+"""An interventional block up to this size is copied whole (zero slots included) per step."""
+
+
+def _copy_filled(block: np.ndarray, used: int) -> np.ndarray:
+    """A copy of a large zero-padded block that writes only its first ``used`` slots: np.zeros
+    gets zero pages lazily from the OS beyond malloc's mmap threshold."""
+    if 2 * used >= len(block):
+        return block.copy()
+    fresh = np.zeros(block.shape)
+    fresh[:used] = block[:used]
+    return fresh
 
 
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -100,7 +119,9 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
 
     ``tool_result``: correlation and partial correlation give ``[r, p]`` with the Fisher-z
     p-value of ``r``; the independence test gives ``[z, p]``; ``valid`` is 1 when the last
-    action was valid, else 0 and ``info["error"]`` says why.
+    action was valid, else 0 and ``info["error"]`` says why. Every ``reset`` and ``step``
+    returns fresh, writable arrays that share no memory with any other observation, so an
+    observation can be kept (in a replay buffer, say) or modified freely.
 
     ## Rewards
 
@@ -200,19 +221,32 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
         self._instance = self._choose_instance(options or {})
-        self._session = Session(self._instance)
+        session = self._session = Session(self._instance)
         spec = self.level.spec
         m = self.max_interventions
-        self._observational = self._session.observe()
+        # The episode's state lives in private arrays; every observation hands out fresh copies
+        # (users keep what they are given; Gymnasium's checker insists). Experiment k's samples
+        # are drawn straight into slot k of the zero-padded block, with no copy.
+        self._observational = session.observe()
         self._interventional = np.zeros((m, spec.n_int, spec.d))
         self._targets = np.full(m, spec.d, dtype=np.int64)
         self._values = np.zeros(m)
         self._steps = 0
         self._invalid_actions = 0
-        self._tool_result = np.array([0.0, 0.0, 1.0])
+        self._tool_result = _TOOL_OK
         self._last_error: str | None = None
-        self._last_action: Action | None = None
+        self._last_action: Any = None
         self._final_info: dict[str, Any] | None = None
+        if self.panel == "active":
+            self._instance.scm.prepare_interventions()  # a few µs, not on the first step
+        self._static_info = {
+            "ladder": self.level.ladder,
+            "level": self.level.name,
+            "panel": self.panel,
+            "tools": self.tools,
+            "n_nodes": self.n_nodes,
+            "budget": 0 if self.panel == "observational" else session.budget,
+        }
         return self._observation(), self._info()
 
     def step(
@@ -224,21 +258,21 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
             info["error"] = "the episode has ended; call reset()"
             truncated_end = bool(self._final_info["truncated_empty_submission"])
             return self._observation(), 0.0, not truncated_end, truncated_end, info
-        if not (
-            actions.is_well_formed_intervene(action, self.n_nodes)
-            or self.action_space.contains(action)
-        ):
+        request = actions.intervene_request(action, self.n_nodes)
+        if request is None and not self.action_space.contains(action):
             raise ValueError(f"action is not an element of the action space: {action!r}")
         self._steps += 1
         self._last_error = None
+        self._last_action = action
         try:
-            typed = actions.decode(action, n_nodes=self.n_nodes)
-            self._last_action = typed
-            self._apply(typed)
+            if request is not None:  # the hot path: no typed action, no generic dispatch
+                self._intervene(*request)
+            else:
+                self._apply(actions.decode(action, n_nodes=self.n_nodes))
         except (ValueError, SessionError) as error:
             self._last_error = str(error)
             self._invalid_actions += 1
-            self._tool_result = np.array([0.0, 0.0, 0.0])
+            self._tool_result = _TOOL_INVALID
         terminated = session.sealed
         truncated = False
         if not terminated and self._steps >= self.max_steps:
@@ -306,21 +340,27 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         session = self._require_session()
         if isinstance(action, actions.Submit):
             session.submit_graph(action.graph)
-            self._tool_result = np.array([0.0, 0.0, 1.0])
+            self._tool_result = _TOOL_OK
         elif isinstance(action, actions.Intervene):
-            if self.panel == "observational":
-                raise ValueError("intervene is not available in the observational panel")
-            experiment = session.run_intervention(action.var, action.value)
-            slot = experiment.index
-            self._interventional[slot] = experiment.samples
-            self._targets[slot] = action.var
-            self._values[slot] = action.value
-            self._tool_result = np.array([0.0, 0.0, 1.0])
+            self._intervene(action.var, action.value)
         else:
             if self.tools == "raw":
                 name = type(action).__name__
                 raise ValueError(f"statistics tool {name} is not available with tools='raw'")
             self._tool_result = self._run_tool(session, action)
+
+    def _intervene(self, var: int, value: float) -> None:
+        if self.panel == "observational":
+            raise ValueError("intervene is not available in the observational panel")
+        session = self._session
+        assert session is not None
+        slot = session.interventions_used
+        block = self._interventional
+        # An invalid request raises here and leaves the block untouched.
+        session.record_intervention(var, value, out=block[slot] if slot < len(block) else None)
+        self._targets[slot] = var
+        self._values[slot] = value
+        self._tool_result = _TOOL_OK
 
     def _run_tool(self, session: Session, action: Action) -> np.ndarray:
         if isinstance(action, actions.IndependenceTest):
@@ -349,34 +389,32 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
 
     def _observation(self) -> dict[str, Any]:
         session = self._require_session()
-        budget = 0 if self.panel == "observational" else session.budget_remaining
-        # Fresh arrays every call: users keep what they are given (Gymnasium's checker insists).
-        # Slots past the experiments so far are zero: copy only the filled ones into zeroed
-        # memory, instead of copying the whole zero-padded block. (np.zeros, not zeros_like:
-        # for a block beyond malloc's mmap threshold the OS provides zero pages lazily, while
-        # zeros_like and an explicit fill write every zero.)
-        interventional = np.zeros(self._interventional.shape)
         used = session.interventions_used
-        interventional[:used] = self._interventional[:used]
+        budget = session.budget - used if self.panel == "active" else 0
+        steps = self.max_steps - self._steps
+        block = self._interventional
+        scalars = _INT_SCALARS
         return {
             "observational": self._observational.copy(),
-            "interventional": interventional,
+            "interventional": (
+                block.copy() if block.nbytes <= _WHOLE_COPY_BYTES else _copy_filled(block, used)
+            ),
             "targets": self._targets.copy(),
             "values": self._values.copy(),
-            "budget_remaining": np.asarray(budget, dtype=np.int64),
-            "steps_remaining": np.asarray(self.max_steps - self._steps, dtype=np.int64),
+            # Counters copied from templates: faster than np.asarray(k, dtype=np.int64).
+            "budget_remaining": (
+                scalars[budget].copy() if budget < len(scalars) else np.asarray(budget, np.int64)
+            ),
+            "steps_remaining": (
+                scalars[steps].copy() if steps < len(scalars) else np.asarray(steps, np.int64)
+            ),
             "tool_result": self._tool_result.copy(),
         }
 
     def _info(self) -> dict[str, Any]:
         session = self._require_session()
         info: dict[str, Any] = {
-            "ladder": self.level.ladder,
-            "level": self.level.name,
-            "panel": self.panel,
-            "tools": self.tools,
-            "n_nodes": self.n_nodes,
-            "budget": 0 if self.panel == "observational" else session.budget,
+            **self._static_info,
             "interventions_used": session.interventions_used,
             "steps": self._steps,
             "invalid_actions": self._invalid_actions,
@@ -384,6 +422,15 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         if self._last_error is not None:
             info["error"] = self._last_error
         return info
+
+    def _describe_last_action(self) -> str | None:
+        if self._last_action is None:
+            return None
+        try:
+            return repr(actions.decode(self._last_action, n_nodes=self.n_nodes))
+        except ValueError as error:
+            kind = actions.ActionKind(int(self._last_action[0])).name.lower()
+            return f"invalid {kind} action ({error})"
 
     def _render_state(self) -> Any:
         from acdb_gym.envs.rendering import RenderState
@@ -398,7 +445,7 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
             steps=self._steps,
             max_steps=self.max_steps,
             experiments=[(e.target, e.value) for e in session.experiments],
-            last_action=repr(self._last_action) if self._last_action is not None else None,
+            last_action=self._describe_last_action(),
             last_error=self._last_error,
             tool_result=(
                 float(self._tool_result[0]),

@@ -40,7 +40,7 @@ __all__ = [
     "graph_to_codes",
     "independence_test",
     "intervene",
-    "is_well_formed_intervene",
+    "intervene_request",
     "partial_correlation",
     "submit",
 ]
@@ -240,29 +240,41 @@ def graph_from_codes(codes: np.ndarray) -> PDAG:
 # --------------------------------------------------------------------------- fast paths
 
 
-def is_well_formed_intervene(action: Any, n_nodes: int) -> bool:
-    """A fast, conservative membership test for the common action, as :func:`intervene` builds
-    it: ``True`` only if ``action`` is certainly an element of :func:`action_space`.
+_FLOAT64 = np.dtype(np.float64)
+_INTERVENE = int(ActionKind.INTERVENE)
 
-    ``False`` means "not decided here": callers then ask the space itself. Gymnasium's generic
-    ``OneOf``/``Dict``/``Box`` checks cost about 10 µs per step, as much as drawing a small
-    level's samples; this test accepts exactly the types :func:`intervene` produces (an ``int``
-    kind, a plain dict, an ``np.int64`` node and a float64 0-d array within the bounds), for
-    which every check of the space is repeated here.
+
+def intervene_request(action: Any, n_nodes: int) -> tuple[int, float] | None:
+    """``(var, value)`` if ``action`` is an ``intervene`` action exactly as :func:`intervene`
+    builds it and certainly an element of :func:`action_space`; otherwise ``None``, meaning
+    "not decided here" (callers then ask the space itself and :func:`decode`).
+
+    Gymnasium's generic ``OneOf``/``Dict``/``Box`` checks cost about 10 µs per step, more than
+    drawing a small level's samples. This accepts exactly the types :func:`intervene` produces
+    (an ``int`` kind, a plain dict, an ``np.int64`` node and a float64 0-d array within the
+    bounds) and repeats every check of the space on them.
     """
     if type(action) is not tuple or len(action) != 2:
-        return False
+        return None
     kind, payload = action
-    if type(kind) is not int or kind != ActionKind.INTERVENE or type(payload) is not dict:
-        return False
-    if len(payload) != 2 or "var" not in payload or "value" not in payload:
-        return False
-    var, value = payload["var"], payload["value"]
-    if type(var) is not np.int64 or not 0 <= var < n_nodes:
-        return False
-    if type(value) is not np.ndarray or value.dtype != np.float64 or value.shape != ():
-        return False
-    return bool(-VALUE_BOUND <= value <= VALUE_BOUND)  # False for NaN, as in Box.contains
+    if (
+        type(kind) is not int
+        or kind != _INTERVENE
+        or type(payload) is not dict
+        or len(payload) != 2
+    ):
+        return None
+    var = payload.get("var")
+    value = payload.get("value")
+    if type(var) is not np.int64 or type(value) is not np.ndarray:
+        return None
+    if value.dtype is not _FLOAT64 or value.shape != ():
+        return None
+    node = int(var)
+    number = float(value)
+    if not (0 <= node < n_nodes and -VALUE_BOUND <= number <= VALUE_BOUND):  # NaN fails too
+        return None
+    return node, number
 
 
 # --------------------------------------------------------------------------- decoding

@@ -93,6 +93,44 @@ def test_bad_interventions_name_the_value_and_consume_nothing(
     assert session.interventions_used == 0
 
 
+def test_record_intervention_draws_into_out_as_intervene_would() -> None:
+    session, reference = _session(), _session()
+    block = np.zeros((2, INSTANCE.spec.n_int, INSTANCE.n_nodes))
+    session.record_intervention(2, 1.5, out=block[0])
+    session.record_intervention(4, -0.5, out=block[1])
+    np.testing.assert_array_equal(block[0], reference.intervene(2, 1.5))
+    np.testing.assert_array_equal(block[1], reference.intervene(4, -0.5))
+    experiment = session.experiments[1]
+    assert (experiment.index, experiment.target, experiment.value) == (1, 4, -0.5)
+    assert np.shares_memory(experiment.samples, block[1])
+    with pytest.raises(ValueError, match="read-only"):
+        experiment.samples[0, 0] = 0.0
+
+
+@pytest.mark.parametrize(
+    "make_out",
+    [
+        lambda n, d: np.zeros((n, d + 1)),
+        lambda n, d: np.zeros((n, d), dtype=np.float32),
+        lambda n, d: np.zeros((d, n)).T,  # not C-contiguous
+        lambda n, d: np.zeros((n, d)).view(),
+    ],
+    ids=["shape", "dtype", "layout", "read-only"],
+)
+def test_a_bad_out_is_refused_before_anything_changes(make_out: object) -> None:
+    session, reference = _session(), _session()
+    out = make_out(INSTANCE.spec.n_int, INSTANCE.n_nodes)  # type: ignore[operator]
+    if out.flags.writeable and out.base is not None and out.flags.c_contiguous:
+        out.flags.writeable = False
+    before = out.copy()
+    with pytest.raises(ValueError, match="out must be"):
+        session.record_intervention(1, 2.0, out=out)
+    np.testing.assert_array_equal(out, before)
+    assert session.interventions_used == 0
+    # The random stream was not touched: the next draw is the reference's first.
+    np.testing.assert_array_equal(session.intervene(1, 2.0), reference.intervene(1, 2.0))
+
+
 def test_statistics_tools_agree_with_core_stats_on_each_regime() -> None:
     session = _session()
     samples = session.intervene(0, 3.0)

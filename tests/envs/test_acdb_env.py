@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -635,14 +636,43 @@ def test_observational_panel_hides_the_budget() -> None:
     assert info["score"]["interventions_used"] == 0 and info["score"]["efficiency"] == 1.0
 
 
-def test_returned_observations_are_fresh_copies() -> None:
-    env = make()
-    observation, _ = env.reset(seed=0)
+def test_kept_observations_stay_true_snapshots() -> None:
+    """Every observation keeps what it showed when it was returned, through later steps of the
+    episode and the next reset, and no two observations share memory: each is the caller's own,
+    writable copy."""
+    env = make(tools="stats")
+    kept: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    def keep(observation: dict[str, Any]) -> None:
+        kept.append((observation, {key: array.copy() for key, array in observation.items()}))
+
+    observation, _ = env.reset(seed=3)
+    keep(observation)
+    script = [
+        actions.intervene(0, 1.0),
+        actions.correlation(0, 1),
+        actions.intervene(2, -1.5),
+        actions.correlation(0, 0),  # invalid: same node twice
+        actions.intervene(3, 0.5),
+        actions.submit(PDAG.empty(D)),
+    ]
+    for action in script:
+        observation, *_ = env.step(action)
+        keep(observation)
+    keep(env.reset(seed=4)[0])
+    env.step(actions.intervene(1, 2.0))
+    for index, (observation, snapshot) in enumerate(kept):
+        for key, array in observation.items():
+            np.testing.assert_array_equal(array, snapshot[key], err_msg=f"step {index} {key}")
+    for (first, _), (second, _) in itertools.combinations(kept, 2):
+        for key in first:
+            assert not np.shares_memory(first[key], second[key]), key
+    observation = kept[1][0]
     observation["observational"][:] = 0.0
     observation["interventional"][:] = 7.0
-    again, *_ = env.step(actions.intervene(0, 1.0))
+    again, *_ = env.step(actions.intervene(2, 1.0))
     assert again["observational"].any()
-    assert not (again["interventional"][1:] == 7.0).any()
+    assert not (again["interventional"] == 7.0).any()
 
 
 def test_run_episode_with_an_intervene_then_submit_agent() -> None:
