@@ -205,7 +205,10 @@ def throughput_table(envs: list[tuple[str, str, ACDBEnv]], n_steps: int) -> str:
 
 
 def breakdown_table(envs: list[tuple[str, str, ACDBEnv]], repeats: int) -> str:
+    """The parts of one step. A part the measured version of the package does not have (an
+    older revision, run as a baseline) shows as "–" and is left out of "rest"."""
     rows = []
+    request = getattr(actions, "intervene_request", None)
     for ladder_name, level_name, env in envs:
         env.reset(seed=1)
         d, n_int = env.n_nodes, env.level.spec.n_int
@@ -213,26 +216,34 @@ def breakdown_table(envs: list[tuple[str, str, ACDBEnv]], repeats: int) -> str:
         scm = env.hidden_instance().scm
         rng = np.random.default_rng(0)
         out = np.empty((n_int, d))
+        draw = getattr(scm, "_draw_do", None)
 
         def make_matrices(s: Any = scm) -> None:
-            s._mixing.pop(-2, None)  # the (d, d, d) block of small d
-            s._mixing.pop(0, None)  # or target 0's matrix alone, for large d
-            s.prepare_interventions()
+            s._do_matrices.clear()  # every target's matrix for small d, target 0's for large
             s._do_matrix(0)
 
         parts: dict[str, Any] = {
             "Gymnasium contains (skipped)": lambda a=action, e=env: e.action_space.contains(a),
-            "intervene_request": lambda a=action, n=d: actions.intervene_request(a, n),
-            "draw": lambda s=scm, n=n_int, r=rng, o=out: s._draw_do(0, 1.0, n, r, o),
-            "matrices (at reset)": make_matrices,
+            "intervene_request": (
+                None if request is None else (lambda a=action, n=d: request(a, n))
+            ),
+            "draw": (
+                None if draw is None else (lambda f=draw, n=n_int, r=rng, o=out: f(0, 1.0, n, r, o))
+            ),
+            "matrices (at reset)": make_matrices if hasattr(scm, "_do_matrices") else None,
             "_observation()": env._observation,
             "_info()": env._info,
         }
-        timings = {name: measure(call, repeats=repeats) for name, call in parts.items()}
+        timings = {
+            name: None if call is None else measure(call, repeats=repeats)
+            for name, call in parts.items()
+        }
         step = paired_timing(env, repeats, seed=1, manifest=True).step
-        used = ("intervene_request", "draw", "_observation()", "_info()")
-        rest = step.median - sum(timings[name].median for name in used)
-        cells = [f"{t.median * 1e6:.3g} µs" for t in timings.values()]
+        used = [
+            timings[name] for name in ("intervene_request", "draw", "_observation()", "_info()")
+        ]
+        rest = step.median - sum(t.median for t in used if t is not None)
+        cells = [f"{t.median * 1e6:.3g} µs" if t is not None else "–" for t in timings.values()]
         label = level_name if ladder_name == "–" else f"{ladder_name} {level_name}"
         rows.append([label, step.cell(), *cells, f"{rest * 1e6:.3g} µs"])
     headers = ["level", "step (manifest worlds)", *(f"{name} (median)" for name in parts), "rest"]

@@ -3,7 +3,8 @@
 For one ladder level (default: v0 L1, ``d = 6``, ``n_int = 50``) it measures, in one run, the cost
 of one intervention at each layer of the stack:
 
-1. numpy alone: ``rng.standard_normal((n_int, d)) @ mixing`` (the arithmetic of one experiment);
+1. numpy alone: ``rng.standard_normal((n_int, d)) * noise_std @ mixing`` (the arithmetic of one
+   experiment, with ``mixing = (I - W)^{-1}`` precomputed);
 2. ``LinearGaussianSCM.sample_do`` (core SCM sampling);
 3. ``Session.intervene`` (budget bookkeeping, read-only copies);
 4. ``ACDBEnv.step(intervene)`` on the bare env (action-space check, decoding, observation);
@@ -11,8 +12,9 @@ of one intervention at each layer of the stack:
 
 The env's budget (``|I*| + slack`` <= ``d - 1 + slack``) ends after a few interventions, so the
 env and session loops reset whenever it is spent: to the same injected instance (warm caches:
-the pure per-step cost), or, in the last row, to a fresh world drawn by ``reset`` (the first
-experiment on each node of a new SCM inverts its ``I - W``). Only the intervene calls are timed,
+the pure per-step cost), or, in the last row, to a fresh world drawn by ``reset`` (which also
+makes the new SCM's per-target intervention matrices; the first steps after generating a world
+run with cold caches). Only the intervene calls are timed,
 each with ``time.perf_counter``; each repeat times ``--steps`` interventions with the garbage
 collector off. The table shows the median over ``--repeats`` repeats of the mean time per
 intervention (and, last column, the median single call, which preemption on a busy machine
@@ -45,7 +47,7 @@ StepTimer = Callable[[int], list[float]]
 """Runs ``n`` interventions and returns the seconds of each timed call."""
 
 
-def numpy_timer(mixing: np.ndarray, n_int: int, seed: int) -> StepTimer:
+def numpy_timer(mixing: np.ndarray, noise_std: np.ndarray, n_int: int, seed: int) -> StepTimer:
     rng = np.random.default_rng(seed)
     d = mixing.shape[0]
 
@@ -53,7 +55,7 @@ def numpy_timer(mixing: np.ndarray, n_int: int, seed: int) -> StepTimer:
         times = []
         for _ in range(n):
             start = time.perf_counter()
-            rng.standard_normal((n_int, d)) @ mixing
+            rng.standard_normal((n_int, d)) * noise_std @ mixing
             times.append(time.perf_counter() - start)
         return times
 
@@ -152,7 +154,10 @@ def main() -> None:
     mixing = np.linalg.inv(np.eye(spec.d) - instance.weights)
     big = 10**9  # no truncation: the budget, not the step limit, ends the episodes
     rows = [
-        ("numpy: standard_normal((n_int, d)) @ mixing", numpy_timer(mixing, spec.n_int, args.seed)),
+        (
+            "numpy: standard_normal((n_int, d)) * noise_std @ mixing",
+            numpy_timer(mixing, np.asarray(instance.scm.noise_std), spec.n_int, args.seed),
+        ),
         ("LinearGaussianSCM.sample_do", scm_timer(instance, args.seed)),
         ("Session.intervene", session_timer(instance)),
         (

@@ -24,9 +24,6 @@ __all__ = ["LinearGaussianSCM"]
 
 _MIXING = -1
 """Key of ``(I - W)^{-1}`` in the SCM's matrix cache."""
-_DO_BLOCK = -2
-"""Key of the ``(d, d, d)`` block of every target's do-matrix (small ``d``); other keys are
-single targets (large ``d``)."""
 _DO_BLOCK_MAX_D = 32
 """Largest ``d`` whose do-matrices are made all at once (the block is ``8 d^3`` bytes)."""
 
@@ -43,6 +40,8 @@ class LinearGaussianSCM:
     weights: FloatArray
     noise_std: FloatArray
     _mixing: dict[int, FloatArray] = field(default_factory=dict, init=False, repr=False)
+    _do_matrices: list[FloatArray | None] = field(default_factory=list, init=False, repr=False)
+    """Each target's do-matrix (see :meth:`_do_matrix`), or None until made."""
 
     def __post_init__(self) -> None:
         weights = np.array(self.weights, dtype=np.float64, copy=True)
@@ -123,13 +122,12 @@ class LinearGaussianSCM:
         for ``d <= 32`` every target's matrix is made at once on first use (one ``(d, d, d)``
         block), above that one at a time.
         """
-        block = self._mixing.get(_DO_BLOCK)
-        if block is not None:
-            return block[var]
-        cached = self._mixing.get(var)
-        if cached is not None:
-            return cached
+        matrices = self._do_matrices
+        if matrices and matrices[var] is not None:
+            return matrices[var]  # type: ignore[return-value]
         d = self.n_nodes
+        if not matrices:
+            matrices.extend([None] * d)
         mixing = self._mixing_matrix().copy()
         mixing.reshape(-1)[:: d + 1] = 1.0  # the exact diagonal (inv may be off by an ulp)
         scaled = self.noise_std[:, None] * mixing
@@ -141,11 +139,11 @@ class LinearGaussianSCM:
             np.multiply(scaled.T[:, :, None], mixing[:, None, :], out=block)
             np.subtract(scaled[None, :, :], block, out=block)
             block.reshape(d * d, d)[:: d + 1] = mixing
-            self._mixing[_DO_BLOCK] = readonly(block)
-            return block[var]
+            matrices[:] = list(readonly(block))
+            return matrices[var]  # type: ignore[return-value]
         matrix = scaled - np.outer(scaled[:, var], mixing[var])
         matrix[var] = mixing[var]
-        self._mixing[var] = readonly(matrix)
+        matrices[var] = readonly(matrix)
         return matrix
 
     def covariance(self) -> FloatArray:
@@ -184,10 +182,12 @@ class LinearGaussianSCM:
         self, var: int, value: float, n: int, rng: np.random.Generator, out: FloatArray | None
     ) -> FloatArray:
         """:meth:`sample_do` without the argument checks (the session has made them)."""
-        noise = rng.standard_normal((n, self.weights.shape[0]))
+        matrices = self._do_matrices
+        matrix = matrices[var] if matrices else None
+        noise = rng.standard_normal((n, len(self.noise_std)))
         noise[:, var] = value
         # np.dot, not matmul: half the call overhead at the ladder's small sizes.
-        return np.dot(noise, self._do_matrix(var), out=out)
+        return np.dot(noise, self._do_matrix(var) if matrix is None else matrix, out=out)
 
 
 def _check_n(n: int) -> None:

@@ -252,7 +252,9 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
     def step(
         self, action: tuple[int, dict[str, Any]]
     ) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
-        session = self._require_session()
+        session = self._session
+        if session is None:
+            raise RuntimeError("call reset() before step()")
         if self._final_info is not None:
             info = {**self._info(), **self._final_info}
             info["error"] = "the episode has ended; call reset()"
@@ -388,7 +390,8 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         return float(getattr(report, self.reward_name))
 
     def _observation(self) -> dict[str, Any]:
-        session = self._require_session()
+        session = self._session
+        assert session is not None
         used = session.interventions_used
         budget = session.budget - used if self.panel == "active" else 0
         steps = self.max_steps - self._steps
@@ -412,7 +415,8 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         }
 
     def _info(self) -> dict[str, Any]:
-        session = self._require_session()
+        session = self._session
+        assert session is not None
         info: dict[str, Any] = {
             **self._static_info,
             "interventions_used": session.interventions_used,
