@@ -253,7 +253,7 @@ def breakdown_table(envs: list[tuple[str, str, ACDBEnv]], repeats: int) -> str:
 def main() -> None:
     parser = base_parser(__doc__)
     args = parser.parse_args()
-    n_steps = args.repeats or (20 if args.smoke else 200)
+    n_steps = args.repeats or (20 if args.smoke else 1000)
     warnings.filterwarnings("ignore", message=".*A Box .* space .* infinity")
     envs = _levels(args.smoke)
 
