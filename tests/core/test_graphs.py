@@ -25,6 +25,8 @@ from acdb_gym.core.graphs import (
     DAG,
     PDAG,
     CycleError,
+    _cpdag_by_edge_labels,
+    _cpdag_by_meek_rules,
     apply_meek_rule1,
     apply_meek_rule2,
     apply_meek_rule3,
@@ -463,6 +465,37 @@ def test_covered_edges_on_large_graphs() -> None:
 def test_cpdag_matches_enumerated_equivalence_class(seed: int) -> None:
     dag, klass = _case(seed)
     _assert_pdag_equals(cpdag(dag), *klass.essential_matrices())
+
+
+@pytest.mark.parametrize("seed", BRUTE_FORCE_SEEDS)
+def test_edge_labelling_matches_enumerated_equivalence_class(seed: int) -> None:
+    """cpdag() labels the edges of large sparse graphs (Chickering's algorithm) and runs Meek's
+    rules on the rest; the labelling is checked here on the small brute-force cases too."""
+    dag, klass = _case(seed)
+    labelled = _cpdag_by_edge_labels(dag.n_nodes, *np.nonzero(dag.adjacency))
+    _assert_pdag_equals(labelled, *klass.essential_matrices())
+    # The unchecked constructor only ever holds a valid PDAG.
+    assert PDAG(np.array(labelled.directed), np.array(labelled.undirected)) == labelled
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_both_cpdag_routes_agree_on_large_graphs(seed: int) -> None:
+    rng = np.random.default_rng([seed, 7])
+    n_nodes = int(rng.integers(100, 400))
+    per_node = [0.5, 1.5, 3.0, 7.9][seed % 4]
+    adjacency = np.triu(rng.random((n_nodes, n_nodes)) < 2 * per_node / (n_nodes - 1), k=1)
+    order = rng.permutation(n_nodes)
+    dag = DAG(adjacency[np.ix_(order, order)])
+    by_rules = _cpdag_by_meek_rules(dag.adjacency)
+    assert cpdag(dag) == by_rules
+    assert _cpdag_by_edge_labels(n_nodes, *np.nonzero(dag.adjacency)) == by_rules
+
+
+def test_edge_labelling_matches_causallearn_on_a_large_sparse_graph() -> None:
+    rng = np.random.default_rng(11)
+    adjacency = np.triu(rng.random((120, 120)) < 3.0 / 119, k=1)
+    dag = DAG(adjacency)
+    assert cpdag(dag) == _causallearn_cpdag(dag)
 
 
 @pytest.mark.parametrize("seed", BRUTE_FORCE_SEEDS)

@@ -135,3 +135,17 @@ def test_rgb_render_emits_no_warnings() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         env.render()
+
+
+def test_text_render_names_the_last_action_even_when_it_was_invalid() -> None:
+    env = ACDBEnv("L1", render_mode="ansi")
+    env.reset(options={"manifest_index": 0})
+    env.step(actions.intervene(3, 2.5))
+    text = env.render()
+    assert isinstance(text, str) and "last action: Intervene(var=3, value=2.5)" in text
+    cyclic = np.zeros((D, D), dtype=np.int64)
+    cyclic[0, 1] = cyclic[1, 0] = 1  # both directions: not a mixed graph
+    env.step((int(actions.ActionKind.SUBMIT_GRAPH), {"graph": cyclic}))
+    text = env.render()
+    assert isinstance(text, str)
+    assert "last action: invalid submit_graph action (" in text and "error:" in text
