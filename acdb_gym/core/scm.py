@@ -182,6 +182,7 @@ class LinearGaussianSCM:
         self, var: int, value: float, n: int, rng: np.random.Generator, out: FloatArray | None
     ) -> FloatArray:
         """:meth:`sample_do` without the argument checks (the session has made them)."""
+        # The cached matrix read here, not through _do_matrix: one call fewer per step.
         matrices = self._do_matrices
         matrix = matrices[var] if matrices else None
         noise = rng.standard_normal((n, len(self.noise_std)))

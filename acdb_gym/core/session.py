@@ -171,7 +171,8 @@ class Session:
             ValueError: ``var`` out of range or ``value`` not finite.
             BudgetExhaustedError: no budget left.
         """
-        return readonly(self.run_intervention(var, value).samples.copy())
+        self.record_intervention(var, value)
+        return readonly(self._samples[-1].copy())
 
     def run_intervention(
         self, var: int, value: float, *, out: FloatArray | None = None
