@@ -36,10 +36,10 @@ from typing import Any, Literal, get_args
 import numpy as np
 from scipy import stats
 
+from acdb_gym.baselines.classical import InterveneThenSubmit
 from acdb_gym.core.graphs import DAG, PDAG, cpdag, has_directed_path, meek_closure
 from acdb_gym.core.types import BoolMatrix, FloatArray
 from acdb_gym.discovery import greedy_interventional_search, pc_cpdag
-from acdb_gym.envs import actions
 from acdb_gym.envs.actions import VALUE_BOUND
 
 __all__ = [
@@ -77,7 +77,7 @@ def _check_positive(name: str, value: float) -> None:
         raise ValueError(f"{name} must be positive and finite, got {value}")
 
 
-class AdaptiveAgent:
+class AdaptiveAgent(InterveneThenSubmit):
     """The shared adaptive loop. Subclasses implement :meth:`_estimate` and may refine
     :meth:`_priorities` (which node to intervene on next) and :meth:`_on_experiment`.
 
@@ -107,17 +107,9 @@ class AdaptiveAgent:
         self._pending: int | None = None
         self._graph = self._estimate()
 
-    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
-        if self._pending is not None:
-            self._absorb(observation, self._pending)
-            self._pending = None
-        target = self._next_target(observation)
-        if target is None:
-            return actions.submit(self._graph)
-        self._pending = target
+    def _intervention_value(self, target: int) -> float:
         column = self._observational[:, target]
-        value = np.clip(column.mean() + self.shift * column.std(), -VALUE_BOUND, VALUE_BOUND)
-        return actions.intervene(target, float(value))
+        return float(np.clip(column.mean() + self.shift * column.std(), -VALUE_BOUND, VALUE_BOUND))
 
     @property
     def graph(self) -> PDAG:

@@ -14,6 +14,7 @@ from acdb_gym.discovery.sortnregress import regress_in_order
 from acdb_gym.envs import actions
 
 __all__ = [
+    "InterveneThenSubmit",
     "OracleAgent",
     "PCAgent",
     "PCGreedyAgent",
@@ -134,7 +135,41 @@ class OracleAgent:
         return actions.submit(self._instance.dag)
 
 
-class PCGreedyAgent:
+class InterveneThenSubmit:
+    """The act loop of the adaptive baselines: fold the last experiment into the estimate, then
+    intervene on the next target, or submit the estimate when there is none.
+
+    Subclasses keep the estimate in ``_graph`` and ``_pending = None`` from ``reset``, and
+    implement :meth:`_next_target`, :meth:`_absorb` and :meth:`_intervention_value`.
+    """
+
+    _graph: PDAG
+    _pending: int | None
+
+    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
+        if self._pending is not None:
+            self._absorb(observation, self._pending)
+            self._pending = None
+        target = self._next_target(observation)
+        if target is None:
+            return actions.submit(self._graph)
+        self._pending = target
+        return actions.intervene(target, self._intervention_value(target))
+
+    def _next_target(self, observation: Observation) -> int | None:
+        """The node to intervene on next, or None to submit."""
+        raise NotImplementedError
+
+    def _absorb(self, observation: Observation, target: int) -> None:
+        """Take in the experiment on ``target`` that the last action asked for."""
+        raise NotImplementedError
+
+    def _intervention_value(self, target: int) -> float:
+        """The value ``v`` of ``do(X_target = v)``."""
+        raise NotImplementedError
+
+
+class PCGreedyAgent(InterveneThenSubmit):
     """The paper's active baseline, exactly as DESIGN §9 states it.
 
     After PC, repeatedly intervene on the node with the most undirected edges (ties: lowest
@@ -158,17 +193,8 @@ class PCGreedyAgent:
         self._pending: int | None = None
         self._tried: set[int] = set()
 
-    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
-        if self._pending is not None:
-            self._absorb(observation, self._pending)
-            self._pending = None
-        target = self._next_target(observation)
-        if target is None:
-            return actions.submit(self._graph)
-        self._pending = target
-        self._tried.add(target)
-        value = float(self._observational[:, target].mean() + self.shift)
-        return actions.intervene(target, value)
+    def _intervention_value(self, target: int) -> float:
+        return float(self._observational[:, target].mean() + self.shift)
 
     def _next_target(self, observation: Observation) -> int | None:
         if int(observation["budget_remaining"]) <= 0:
@@ -177,7 +203,9 @@ class PCGreedyAgent:
         degree[list(self._tried)] = 0
         if degree.max(initial=0) == 0:
             return None
-        return int(np.argmax(degree))  # argmax returns the lowest index among ties
+        target = int(np.argmax(degree))  # argmax returns the lowest index among ties
+        self._tried.add(target)  # every target returned is intervened on
+        return target
 
     def _absorb(self, observation: Observation, target: int) -> None:
         slots = np.flatnonzero(observation["targets"] == target)
