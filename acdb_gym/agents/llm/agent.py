@@ -24,7 +24,7 @@ from acdb_gym.envs.acdb_env import Panel
 from acdb_gym.envs.actions import Action, Intervene, Submit
 
 from . import prompts
-from .conversation import Exchange, ModelReply, ToolResult, ToolSpec
+from .conversation import Exchange, ModelReply, Request, ToolResult, ToolSpec
 from .errors import LLMProviderError
 from .providers import (
     PROVIDERS,
@@ -295,13 +295,15 @@ class LLMAgent:
     # ------------------------------------------------------------------ model calls
     def _payload(self) -> dict[str, Any]:
         return self._adapter.build_payload(
-            model=self.model,
-            system=self._system,
-            session=self._session,
-            history=self._history,
-            tools=self._tools,
-            temperature=self.temperature if self._send_temperature else None,
-            max_tokens=self.max_tokens,
+            Request(
+                model=self.model,
+                system=self._system,
+                session=self._session,
+                history=self._history,
+                tools=self._tools,
+                temperature=self.temperature if self._send_temperature else None,
+                max_tokens=self.max_tokens,
+            )
         )
 
     def _query(self) -> ModelReply:

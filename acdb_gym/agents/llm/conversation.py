@@ -6,10 +6,19 @@ The agent reasons only about these values; a provider adapter
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Exchange", "ModelReply", "ToolCall", "ToolResult", "ToolSpec", "Usage"]
+__all__ = [
+    "Exchange",
+    "ModelReply",
+    "Request",
+    "ToolCall",
+    "ToolResult",
+    "ToolSpec",
+    "Usage",
+]
 
 JSONDict = dict[str, Any]
 
@@ -101,3 +110,26 @@ class Exchange:
 
     reply: ModelReply
     results: list[ToolResult] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Request:
+    """Everything one model call says, before a provider puts it in its wire format.
+
+    Attributes:
+        model: the model name.
+        system: the system prompt.
+        session: the opening user message (the episode's data and rules).
+        history: the turns so far.
+        tools: the tools offered.
+        temperature: the sampling temperature, or None to send none.
+        max_tokens: the cap on the reply's tokens.
+    """
+
+    model: str
+    system: str
+    session: str
+    history: Sequence[Exchange]
+    tools: Sequence[ToolSpec]
+    temperature: float | None
+    max_tokens: int

@@ -24,7 +24,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
-from .conversation import Exchange, ModelReply, ToolCall, ToolResult, ToolSpec, Usage
+from .conversation import ModelReply, Request, ToolCall, ToolResult, Usage
 from .records import Redactor
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -85,17 +85,7 @@ class ProviderAdapter(Protocol):
 
     provider: str
 
-    def build_payload(
-        self,
-        *,
-        model: str,
-        system: str,
-        session: str,
-        history: Sequence[Exchange],
-        tools: Sequence[ToolSpec],
-        temperature: float | None,
-        max_tokens: int,
-    ) -> JSONDict:
+    def build_payload(self, request: Request) -> JSONDict:
         """The JSON request body."""
         ...
 
@@ -253,26 +243,16 @@ class OpenAIAdapter(_SDKAdapter):
     provider = "openai"
     _key_variable = "OPENAI_API_KEY"
 
-    def build_payload(
-        self,
-        *,
-        model: str,
-        system: str,
-        session: str,
-        history: Sequence[Exchange],
-        tools: Sequence[ToolSpec],
-        temperature: float | None,
-        max_tokens: int,
-    ) -> JSONDict:
+    def build_payload(self, request: Request) -> JSONDict:
         messages: list[JSONDict] = [
-            {"role": "system", "content": system},
-            {"role": "user", "content": session},
+            {"role": "system", "content": request.system},
+            {"role": "user", "content": request.session},
         ]
-        for exchange in history:
+        for exchange in request.history:
             messages.append(exchange.reply.assistant_message)
             messages.extend(self._result_message(result) for result in exchange.results)
         payload: JSONDict = {
-            "model": model,
+            "model": request.model,
             "messages": messages,
             "tools": [
                 {
@@ -283,14 +263,14 @@ class OpenAIAdapter(_SDKAdapter):
                         "parameters": tool.parameters,
                     },
                 }
-                for tool in tools
+                for tool in request.tools
             ],
             "tool_choice": "required",
             "parallel_tool_calls": False,
-            "max_completion_tokens": max_tokens,
+            "max_completion_tokens": request.max_tokens,
         }
-        if temperature is not None:
-            payload["temperature"] = temperature
+        if request.temperature is not None:
+            payload["temperature"] = request.temperature
         return payload
 
     @staticmethod
@@ -400,30 +380,20 @@ class AnthropicAdapter(_SDKAdapter):
     provider = "anthropic"
     _key_variable = "ANTHROPIC_API_KEY"
 
-    def build_payload(
-        self,
-        *,
-        model: str,
-        system: str,
-        session: str,
-        history: Sequence[Exchange],
-        tools: Sequence[ToolSpec],
-        temperature: float | None,
-        max_tokens: int,
-    ) -> JSONDict:
+    def build_payload(self, request: Request) -> JSONDict:
         messages: list[JSONDict] = [
-            {"role": "user", "content": [{"type": "text", "text": session}]}
+            {"role": "user", "content": [{"type": "text", "text": request.session}]}
         ]
-        for exchange in history:
+        for exchange in request.history:
             messages.append(exchange.reply.assistant_message)
             if exchange.results:
                 messages.append(
                     {"role": "user", "content": [self._result_block(r) for r in exchange.results]}
                 )
         payload: JSONDict = {
-            "model": model,
-            "max_tokens": max_tokens,
-            "system": system,
+            "model": request.model,
+            "max_tokens": request.max_tokens,
+            "system": request.system,
             "messages": messages,
             "tools": [
                 {
@@ -431,12 +401,12 @@ class AnthropicAdapter(_SDKAdapter):
                     "description": tool.description,
                     "input_schema": tool.parameters,
                 }
-                for tool in tools
+                for tool in request.tools
             ],
             "tool_choice": {"type": "any", "disable_parallel_tool_use": True},
         }
-        if temperature is not None:
-            payload["temperature"] = temperature
+        if request.temperature is not None:
+            payload["temperature"] = request.temperature
         return payload
 
     @staticmethod

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from acdb_gym.agents.llm import INVALID_ACTION, LLMAgent, build_tools, env_kwargs_for
-from acdb_gym.agents.llm.conversation import ToolResult
+from acdb_gym.agents.llm.conversation import Request, ToolResult
 from acdb_gym.agents.llm.prompts import format_matrix, session_prompt, task_prompt
 from acdb_gym.agents.llm.providers import (
     AnthropicAdapter,
@@ -199,7 +199,15 @@ def test_adapters_survive_odd_responses() -> None:
     )
     assert reply.tool_calls[0].argument_error and reply.usage.tokens_in == 7
     payload = anthropic.build_payload(
-        model="m", system="s", session="hello", history=[], tools=[], temperature=None, max_tokens=5
+        Request(
+            model="m",
+            system="s",
+            session="hello",
+            history=[],
+            tools=[],
+            temperature=None,
+            max_tokens=5,
+        )
     )
     assert "temperature" not in payload
     result = anthropic._result_block(ToolResult("bad", True, "toolu_1"))
