@@ -191,7 +191,7 @@ def _generate(spec: LevelSpec, seed: int) -> Instance:
     attempts = 0
     while True:
         attempts += 1
-        # Uniform random order, then exactly k of its forward pairs (DESIGN §3, step 1).
+        # DESIGN §3, step 1; its draw order is fixed by the manifest digests.
         dag = random_order_dag(spec.d, n_edges=spec.k, rng=graph_rng)
         scm = _build_scm(spec, _draw_weights(spec, dag, weight_rng))
         cov = scm.covariance()
