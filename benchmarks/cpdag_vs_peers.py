@@ -44,10 +44,13 @@ from _graphs import random_dag_adjacency
 
 from acdb_gym.core.graphs import DAG, PDAG, cpdag
 
-try:  # the code before the memoization had no separate uncached function
-    from acdb_gym.core.graphs import _compute_cpdag
+try:  # graphs as a package (older revisions: one module; before the memoization: no such function)
+    from acdb_gym.core.graphs.equivalence import _compute_cpdag
 except ImportError:  # pragma: no cover
-    _compute_cpdag = cpdag
+    try:
+        from acdb_gym.core.graphs import _compute_cpdag
+    except ImportError:
+        _compute_cpdag = cpdag
 
 CAP = 30.0
 DENSITIES = {"sparse": None, "dense": 0.3}

@@ -38,12 +38,17 @@ from acdb_gym.core.graphs import (
     topological_order,
 )
 
-try:  # the code before the memoization had no separate uncached function
-    from acdb_gym.core.graphs import (
+try:  # graphs as a package (older revisions: one module; before the memoization: no such function)
+    from acdb_gym.core.graphs.interventions import (
         _compute_minimum_intervention_set as compute_mis,
     )
 except ImportError:  # pragma: no cover
-    compute_mis = minimum_intervention_set
+    try:
+        from acdb_gym.core.graphs import (
+            _compute_minimum_intervention_set as compute_mis,
+        )
+    except ImportError:
+        compute_mis = minimum_intervention_set
 
 
 def brute_force_verifying_set(dag: DAG) -> frozenset[int]:

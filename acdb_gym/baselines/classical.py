@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from acdb_gym.core.graphs import PDAG
+from acdb_gym.core.graphs import PDAG, random_order_dag
 from acdb_gym.core.instance import Instance
 from acdb_gym.discovery import orient_by_mean_shift, pc_cpdag, sortnregress
 from acdb_gym.discovery.sortnregress import regress_in_order
@@ -28,14 +28,9 @@ Observation = Mapping[str, Any]
 
 def random_forward_dag(n_nodes: int, rng: np.random.Generator) -> PDAG:
     """The structure-blind random graph: a uniform random order, ``m ~ U{0..M}``, and ``m``
-    of the order's forward pairs chosen uniformly."""
-    order = rng.permutation(n_nodes)
-    rows, cols = np.triu_indices(n_nodes, k=1)
-    m = int(rng.integers(0, rows.size + 1))
-    chosen = rng.choice(rows.size, size=m, replace=False)
-    directed = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
-    directed[order[rows[chosen]], order[cols[chosen]]] = True
-    return PDAG(directed, np.zeros_like(directed))
+    of the order's forward pairs chosen uniformly (:func:`~acdb_gym.core.graphs.random_order_dag`
+    with ``n_edges="uniform"``)."""
+    return random_order_dag(n_nodes, n_edges="uniform", rng=rng).to_pdag()
 
 
 class RandomDAGAgent:

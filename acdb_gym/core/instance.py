@@ -5,7 +5,7 @@ An :class:`Instance` is fully determined by ``(spec, seed)``: the seed is split 
 the observational sample and the interventions, so the same seed gives bit-identical instances
 and data in any process.
 
->>> from acdb_gym.core.ladder import LevelSpec
+>>> from acdb_gym.core.level_spec import LevelSpec
 >>> spec = LevelSpec(d=4, k=3, n_obs=50, n_int=10, noise_var=1.0, slack=1)
 >>> a, b = generate_instance(spec, 7), generate_instance(spec, 7)
 >>> a.digest() == b.digest() and a.dag.n_edges == 3
@@ -26,10 +26,10 @@ from acdb_gym.core.faithfulness import (
     is_faithful,
     min_relevant_partial_correlation,
 )
-from acdb_gym.core.graphs import DAG, minimum_intervention_set
-from acdb_gym.core.ladder import LevelSpec
+from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag
+from acdb_gym.core.level_spec import LevelSpec
 from acdb_gym.core.scm import LinearGaussianSCM
-from acdb_gym.core.types import FloatArray, IntArray, readonly
+from acdb_gym.core.types import FloatArray, readonly
 
 __all__ = ["MAX_ATTEMPTS", "Instance", "InstanceGenerationError", "generate_instance"]
 
@@ -120,23 +120,6 @@ def _streams(seed: int) -> list[np.random.SeedSequence]:
     return np.random.SeedSequence(seed).spawn(4)
 
 
-@functools.lru_cache(maxsize=64)
-def _forward_pairs(d: int) -> tuple[IntArray, IntArray]:
-    """``np.triu_indices(d, k=1)`` (read-only, cached per ``d``)."""
-    rows, cols = np.triu_indices(d, k=1)
-    return readonly(rows), readonly(cols)
-
-
-def _draw_dag(spec: LevelSpec, rng: np.random.Generator) -> DAG:
-    """Uniform random order, then exactly ``k`` of its forward pairs uniformly."""
-    order = rng.permutation(spec.d)
-    rows, cols = _forward_pairs(spec.d)
-    chosen = rng.choice(rows.size, size=spec.k, replace=False)
-    adjacency = np.zeros((spec.d, spec.d), dtype=np.bool_)
-    adjacency[order[rows[chosen]], order[cols[chosen]]] = True
-    return DAG(adjacency)
-
-
 def _draw_weights(spec: LevelSpec, dag: DAG, rng: np.random.Generator) -> FloatArray:
     """Magnitudes ``U[weight_low, weight_high]``, signs +/-1 with probability 1/2, row-major."""
     magnitude = rng.uniform(spec.weight_low, spec.weight_high, size=dag.n_edges)
@@ -208,7 +191,8 @@ def _generate(spec: LevelSpec, seed: int) -> Instance:
     attempts = 0
     while True:
         attempts += 1
-        dag = _draw_dag(spec, graph_rng)
+        # DESIGN §3, step 1; its draw order is fixed by the manifest digests.
+        dag = random_order_dag(spec.d, n_edges=spec.k, rng=graph_rng)
         scm = _build_scm(spec, _draw_weights(spec, dag, weight_rng))
         cov = scm.covariance()
         if _passes_full_set_check(dag, cov, spec.faithfulness_eps) and is_faithful(

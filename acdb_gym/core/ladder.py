@@ -1,8 +1,8 @@
 """Level specifications and the two difficulty ladders (DESIGN §7).
 
 Each level carries a manifest of 8 preflighted seeds, each stored with the digest of the
-instance it generates; ``tests/core/test_ladder.py`` regenerates them so that any change to
-generation is caught. Regenerate the table after an intended change with
+instance it generates; ``tests/core/test_instance.py`` regenerates them so that any change
+to generation is caught. Regenerate the table after an intended change with
 ``python -m acdb_gym.core.ladder``.
 
 >>> LADDERS["v0"]["L0"].spec.d, LADDERS["v1"]["L5"].spec.k
@@ -16,91 +16,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-import numpy as np
-
-if TYPE_CHECKING:  # pragma: no cover
-    from acdb_gym.core.instance import Instance
+from acdb_gym.core.instance import Instance, InstanceGenerationError, generate_instance
+from acdb_gym.core.level_spec import LevelSpec
 
 __all__ = ["LADDERS", "LEVEL_NAMES", "Level", "LevelSpec", "ManifestEntry", "get_level"]
 
 LadderName = Literal["v0", "v1"]
 LEVEL_NAMES = ("L0", "L1", "L2", "L3", "L4", "L5")
-
-
-@dataclass(frozen=True)
-class LevelSpec:
-    """Everything that defines how a level's instances are drawn.
-
-    Attributes:
-        d: number of variables.
-        k: exact number of true edges.
-        n_obs: observational sample size.
-        n_int: samples per intervention.
-        noise_var: noise variance (before standardization when ``standardized``).
-        slack: interventions allowed beyond ``|I*|``.
-        faithfulness_eps: minimum relevant population ``|rho|`` of an accepted instance.
-        weight_low: smallest edge-weight magnitude.
-        weight_high: largest edge-weight magnitude.
-        standardized: generate an internally standardized SCM (v1).
-    """
-
-    d: int
-    k: int
-    n_obs: int
-    n_int: int
-    noise_var: float
-    slack: int
-    faithfulness_eps: float = 0.1
-    weight_low: float = 0.5
-    weight_high: float = 2.0
-    standardized: bool = False
-
-    def __post_init__(self) -> None:
-        if self.d < 2:
-            raise ValueError(f"d must be at least 2, got {self.d}")
-        if not 0 <= self.k <= self.n_pairs:
-            raise ValueError(f"k must be in [0, {self.n_pairs}] for d={self.d}, got {self.k}")
-        for name in ("n_obs", "n_int"):
-            if getattr(self, name) < 4:
-                raise ValueError(f"{name} must be at least 4, got {getattr(self, name)}")
-        if self.slack < 0:
-            raise ValueError(f"slack must be non-negative, got {self.slack}")
-        if not self.noise_var > 0:
-            raise ValueError(f"noise_var must be positive, got {self.noise_var}")
-        if not 0 < self.weight_low <= self.weight_high:
-            raise ValueError(
-                f"need 0 < weight_low <= weight_high, got {self.weight_low}, {self.weight_high}"
-            )
-        if not 0 <= self.faithfulness_eps < 1:
-            raise ValueError(f"faithfulness_eps must be in [0, 1), got {self.faithfulness_eps}")
-
-    @property
-    def n_pairs(self) -> int:
-        """``M = d (d - 1) / 2``, the number of unordered pairs."""
-        return self.d * (self.d - 1) // 2
-
-    @property
-    def density(self) -> float:
-        """``k / M``."""
-        return self.k / self.n_pairs
-
-    @property
-    def max_interventions(self) -> int:
-        """``d - 1 + slack``: an upper bound on every budget of the level (``|I*| <= d - 1``)."""
-        return self.d - 1 + self.slack
-
-    @property
-    def random_floor(self) -> float:
-        """Expected directed F1 of the structure-blind random baseline (DESIGN §9):
-        ``E[F1] = 1/(M+1) * sum_m m k / (M (m + k))``."""
-        m = np.arange(self.n_pairs + 1, dtype=np.float64)
-        if self.k == 0:
-            # Both sets empty only when m = 0 (F1 = 1); otherwise precision 0.
-            return 1.0 / (self.n_pairs + 1)
-        terms = m * self.k / (self.n_pairs * (m + self.k))
-        return float(terms.mean())
 
 
 @dataclass(frozen=True)
@@ -137,8 +61,6 @@ class Level:
 
     def instance(self, index: int) -> Instance:
         """Generate the ``index``-th manifest instance."""
-        from acdb_gym.core.instance import generate_instance
-
         return generate_instance(self.spec, self.manifest_seed(index))
 
 
@@ -267,8 +189,6 @@ def get_level(ladder: str, level: str) -> Level:
 
 
 def _preflight(ladder: str, level_index: int, spec: LevelSpec, count: int = 8) -> list[str]:
-    from acdb_gym.core.instance import InstanceGenerationError, generate_instance
-
     base = (0 if ladder == "v0" else 100_000) + 1000 * level_index
     entries: list[str] = []
     seed = base

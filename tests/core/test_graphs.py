@@ -25,8 +25,6 @@ from acdb_gym.core.graphs import (
     DAG,
     PDAG,
     CycleError,
-    _cpdag_by_edge_labels,
-    _cpdag_by_meek_rules,
     apply_meek_rule1,
     apply_meek_rule2,
     apply_meek_rule3,
@@ -39,6 +37,7 @@ from acdb_gym.core.graphs import (
     minimum_intervention_set,
     topological_order,
 )
+from acdb_gym.core.graphs.equivalence import _cpdag_by_edge_labels, _cpdag_by_meek_rules
 
 
 def _load_oracles() -> ModuleType:

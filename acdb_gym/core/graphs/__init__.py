@@ -1,0 +1,69 @@
+"""Graph value types and the graph algorithms of the benchmark.
+
+Conventions (DESIGN §2): nodes are ``0..d-1``; ``DAG.adjacency[i, j]`` is True iff ``i -> j``;
+a :class:`PDAG` holds ``directed[i, j]`` (``i -> j``) and a symmetric ``undirected`` matrix.
+All algorithms work on boolean matrices; networkx is only the interop layer.
+
+Every public name is importable from here. The modules, bottom up (each imports only the ones
+before it):
+
+* :mod:`~acdb_gym.core.graphs.dag`: ``DAG``, ``PDAG``, ``CycleError`` and traversals
+  (``topological_order``, ``find_cycle``, ``has_directed_path``, ``reachability``);
+* :mod:`~acdb_gym.core.graphs.random_dags`: ``random_order_dag``, the benchmark's graph model;
+* :mod:`~acdb_gym.core.graphs.meek`: Meek's rules R1-R4 and ``meek_closure``;
+* :mod:`~acdb_gym.core.graphs.equivalence`: ``cpdag`` and the interventional
+  ``essential_graph``;
+* :mod:`~acdb_gym.core.graphs.interventions`: ``covered_edges`` and
+  ``minimum_intervention_set``.
+
+>>> dag = DAG.from_edges(3, [(0, 2), (1, 2)])
+>>> cpdag(dag).directed_edges()
+[(0, 2), (1, 2)]
+>>> sorted(minimum_intervention_set(DAG.from_edges(2, [(0, 1)])))
+[0]
+"""
+
+from __future__ import annotations
+
+from acdb_gym.core.graphs.dag import (
+    DAG,
+    PDAG,
+    CycleError,
+    find_cycle,
+    has_directed_path,
+    reachability,
+    topological_order,
+)
+from acdb_gym.core.graphs.equivalence import cpdag, essential_graph
+from acdb_gym.core.graphs.interventions import covered_edges, minimum_intervention_set
+from acdb_gym.core.graphs.meek import (
+    MeekRule,
+    apply_meek_rule1,
+    apply_meek_rule2,
+    apply_meek_rule3,
+    apply_meek_rule4,
+    meek_closure,
+)
+from acdb_gym.core.graphs.random_dags import EdgeCount, random_order_dag
+
+__all__ = [
+    "DAG",
+    "PDAG",
+    "CycleError",
+    "EdgeCount",
+    "MeekRule",
+    "apply_meek_rule1",
+    "apply_meek_rule2",
+    "apply_meek_rule3",
+    "apply_meek_rule4",
+    "covered_edges",
+    "cpdag",
+    "essential_graph",
+    "find_cycle",
+    "has_directed_path",
+    "meek_closure",
+    "minimum_intervention_set",
+    "random_order_dag",
+    "reachability",
+    "topological_order",
+]

@@ -1,0 +1,92 @@
+"""The specification of a benchmark level: how its instances are drawn (DESIGN §3).
+
+Its own module so that the generator (:mod:`acdb_gym.core.instance`) and the ladders
+(:mod:`acdb_gym.core.ladder`, which re-exports it) both build on it without importing each
+other.
+
+>>> spec = LevelSpec(d=6, k=9, n_obs=200, n_int=50, noise_var=2.0, slack=1)
+>>> spec.n_pairs, spec.density, spec.max_interventions
+(15, 0.6, 6)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["LevelSpec"]
+
+
+@dataclass(frozen=True)
+class LevelSpec:
+    """Everything that defines how a level's instances are drawn.
+
+    Attributes:
+        d: number of variables.
+        k: exact number of true edges.
+        n_obs: observational sample size.
+        n_int: samples per intervention.
+        noise_var: noise variance (before standardization when ``standardized``).
+        slack: interventions allowed beyond ``|I*|``.
+        faithfulness_eps: minimum relevant population ``|rho|`` of an accepted instance.
+        weight_low: smallest edge-weight magnitude.
+        weight_high: largest edge-weight magnitude.
+        standardized: generate an internally standardized SCM (v1).
+    """
+
+    d: int
+    k: int
+    n_obs: int
+    n_int: int
+    noise_var: float
+    slack: int
+    faithfulness_eps: float = 0.1
+    weight_low: float = 0.5
+    weight_high: float = 2.0
+    standardized: bool = False
+
+    def __post_init__(self) -> None:
+        if self.d < 2:
+            raise ValueError(f"d must be at least 2, got {self.d}")
+        if not 0 <= self.k <= self.n_pairs:
+            raise ValueError(f"k must be in [0, {self.n_pairs}] for d={self.d}, got {self.k}")
+        for name in ("n_obs", "n_int"):
+            if getattr(self, name) < 4:
+                raise ValueError(f"{name} must be at least 4, got {getattr(self, name)}")
+        if self.slack < 0:
+            raise ValueError(f"slack must be non-negative, got {self.slack}")
+        if not self.noise_var > 0:
+            raise ValueError(f"noise_var must be positive, got {self.noise_var}")
+        if not 0 < self.weight_low <= self.weight_high:
+            raise ValueError(
+                f"need 0 < weight_low <= weight_high, got {self.weight_low}, {self.weight_high}"
+            )
+        if not 0 <= self.faithfulness_eps < 1:
+            raise ValueError(f"faithfulness_eps must be in [0, 1), got {self.faithfulness_eps}")
+
+    @property
+    def n_pairs(self) -> int:
+        """``M = d (d - 1) / 2``, the number of unordered pairs."""
+        return self.d * (self.d - 1) // 2
+
+    @property
+    def density(self) -> float:
+        """``k / M``."""
+        return self.k / self.n_pairs
+
+    @property
+    def max_interventions(self) -> int:
+        """``d - 1 + slack``: an upper bound on every budget of the level (``|I*| <= d - 1``)."""
+        return self.d - 1 + self.slack
+
+    @property
+    def random_floor(self) -> float:
+        """Expected directed F1 of the structure-blind random baseline (DESIGN §9):
+        ``E[F1] = 1/(M+1) * sum_m m k / (M (m + k))``."""
+        m = np.arange(self.n_pairs + 1, dtype=np.float64)
+        if self.k == 0:
+            # Both sets empty only when m = 0 (F1 = 1); otherwise precision 0.
+            return 1.0 / (self.n_pairs + 1)
+        terms = m * self.k / (self.n_pairs * (m + self.k))
+        return float(terms.mean())
