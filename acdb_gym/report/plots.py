@@ -35,7 +35,8 @@ def plot_f1_per_level(table: LadderSummary, path: str | Path) -> Path:
     The closed-form random floor of each level is a dashed line across its group of bars.
 
     Args:
-        table: one ladder's summary.
+        table: one ladder's summary; its levels are the groups of bars, one bar per agent row
+            with scored episodes.
         path: the PNG to write.
 
     Returns:
@@ -51,7 +52,7 @@ def plot_precision_recall(table: LadderSummary, path: str | Path) -> Path:
     over-commit. Error bars are the 95% CIs.
 
     Args:
-        table: one ladder's summary.
+        table: one ladder's summary; each agent row with scored episodes is one labelled point.
         path: the PNG to write.
 
     Returns:
