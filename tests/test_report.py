@@ -22,6 +22,7 @@ from acdb_gym.report import (
     format_terminal,
     load_results,
     paired_test,
+    sign_flip_pvalue,
     summarize,
     write_report,
 )
@@ -319,6 +320,30 @@ def test_a_consistent_large_difference_has_a_small_p() -> None:
     assert test.mean_difference == pytest.approx(0.3, abs=0.05)
     # Exact test: only the all-positive and all-negative sign patterns are as extreme.
     assert test.p_value == pytest.approx(2 / 2**10)
+
+
+def test_paired_test_counts_the_pairs_above_below_and_tied() -> None:
+    rows = _paired_rows([0.2, -0.1, 0.0, 0.3, 0.0])
+    test = paired_test(rows, "a (active)", "b (active)", "directed_f1")
+    assert (test.n, test.n_higher, test.n_lower) == (5, 2, 1)
+    unmatched = paired_test(rows, "a (active)", "b (active)", "directed_f1", ladder="v1")
+    assert (unmatched.n, unmatched.n_higher, unmatched.n_lower) == (0, 0, 0)
+    assert math.isnan(unmatched.p_value)
+
+
+def test_paired_test_resamples_when_enumeration_exceeds_n_resamples() -> None:
+    rows = _paired_rows([0.3] * 10)
+    # 2**10 patterns: exact with the default 10 000 resamples, drawn with 100.
+    assert paired_test(rows, "a (active)", "b (active)").p_value == pytest.approx(2 / 2**10)
+    drawn = paired_test(rows, "a (active)", "b (active)", n_resamples=100)
+    # Drawn patterns count the observed one: p = (1 + as extreme among 100) / 101.
+    assert drawn.p_value >= 1 / 101
+    assert drawn.p_value != pytest.approx(2 / 2**10)
+
+
+def test_sign_flip_pvalue_of_one_difference_is_one() -> None:
+    assert sign_flip_pvalue(np.array([0.5])) == 1.0
+    assert sign_flip_pvalue(np.array([0.5, 0.5])) == pytest.approx(0.5)
 
 
 def test_paired_test_rejects_unknown_labels_and_metrics() -> None:

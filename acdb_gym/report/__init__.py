@@ -1,0 +1,82 @@
+"""Paper-style report of a sweep run directory (DESIGN §10; paper §5, Tables 2 and 3).
+
+The sweep writes ``RUN_DIR/results.jsonl``, one JSON object per finished job. This module reads
+it and produces the paper's tables, the random floor, paired tests and plots:
+
+- **Agent row**: one ``(agent, panel, tools)`` group, labelled ``"pc_greedy (active)"``; the
+  tools variant joins the label (``"llm (active, stats)"``) only when the agent was run with more
+  than one tools variant.
+- **Per-seed unit**: the repeats of one group on one instance ``(ladder, level, manifest_index)``
+  are averaged into one value per metric; seeds are the unit of every statistic below. (The
+  random baseline's rows are already averages over its draws; each row is one episode.)
+- **Table 2**: per ladder and agent row, the mean over all per-seed values of all levels (so
+  levels are weighted by their episode counts) with a 95% percentile-bootstrap CI over seeds.
+  The bootstrap resamples seeds within each level, keeping the level composition fixed as the
+  design does (:func:`bootstrap_ci`).
+- **Table 3**: directed F1 per level and agent row (mean and CI over that level's seeds).
+- **Random floor**: per level, the measured directed F1 of the ``random`` agent next to the
+  closed form ``LADDERS[ladder][level].spec.random_floor``, and overall.
+- **Paired tests**: sign-flip permutation tests on the per-seed differences of two agent rows on
+  the same instances (:func:`paired_test`).
+
+Modules, one per concern: :mod:`~acdb_gym.report.load` (reading ``results.jsonl``),
+:mod:`~acdb_gym.report.types` (the frozen results), :mod:`~acdb_gym.report.aggregation`
+(per-seed values, Tables 2 and 3, the random floor), :mod:`~acdb_gym.report.statistics`
+(bootstrap CIs, the sign-flip test), :mod:`~acdb_gym.report.comparison` (paired tests of agent
+rows), :mod:`~acdb_gym.report.tables` (Markdown, terminal and CSV tables),
+:mod:`~acdb_gym.report.markdown` (``report.md``), :mod:`~acdb_gym.report.plots` and
+:mod:`~acdb_gym.report.write` (:func:`write_report`). The package needs numpy and scipy only;
+matplotlib is imported when a plot is drawn.
+
+>>> row = {"job_id": "a", "status": "ok", "ladder": "v0", "level": "L0", "manifest_index": 0,
+...        "agent": "oracle", "panel": "active", "tools": "raw", "directed_f1": 1.0, "shd": 0}
+>>> table = summarize([row]).ladder("v0")
+>>> table.rows[0].label, table.rows[0].metrics["directed_f1"].mean
+('oracle (active)', 1.0)
+"""
+
+from __future__ import annotations
+
+from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.report.aggregation import NUMERIC_FIELDS, TABLE2_METRICS, summarize
+from acdb_gym.report.comparison import compare_agents, paired_test
+from acdb_gym.report.load import RESULTS_FILE, load_results
+from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
+from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
+from acdb_gym.report.tables import format_terminal
+from acdb_gym.report.types import (
+    AgentRow,
+    Estimate,
+    FailedJob,
+    FloorRow,
+    LadderSummary,
+    PairedTest,
+    ReportFiles,
+    Summary,
+)
+from acdb_gym.report.write import write_report
+
+__all__ = [
+    "NUMERIC_FIELDS",
+    "RESULTS_FILE",
+    "SCORE_FIELDS",
+    "TABLE2_METRICS",
+    "AgentRow",
+    "Estimate",
+    "FailedJob",
+    "FloorRow",
+    "LadderSummary",
+    "PairedTest",
+    "ReportFiles",
+    "Summary",
+    "bootstrap_ci",
+    "compare_agents",
+    "format_terminal",
+    "load_results",
+    "paired_test",
+    "plot_f1_per_level",
+    "plot_precision_recall",
+    "sign_flip_pvalue",
+    "summarize",
+    "write_report",
+]

@@ -1,0 +1,329 @@
+"""Aggregation of result rows: agent rows, per-seed matrices, Tables 2 and 3, the random floor.
+
+:func:`prepare` checks rows, keeps one per job id, labels each ``(agent, panel, tools)`` group and
+averages its repeats on each instance into one per-seed vector over :data:`NUMERIC_FIELDS`.
+:func:`summarize` turns that into one :class:`~acdb_gym.report.types.LadderSummary` per ladder:
+Table 2 (every metric over all levels' seeds, levels weighted by their episodes), Table 3
+(directed F1 per level) and the closed-form and measured random floor, with the bootstrap CIs of
+:mod:`acdb_gym.report.statistics`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Final
+
+import numpy as np
+
+from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
+from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.report.load import REQUIRED_KEYS, deduplicate
+from acdb_gym.report.statistics import bootstrap_ci
+from acdb_gym.report.types import (
+    AgentRow,
+    FailedJob,
+    FloorRow,
+    GroupKey,
+    InstanceKey,
+    LadderSummary,
+    Row,
+    Summary,
+)
+
+__all__ = [
+    "NUMERIC_FIELDS",
+    "ORACLE_AGENT",
+    "RANDOM_AGENT",
+    "TABLE2_METRICS",
+    "Prepared",
+    "group_of",
+    "prepare",
+    "sort_value",
+    "summarize",
+    "summarize_prepared",
+]
+
+NUMERIC_FIELDS: Final = (
+    *SCORE_FIELDS,
+    "steps",
+    "invalid_actions",
+    "wall_time",
+    "tokens_in",
+    "tokens_out",
+)
+TABLE2_METRICS: Final = (
+    "skeleton_f1",
+    "compelled_f1",
+    "directed_precision",
+    "directed_recall",
+    "directed_f1",
+    "shd",
+    "efficiency",
+    "essential_f1",
+)
+ORACLE_AGENT: Final = "oracle"
+RANDOM_AGENT: Final = "random"
+_DIRECTED_F1: Final = NUMERIC_FIELDS.index("directed_f1")
+
+
+# ----------------------------------------------------------------------------- preparation
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Rows split by status, agent-row labels and the per-seed values of every group."""
+
+    ok: tuple[Row, ...]
+    failed: tuple[Row, ...]
+    labels: Mapping[GroupKey, str]
+    # (ladder, group) -> {(level, manifest_index): vector over NUMERIC_FIELDS}
+    per_seed: Mapping[tuple[str, GroupKey], Mapping[tuple[str, int], np.ndarray]]
+
+
+def prepare(rows: Iterable[Row]) -> Prepared:
+    """Check rows, keep one per job id (warning on repeated successes) and group them.
+
+    Raises:
+        ValueError: a row lacks a required key or has an unknown status.
+    """
+    kept, duplicates = deduplicate([_checked(row) for row in rows])
+    for problem in duplicates:
+        warnings.warn(problem, stacklevel=3)
+    ok = tuple(row for row in kept if row["status"] == "ok")
+    failed = tuple(row for row in kept if row["status"] == "failed")
+    return Prepared(ok, failed, _labels(kept), _per_seed(ok))
+
+
+def _checked(row: Row) -> Row:
+    missing = [key for key in REQUIRED_KEYS if key not in row]
+    if missing:
+        raise ValueError(f"row {row.get('job_id')!r} lacks keys {missing}")
+    if row["status"] not in ("ok", "failed"):
+        raise ValueError(
+            f"row {row['job_id']!r}: status must be 'ok' or 'failed', got {row['status']!r}"
+        )
+    return row
+
+
+def group_of(row: Row) -> GroupKey:
+    """(agent, panel, tools); an agent configured with a model (LLMs) is named with it, so two
+    backbones of ``llm_raw`` are two agent rows."""
+    agent = str(row["agent"])
+    config = row.get("agent_config")
+    if isinstance(config, dict) and config.get("model"):
+        agent = f"{agent}[{config['model']}]"
+    return (agent, str(row.get("panel", "active")), str(row.get("tools", "raw")))
+
+
+def _instance(row: Row) -> InstanceKey:
+    return (str(row["ladder"]), str(row["level"]), int(row["manifest_index"]))
+
+
+def _labels(rows: Iterable[Row]) -> dict[GroupKey, str]:
+    groups = {group_of(row) for row in rows}
+    tools_of: dict[str, set[str]] = {}
+    for agent, _, tools in groups:
+        tools_of.setdefault(agent, set()).add(tools)
+    return {
+        (agent, panel, tools): (
+            f"{agent} ({panel}, {tools})" if len(tools_of[agent]) > 1 else f"{agent} ({panel})"
+        )
+        for agent, panel, tools in groups
+    }
+
+
+def _as_float(value: Any) -> float:
+    if value is None or isinstance(value, bool):
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _per_seed(
+    ok_rows: Iterable[Row],
+) -> dict[tuple[str, GroupKey], dict[tuple[str, int], np.ndarray]]:
+    """Average the repeats of each group on each instance (NaN fields ignored)."""
+    collected: dict[tuple[str, GroupKey], dict[tuple[str, int], list[list[float]]]] = {}
+    for row in ok_rows:
+        ladder, level, index = _instance(row)
+        vectors = collected.setdefault((ladder, group_of(row)), {}).setdefault((level, index), [])
+        vectors.append([_as_float(row.get(name)) for name in NUMERIC_FIELDS])
+    return {
+        key: {seed: _nanmean(np.array(vectors)) for seed, vectors in seeds.items()}
+        for key, seeds in collected.items()
+    }
+
+
+def _nanmean(matrix: np.ndarray) -> np.ndarray:
+    """Column means ignoring NaN; NaN where a column has no finite value (and no warning)."""
+    finite = np.isfinite(matrix)
+    counts = finite.sum(axis=0)
+    totals = np.where(finite, matrix, 0.0).sum(axis=0)
+    means: np.ndarray = np.full(matrix.shape[1], np.nan)
+    np.divide(totals, counts, out=means, where=counts > 0)
+    return means
+
+
+def _level_order(level: str) -> tuple[int, str]:
+    return (LEVEL_NAMES.index(level) if level in LEVEL_NAMES else len(LEVEL_NAMES), level)
+
+
+def _closed_form(ladder: str, level: str) -> float:
+    known = LADDERS.get(ladder, {}).get(level)
+    return known.spec.random_floor if known is not None else math.nan
+
+
+def sort_value(value: float) -> float:
+    """``value`` for sorting best-first; NaN sorts last."""
+    return value if math.isfinite(value) else -math.inf
+
+
+# ----------------------------------------------------------------------------- summary
+
+
+def summarize(rows: Iterable[Row]) -> Summary:
+    """Tables 2 and 3 and the random floor of every ladder in ``rows``.
+
+    Args:
+        rows: result rows (e.g. from :func:`load_results`); failed rows are counted and listed.
+
+    Returns:
+        The :class:`Summary`.
+
+    Raises:
+        ValueError: a row lacks a required key or has an unknown status.
+    """
+    return summarize_prepared(prepare(rows))
+
+
+def summarize_prepared(prepared: Prepared) -> Summary:
+    """:func:`summarize` of rows already prepared (so a caller can reuse the preparation)."""
+    everything = (*prepared.ok, *prepared.failed)
+    ladders = sorted({str(row["ladder"]) for row in everything})
+    failures = tuple(
+        FailedJob(
+            job_id=str(row["job_id"]),
+            ladder=str(row["ladder"]),
+            level=str(row["level"]),
+            manifest_index=int(row["manifest_index"]),
+            label=prepared.labels[group_of(row)],
+            error=str(row.get("error") or "(no error message)"),
+        )
+        for row in prepared.failed
+    )
+    return Summary(
+        ladders=tuple(_ladder_summary(prepared, ladder) for ladder in ladders),
+        labels=tuple(sorted(prepared.labels.values())),
+        n_ok=len(prepared.ok),
+        n_failed=len(prepared.failed),
+        failures=failures,
+        versions=tuple(sorted({str(row["version"]) for row in everything if row.get("version")})),
+        mixed_configs=_mixed_configs(prepared),
+    )
+
+
+def _mixed_configs(prepared: Prepared) -> tuple[str, ...]:
+    configs: dict[GroupKey, set[str]] = {}
+    for row in (*prepared.ok, *prepared.failed):
+        text = json.dumps(row.get("agent_config"), sort_keys=True, default=str)
+        configs.setdefault(group_of(row), set()).add(text)
+    mixed = sorted(prepared.labels[group] for group, seen in configs.items() if len(seen) > 1)
+    for label in mixed:
+        warnings.warn(
+            f"agent row {label!r} pools rows with different agent_config values; "
+            "give them distinct agent names to report them separately",
+            stacklevel=4,
+        )
+    return tuple(mixed)
+
+
+def _ladder_summary(prepared: Prepared, ladder: str) -> LadderSummary:
+    rows = [row for row in (*prepared.ok, *prepared.failed) if row["ladder"] == ladder]
+    levels = tuple(sorted({str(row["level"]) for row in rows}, key=_level_order))
+    agent_rows = [
+        _agent_row(prepared, ladder, levels, group, rows)
+        for group in {group_of(row) for row in rows}
+    ]
+    agent_rows.sort(key=lambda row: (-sort_value(row.metrics["directed_f1"].mean), row.label))
+    return LadderSummary(ladder, levels, tuple(agent_rows), _random_floor(prepared, ladder, rows))
+
+
+def _agent_row(
+    prepared: Prepared,
+    ladder: str,
+    levels: Sequence[str],
+    group: GroupKey,
+    ladder_rows: Sequence[Row],
+) -> AgentRow:
+    seeds = prepared.per_seed.get((ladder, group), {})
+    strata = _by_level(seeds, levels)
+    mine = [row for row in ladder_rows if group_of(row) == group]
+    ok = [row for row in mine if row["status"] == "ok"]
+    metrics = {
+        name: bootstrap_ci([values[:, NUMERIC_FIELDS.index(name)] for values in strata.values()])
+        for name in TABLE2_METRICS
+    }
+    per_level = {level: bootstrap_ci([strata[level][:, _DIRECTED_F1]]) for level in levels}
+    return AgentRow(
+        label=prepared.labels[group],
+        agent=group[0],
+        panel=group[1],
+        tools=group[2],
+        n_seeds=len(seeds),
+        n_episodes=len(ok),
+        n_failed=len(mine) - len(ok),
+        n_truncated=sum(bool(row.get("truncated")) for row in ok),
+        metrics=MappingProxyType(metrics),
+        per_level=MappingProxyType(per_level),
+    )
+
+
+def _by_level(
+    seeds: Mapping[tuple[str, int], np.ndarray], levels: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """The per-seed vectors of each level as a ``(n_seeds, n_fields)`` matrix."""
+    return {
+        level: np.array(
+            [vector for (name, _), vector in sorted(seeds.items(), key=_key) if name == level]
+        ).reshape(-1, len(NUMERIC_FIELDS))
+        for level in levels
+    }
+
+
+def _key(item: tuple[tuple[str, int], np.ndarray]) -> tuple[str, int]:
+    return item[0]
+
+
+def _random_floor(prepared: Prepared, ladder: str, rows: Sequence[Row]) -> tuple[FloorRow, ...]:
+    """Closed-form and measured random floor per level and overall.
+
+    Every ``random`` group counts (e.g. both panels); per instance their values are averaged.
+    """
+    measured: dict[str, dict[int, list[float]]] = {}
+    for (run_ladder, group), seeds in prepared.per_seed.items():
+        if run_ladder == ladder and group[0] == RANDOM_AGENT:
+            for (level, index), vector in seeds.items():
+                measured.setdefault(level, {}).setdefault(index, []).append(vector[_DIRECTED_F1])
+    instances: dict[str, set[int]] = {}
+    for row in rows:
+        instances.setdefault(str(row["level"]), set()).add(int(row["manifest_index"]))
+    levels = sorted(instances, key=_level_order)
+    strata = {
+        level: [float(np.mean(values)) for values in measured.get(level, {}).values()]
+        for level in levels
+    }
+    floors = [
+        FloorRow(level, _closed_form(ladder, level), bootstrap_ci([strata[level]]))
+        for level in levels
+    ]
+    weights = np.array([len(instances[level]) for level in levels], dtype=np.float64)
+    closed = float(np.average([floor.closed_form for floor in floors], weights=weights))
+    floors.append(FloorRow("overall", closed, bootstrap_ci(list(strata.values()))))
+    return tuple(floors)

@@ -1,0 +1,184 @@
+"""The report's plots: directed F1 per level and directed precision against recall.
+
+matplotlib is imported only inside the functions that draw, so importing :mod:`acdb_gym.report`
+costs no matplotlib import (and needs no display). Figures are drawn on the Agg canvas without
+pyplot. Both plots go through :func:`_plot`, which owns the steps they share: the agent rows
+with scored episodes, one figure with one axes, and saving.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from acdb_gym.report.types import AgentRow, Estimate, LadderSummary
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["plot_f1_per_level", "plot_precision_recall"]
+
+Size = Callable[[LadderSummary, int], tuple[float, float]]
+"""The figure's (width, height) in inches for a ladder and its number of plotted rows."""
+Draw = Callable[["Figure", "Axes", LadderSummary, Sequence[AgentRow]], None]
+"""Draws a ladder's plotted rows on the axes (and figure-level parts such as a legend)."""
+
+
+def plot_f1_per_level(table: LadderSummary, path: str | Path) -> Path:
+    """Grouped bars of directed F1 per level and agent row with CI error bars.
+
+    The closed-form random floor of each level is a dashed line across its group of bars.
+
+    Args:
+        table: one ladder's summary; its levels are the groups of bars, one bar per agent row
+            with scored episodes.
+        path: the PNG to write.
+
+    Returns:
+        The written path.
+    """
+    return _plot(table, path, size=_f1_size, draw=_draw_f1_bars)
+
+
+def plot_precision_recall(table: LadderSummary, path: str | Path) -> Path:
+    """Directed precision against recall per agent row, with the diagonal ``P = R``.
+
+    Points above the diagonal under-commit (orient fewer edges than the truth has), points below
+    over-commit. Error bars are the 95% CIs.
+
+    Args:
+        table: one ladder's summary; each agent row with scored episodes is one labelled point.
+        path: the PNG to write.
+
+    Returns:
+        The written path.
+    """
+    return _plot(table, path, size=_precision_recall_size, draw=_draw_precision_recall)
+
+
+def _plot(table: LadderSummary, path: str | Path, *, size: Size, draw: Draw) -> Path:
+    """Draw the agent rows with scored episodes on a new figure and save it as a PNG."""
+    rows = [row for row in table.rows if row.n_seeds > 0]
+    figure = _new_figure(*size(table, len(rows)))
+    axes = figure.add_subplot()
+    draw(figure, axes, table, rows)
+    target = Path(path)
+    figure.savefig(target, dpi=110)
+    return target
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    """A figure on the Agg canvas, without pyplot (no global state, no GUI backend)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _f1_size(table: LadderSummary, n_rows: int) -> tuple[float, float]:
+    # Wide enough for every level's group of bars, plus room for the legend on the right.
+    return 2.5 + max(5.0, len(table.levels) * (0.9 + 0.06 * n_rows)), 4.5
+
+
+def _draw_f1_bars(
+    figure: Figure, axes: Axes, table: LadderSummary, rows: Sequence[AgentRow]
+) -> None:
+    levels = list(table.levels)
+    centres = np.arange(len(levels), dtype=np.float64)
+    width = 0.8 / max(len(rows), 1)
+    colours = _colours(len(rows))
+    for index, row in enumerate(rows):
+        estimates = [row.per_level[level] for level in levels]
+        heights = [100.0 * e.mean if e.n else 0.0 for e in estimates]
+        axes.bar(
+            centres - 0.4 + width * (index + 0.5),
+            heights,
+            width,
+            yerr=_error_bars(estimates),
+            capsize=2,
+            color=colours[index],
+            label=row.label,
+        )
+    _draw_floors(axes, table, centres)
+    axes.set_xticks(centres, levels)
+    axes.set_ylim(0, 105)
+    axes.set_ylabel("directed F1 (%)")
+    axes.set_title(f"Directed F1 per level — ladder {table.ladder} (95% CI over seeds)")
+    axes.grid(axis="y", alpha=0.3)
+    figure.legend(loc="outside right upper", fontsize="small")
+
+
+def _draw_floors(axes: Axes, table: LadderSummary, centres: np.ndarray) -> None:
+    """The closed-form random floor of each level as a dashed segment over its bars."""
+    floors = {floor.level: floor.closed_form for floor in table.random_floor}
+    label: str | None = "random floor (closed form)"
+    for centre, level in zip(centres, table.levels, strict=True):
+        floor = floors.get(level, math.nan)
+        if math.isfinite(floor):
+            axes.hlines(
+                100.0 * floor,
+                centre - 0.45,
+                centre + 0.45,
+                colors="black",
+                linestyles="--",
+                linewidth=1.2,
+                label=label or "_nolegend_",
+            )
+            label = None
+
+
+def _precision_recall_size(table: LadderSummary, n_rows: int) -> tuple[float, float]:
+    return 6.5, 6.0
+
+
+def _draw_precision_recall(
+    figure: Figure, axes: Axes, table: LadderSummary, rows: Sequence[AgentRow]
+) -> None:
+    axes.plot([0, 100], [0, 100], linestyle="--", color="grey", linewidth=1)
+    axes.text(60, 56, "P = R", fontsize="small", color="grey", rotation=45)
+    for colour, row in zip(_colours(len(rows)), rows, strict=True):
+        precision, recall = row.metrics["directed_precision"], row.metrics["directed_recall"]
+        axes.errorbar(
+            100.0 * recall.mean,
+            100.0 * precision.mean,
+            xerr=_error_bars([recall]),
+            yerr=_error_bars([precision]),
+            fmt="o",
+            color=colour,
+            capsize=2,
+        )
+        _annotate(axes, row.label, 100.0 * recall.mean, 100.0 * precision.mean)
+    axes.text(3, 95, "under-commits (P > R)", fontsize="small", color="grey", va="top")
+    axes.text(97, 3, "over-commits (R > P)", fontsize="small", color="grey", ha="right")
+    axes.set_xlim(0, 100)
+    axes.set_ylim(0, 100)
+    axes.set_aspect("equal")
+    axes.set_xlabel("directed recall (%)")
+    axes.set_ylabel("directed precision (%)")
+    axes.set_title(f"Directed precision vs recall — ladder {table.ladder}")
+    axes.grid(alpha=0.3)
+
+
+def _error_bars(estimates: Sequence[Estimate]) -> np.ndarray:
+    means = np.array([e.mean for e in estimates])
+    spans = np.array([[e.mean - e.low for e in estimates], [e.high - e.mean for e in estimates]])
+    return np.where(np.isfinite(spans) & np.isfinite(means), 100.0 * spans, 0.0)
+
+
+def _annotate(axes: Axes, label: str, x: float, y: float) -> None:
+    if math.isfinite(x) and math.isfinite(y):
+        axes.annotate(label, (x, y), xytext=(5, 4), textcoords="offset points", fontsize="small")
+
+
+def _colours(count: int) -> list[Any]:
+    from matplotlib import colormaps
+
+    palette = colormaps["tab10" if count <= 10 else "tab20"]
+    return [palette(index % palette.N) for index in range(count)]

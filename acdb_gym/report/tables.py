@@ -1,0 +1,318 @@
+"""The report's tables as text: cell formatting, Markdown and terminal tables, and the CSV files.
+
+Cells show fractions in % like the paper (:data:`PERCENT_METRICS`) and counts with two decimals;
+a missing value is "—". The table bodies (Table 2, Table 3, random floor, ladders side by side)
+are built once and rendered as Markdown by :mod:`acdb_gym.report.markdown` or as aligned plain
+text by :func:`format_terminal`. The CSV writers keep raw units (fractions in [0, 1], SHD in
+edges) with empty cells for NaN.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Final
+
+from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.report.aggregation import TABLE2_METRICS
+from acdb_gym.report.types import Estimate, LadderSummary, PairedTest, Summary
+
+__all__ = [
+    "COMPARISON_METRICS",
+    "FLOOR_HEADERS",
+    "METRIC_TITLES",
+    "PERCENT_METRICS",
+    "TABLE2_HEADERS",
+    "comparison_body",
+    "floor_body",
+    "format_difference",
+    "format_number",
+    "format_p_value",
+    "format_terminal",
+    "md_cell",
+    "md_table",
+    "table2_body",
+    "table3_body",
+    "write_floor_csv",
+    "write_table2_csv",
+    "write_table3_csv",
+    "write_tests_csv",
+]
+
+METRIC_TITLES: Final = {
+    "skeleton_f1": "Skel F1",
+    "compelled_f1": "Comp F1",
+    "directed_precision": "Dir P",
+    "directed_recall": "Dir R",
+    "directed_f1": "Dir F1",
+    "shd": "SHD",
+    "efficiency": "η",
+    "essential_f1": "Ess F1",
+}
+# Fractions in [0, 1], shown in % like the paper; every other numeric field is a count or time.
+PERCENT_METRICS: Final = frozenset(
+    name for name in SCORE_FIELDS if name.endswith(("precision", "recall", "f1", "efficiency"))
+)
+COMPARISON_METRICS: Final = ("directed_f1", "shd", "skeleton_f1")
+
+
+# ----------------------------------------------------------------------------- cells and tables
+
+
+def _is_percent(metric: str) -> bool:
+    return metric in PERCENT_METRICS
+
+
+def _scaled(value: float, metric: str) -> float:
+    return 100.0 * value if _is_percent(metric) else value
+
+
+def format_number(value: float, metric: str) -> str:
+    if not math.isfinite(value):
+        return "—"
+    return f"{_scaled(value, metric):.1f}" if _is_percent(metric) else f"{value:.2f}"
+
+
+def _with_ci(estimate: Estimate, metric: str) -> str:
+    if estimate.n == 0:
+        return "—"
+    return (
+        f"{format_number(estimate.mean, metric)} "
+        f"[{format_number(estimate.low, metric)}, {format_number(estimate.high, metric)}]"
+    )
+
+
+def format_p_value(p: float) -> str:
+    if not math.isfinite(p):
+        return "—"
+    if p < 1e-4:
+        return "<1e-4"
+    return f"{p:.4f}" if p < 0.01 else f"{p:.3f}"
+
+
+def format_difference(test: PairedTest) -> str:
+    if not math.isfinite(test.mean_difference):
+        return "—"
+    if _is_percent(test.metric):
+        return f"{100.0 * test.mean_difference:+.1f} pts"
+    return f"{test.mean_difference:+.2f}"
+
+
+def md_cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def md_table(headers: Sequence[str], body: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines.extend("| " + " | ".join(md_cell(cell) for cell in row) + " |" for row in body)
+    return [*lines, ""]
+
+
+def _text_table(headers: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
+    """An aligned plain-text table: first column left-aligned, the rest right-aligned."""
+    table = [list(headers), *[list(row) for row in body]]
+    widths = [max(len(row[column]) for row in table) for column in range(len(headers))]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [cells[0].ljust(widths[0])]
+        parts.extend(cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))
+        return "  ".join(parts).rstrip()
+
+    rule = "  ".join("-" * width for width in widths)
+    return [line(table[0]), rule, *(line(row) for row in table[1:])]
+
+
+def table2_body(table: LadderSummary, *, ci: bool) -> list[list[str]]:
+    body = []
+    for row in table.rows:
+        cells = [row.label, str(row.n_seeds), str(row.n_episodes), str(row.n_failed)]
+        for metric in TABLE2_METRICS:
+            estimate = row.metrics[metric]
+            cells.append(_with_ci(estimate, metric) if ci else format_number(estimate.mean, metric))
+        body.append(cells)
+    return body
+
+
+def table3_body(table: LadderSummary, *, ci: bool) -> list[list[str]]:
+    body = []
+    for row in table.rows:
+        estimates = [*(row.per_level[level] for level in table.levels), row.metrics["directed_f1"]]
+        cells = [
+            _with_ci(e, "directed_f1") if ci else format_number(e.mean, "directed_f1")
+            for e in estimates
+        ]
+        body.append([row.label, *cells])
+    return body
+
+
+def floor_body(table: LadderSummary, *, ci: bool) -> list[list[str]]:
+    body = []
+    for floor in table.random_floor:
+        measured = (
+            _with_ci(floor.measured, "directed_f1")
+            if ci
+            else format_number(floor.measured.mean, "directed_f1")
+        )
+        body.append(
+            [
+                floor.level,
+                format_number(floor.closed_form, "directed_f1"),
+                measured,
+                str(floor.measured.n),
+            ]
+        )
+    return body
+
+
+TABLE2_HEADERS: Final = (
+    "agent",
+    "seeds",
+    "episodes",
+    "failed",
+    *(METRIC_TITLES[metric] for metric in TABLE2_METRICS),
+)
+FLOOR_HEADERS: Final = ("level", "closed form", "measured (random)", "seeds")
+
+
+def comparison_body(summary: Summary) -> tuple[list[str], list[list[str]]]:
+    names = [table.ladder for table in summary.ladders]
+    headers = ["agent"]
+    headers.extend(f"{METRIC_TITLES[m]} {name}" for m in COMPARISON_METRICS for name in names)
+    body = []
+    for label in summary.labels:
+        cells = [label]
+        for metric in COMPARISON_METRICS:
+            for table in summary.ladders:
+                row = table.row(label)
+                mean = row.metrics[metric].mean if row is not None else math.nan
+                cells.append(format_number(mean, metric))
+        body.append(cells)
+    return headers, body
+
+
+def format_terminal(summary: Summary) -> str:
+    """Tables 2 and 3 (and the random floor) as aligned plain text, means only.
+
+    When the summary spans more than one ladder, a final table puts every agent row's directed
+    F1, SHD and skeleton F1 on each ladder side by side.
+
+    Args:
+        summary: from :func:`summarize`.
+
+    Returns:
+        The text, ending with a newline.
+    """
+    lines = [
+        f"{summary.n_ok} episodes, {summary.n_failed} failed jobs; "
+        "values in % except SHD (mean edge count); means over seeds"
+    ]
+    for table in summary.ladders:
+        lines += ["", f"== ladder {table.ladder}: Table 2 (average across levels) =="]
+        lines += _text_table(TABLE2_HEADERS, table2_body(table, ci=False))
+        lines += ["", f"== ladder {table.ladder}: Table 3 (directed F1 per level) =="]
+        lines += _text_table(["agent", *table.levels, "overall"], table3_body(table, ci=False))
+        lines += ["", f"== ladder {table.ladder}: random floor (directed F1) =="]
+        lines += _text_table(FLOOR_HEADERS, floor_body(table, ci=False))
+    if len(summary.ladders) > 1:
+        headers, body = comparison_body(summary)
+        lines += ["", "== ladders side by side =="]
+        lines += _text_table(headers, body)
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- CSV
+
+
+def _csv_value(value: object) -> str:
+    if isinstance(value, float):
+        return "" if not math.isfinite(value) else format(value, ".10g")
+    return "" if value is None else str(value)
+
+
+def _write_csv(path: Path, header: Sequence[str], body: Iterable[Sequence[object]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows([_csv_value(value) for value in row] for row in body)
+    return path
+
+
+def _estimate_cells(estimate: Estimate) -> list[object]:
+    return [estimate.mean, estimate.low, estimate.high]
+
+
+def write_table2_csv(path: Path, table: LadderSummary) -> Path:
+    header = [
+        "label",
+        "agent",
+        "panel",
+        "tools",
+        "n_seeds",
+        "n_episodes",
+        "n_failed",
+        "n_truncated",
+    ]
+    header += [f"{m}_{part}" for m in TABLE2_METRICS for part in ("mean", "low", "high")]
+    body = [
+        [
+            row.label,
+            row.agent,
+            row.panel,
+            row.tools,
+            row.n_seeds,
+            row.n_episodes,
+            row.n_failed,
+            row.n_truncated,
+            *(cell for m in TABLE2_METRICS for cell in _estimate_cells(row.metrics[m])),
+        ]
+        for row in table.rows
+    ]
+    return _write_csv(path, header, body)
+
+
+def write_table3_csv(path: Path, table: LadderSummary) -> Path:
+    header = ["label", "agent", "panel", "tools", "level", "n_seeds"]
+    header += ["directed_f1_mean", "directed_f1_low", "directed_f1_high"]
+    body = [
+        [row.label, row.agent, row.panel, row.tools, level, estimate.n, *_estimate_cells(estimate)]
+        for row in table.rows
+        for level, estimate in [*row.per_level.items(), ("overall", row.metrics["directed_f1"])]
+    ]
+    return _write_csv(path, header, body)
+
+
+def write_floor_csv(path: Path, summary: Summary) -> Path:
+    header = ["ladder", "level", "closed_form", "measured_mean", "measured_low", "measured_high"]
+    body = [
+        [
+            table.ladder,
+            floor.level,
+            floor.closed_form,
+            *_estimate_cells(floor.measured),
+            floor.measured.n,
+        ]
+        for table in summary.ladders
+        for floor in table.random_floor
+    ]
+    return _write_csv(path, [*header, "measured_n_seeds"], body)
+
+
+def write_tests_csv(path: Path, tests: Sequence[PairedTest]) -> Path:
+    header = ["ladder", "agent_a", "agent_b", "metric", "n", "mean_a", "mean_b"]
+    body = [
+        [
+            t.ladder,
+            t.agent_a,
+            t.agent_b,
+            t.metric,
+            t.n,
+            t.mean_a,
+            t.mean_b,
+            t.mean_difference,
+            t.p_value,
+        ]
+        for t in tests
+    ]
+    return _write_csv(path, [*header, "mean_difference", "p_value"], body)

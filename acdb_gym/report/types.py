@@ -1,0 +1,204 @@
+"""The report's value types: the rows it reads and the frozen results it computes.
+
+Every other module of :mod:`acdb_gym.report` builds or reads these: :class:`Estimate` (a mean with
+its bootstrap CI), the Table 2/3 rows (:class:`AgentRow`, :class:`FloorRow`,
+:class:`LadderSummary`, :class:`Summary`, :class:`FailedJob`), :class:`PairedTest` and
+:class:`ReportFiles`, and the type aliases for a result row and its grouping keys.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "AgentRow",
+    "Estimate",
+    "FailedJob",
+    "FloorRow",
+    "GroupKey",
+    "InstanceKey",
+    "LadderSummary",
+    "PairedTest",
+    "ReportFiles",
+    "Row",
+    "Summary",
+]
+
+Row = Mapping[str, Any]
+GroupKey = tuple[str, str, str]  # (agent, panel, tools)
+InstanceKey = tuple[str, str, int]  # (ladder, level, manifest_index)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over per-seed values with its 95% bootstrap confidence interval.
+
+    ``n`` is the number of per-seed values; with ``n == 0`` every number is NaN.
+    """
+
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    @classmethod
+    def empty(cls) -> Estimate:
+        """The estimate of no values."""
+        return cls(math.nan, math.nan, math.nan, 0)
+
+
+@dataclass(frozen=True)
+class AgentRow:
+    """One agent row of Tables 2 and 3 on one ladder.
+
+    Attributes:
+        label: the readable label, e.g. ``"pc_greedy (active)"``.
+        agent, panel, tools: the group key.
+        n_seeds: per-seed units (instances with at least one successful episode).
+        n_episodes: successful episodes (rows with status ``"ok"``), repeats included.
+        n_failed: failed jobs.
+        n_truncated: successful episodes that ended by truncation.
+        metrics: Table 2: metric name -> estimate over all levels' per-seed values.
+        per_level: Table 3: level -> directed-F1 estimate over that level's seeds.
+    """
+
+    label: str
+    agent: str
+    panel: str
+    tools: str
+    n_seeds: int
+    n_episodes: int
+    n_failed: int
+    n_truncated: int
+    metrics: Mapping[str, Estimate]
+    per_level: Mapping[str, Estimate]
+
+
+@dataclass(frozen=True)
+class FloorRow:
+    """The random floor of one level (or ``level == "overall"``) of a ladder.
+
+    Attributes:
+        level: a level name or ``"overall"``.
+        closed_form: ``spec.random_floor`` (overall: weighted by instances per level); NaN for a
+            level the ladder module does not know.
+        measured: directed F1 of the ``random`` agent (``n == 0`` when it was not run).
+    """
+
+    level: str
+    closed_form: float
+    measured: Estimate
+
+
+@dataclass(frozen=True)
+class LadderSummary:
+    """Tables 2 and 3 and the random floor of one ladder.
+
+    Attributes:
+        ladder: ``"v0"`` or ``"v1"``.
+        levels: the levels present, in ladder order.
+        rows: the agent rows, best directed F1 first.
+        random_floor: one :class:`FloorRow` per level, then ``"overall"``.
+    """
+
+    ladder: str
+    levels: tuple[str, ...]
+    rows: tuple[AgentRow, ...]
+    random_floor: tuple[FloorRow, ...]
+
+    def row(self, label: str) -> AgentRow | None:
+        """The agent row with this label, or ``None`` if the agent was not run on this ladder."""
+        return next((row for row in self.rows if row.label == label), None)
+
+
+@dataclass(frozen=True)
+class FailedJob:
+    """A job whose status is ``"failed"``."""
+
+    job_id: str
+    ladder: str
+    level: str
+    manifest_index: int
+    label: str
+    error: str
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Everything :func:`~acdb_gym.report.summarize` computes from a run's rows.
+
+    Attributes:
+        ladders: one :class:`LadderSummary` per ladder present, in name order.
+        labels: every agent-row label, sorted.
+        n_ok: successful episodes.
+        n_failed: failed jobs.
+        failures: the failed jobs.
+        versions: the package versions that wrote the rows.
+        mixed_configs: labels whose rows carry more than one distinct ``agent_config`` (they are
+            pooled into one agent row; give such agents distinct names to separate them).
+    """
+
+    ladders: tuple[LadderSummary, ...]
+    labels: tuple[str, ...]
+    n_ok: int
+    n_failed: int
+    failures: tuple[FailedJob, ...]
+    versions: tuple[str, ...]
+    mixed_configs: tuple[str, ...]
+
+    def ladder(self, name: str) -> LadderSummary:
+        """The summary of one ladder.
+
+        Raises:
+            KeyError: the ladder has no rows.
+        """
+        for ladder in self.ladders:
+            if ladder.ladder == name:
+                return ladder
+        raise KeyError(f"no rows for ladder {name!r}; present: {[s.ladder for s in self.ladders]}")
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """A paired sign-flip test of ``agent_a - agent_b`` on one metric.
+
+    Attributes:
+        ladder: the ladder tested, or ``None`` when pooled over ladders.
+        agent_a, agent_b: the agent-row labels.
+        metric: the row field compared.
+        n: matched per-seed pairs.
+        mean_a, mean_b: the means of each side over the matched seeds.
+        mean_difference: the mean of ``a - b`` (``mean_a - mean_b``).
+        p_value: two-sided permutation p-value (NaN when ``n == 0``).
+        n_higher, n_lower: matched pairs where ``a`` is above / below ``b`` (the rest are ties).
+    """
+
+    ladder: str | None
+    agent_a: str
+    agent_b: str
+    metric: str
+    n: int
+    mean_a: float
+    mean_b: float
+    mean_difference: float
+    p_value: float
+    n_higher: int = 0
+    n_lower: int = 0
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """The files :func:`~acdb_gym.report.write_report` wrote."""
+
+    markdown: Path
+    csvs: tuple[Path, ...]
+    plots: tuple[Path, ...]
+
+    @property
+    def all(self) -> tuple[Path, ...]:
+        """Every written file."""
+        return (self.markdown, *self.csvs, *self.plots)

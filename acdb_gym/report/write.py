@@ -1,0 +1,69 @@
+"""The report's entry point: :func:`write_report` writes every file of a run directory's report.
+
+It reads the results file through :func:`~acdb_gym.report.load.read_rows`, aggregates once,
+runs the paired tests, and writes the CSVs, the plots and ``report.md`` next to
+``results.jsonl``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+
+from acdb_gym.report.aggregation import prepare, summarize_prepared
+from acdb_gym.report.comparison import compare_agents
+from acdb_gym.report.load import RESULTS_FILE, read_rows
+from acdb_gym.report.markdown import markdown_report
+from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
+from acdb_gym.report.tables import (
+    write_floor_csv,
+    write_table2_csv,
+    write_table3_csv,
+    write_tests_csv,
+)
+from acdb_gym.report.types import ReportFiles
+
+__all__ = ["write_report"]
+
+
+def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()) -> ReportFiles:
+    """Write the paper-style report of a sweep run directory into that directory.
+
+    Files: ``report.md``; ``table2_<ladder>.csv``, ``table3_<ladder>.csv``,
+    ``random_floor.csv``, ``paired_tests.csv`` (raw units: fractions in [0, 1], SHD in edges;
+    empty cells are NaN); ``f1_per_level_<ladder>.png`` and ``precision_recall_<ladder>.png``.
+    Unreadable lines of ``results.jsonl`` are skipped with a warning and listed in the report.
+
+    Args:
+        run_dir: the sweep's run directory, holding ``results.jsonl``.
+        compare: extra ``(label_a, label_b)`` pairs to test, e.g.
+            ``[("llm_raw (active)", "llm_raw (observational)")]``.
+
+    Returns:
+        The written :class:`ReportFiles`.
+
+    Raises:
+        FileNotFoundError: no ``results.jsonl``.
+        ValueError: a label in ``compare`` names no agent row.
+    """
+    run = Path(run_dir)
+    rows, problems = read_rows(run / RESULTS_FILE)
+    for problem in problems:
+        warnings.warn(problem, stacklevel=2)
+    prepared = prepare(rows)
+    summary = summarize_prepared(prepared)
+    tests = compare_agents(rows, pairs=compare, summary=summary)
+    csvs = [write_floor_csv(run / "random_floor.csv", summary)]
+    csvs.append(write_tests_csv(run / "paired_tests.csv", tests))
+    plots = []
+    for table in summary.ladders:
+        csvs.append(write_table2_csv(run / f"table2_{table.ladder}.csv", table))
+        csvs.append(write_table3_csv(run / f"table3_{table.ladder}.csv", table))
+        plots.append(plot_f1_per_level(table, run / f"f1_per_level_{table.ladder}.png"))
+        plots.append(plot_precision_recall(table, run / f"precision_recall_{table.ladder}.png"))
+    files = ReportFiles(run / "report.md", tuple(csvs), tuple(plots))
+    files.markdown.write_text(
+        markdown_report(run, summary, tests, problems, files), encoding="utf-8"
+    )
+    return files
