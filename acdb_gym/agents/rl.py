@@ -14,10 +14,22 @@ directly. The sweep runs it as ``rl:PATH``.
 
 torch and stable-baselines3 are imported only when a policy is loaded or saved; without them
 a :class:`MissingExtraError` says to ``pip install 'acdb_gym[rl]'``.
+
+Loading never unpickles by default. An SB3 ``.zip`` stores much of its state as pickles
+(``:serialized:`` entries of its ``data`` member, and ``torch.save`` files), and unpickling a
+file runs whatever code it names. :func:`load_policy` therefore rebuilds the policy network
+from plain JSON (the ``acdb_gym.json`` metadata and the ``policy_kwargs`` of ``data``) and
+loads its weights with ``torch.load(..., weights_only=True)``, which accepts tensors only. A
+file that cannot be loaded that way (no metadata, a ``policy_kwargs`` entry that is a pickle, a
+weights file holding anything but tensors) is refused with :class:`UntrustedPolicyError` unless
+the caller passes ``trust=True`` (``acdb sweep --trust-model``), which loads it with SB3's own
+pickle-based loader.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import zipfile
 from collections.abc import Mapping
@@ -44,8 +56,11 @@ __all__ = [
     "MissingExtraError",
     "PolicyMetadata",
     "RLAgent",
+    "SafePolicy",
+    "UntrustedPolicyError",
     "algorithm_class",
     "load_policy",
+    "policy_digest",
     "read_metadata",
     "require_rl",
     "save_policy",
@@ -68,6 +83,19 @@ class MissingExtraError(ImportError):
         super().__init__(
             f"RL policies need {module}, which is not installed: {INSTALL_HINT} "
             "(torch, stable-baselines3, sb3-contrib)"
+        )
+
+
+class UntrustedPolicyError(ValueError):
+    """A saved policy that can only be loaded by unpickling it (which can run its code)."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(
+            f"refusing to load {path}: {reason}. Loading it would unpickle data from the file, "
+            "which runs any code the file names; if you trust its author, pass trust=True "
+            "(acdb sweep --trust-model)"
         )
 
 
@@ -156,25 +184,62 @@ def read_metadata(path: str | Path) -> PolicyMetadata | None:
         return PolicyMetadata.from_dict(json.loads(archive.read(METADATA_MEMBER)))
 
 
-def load_policy(path: str | Path, *, algo: Algorithm | None = None) -> tuple[Any, PolicyMetadata]:
+def policy_digest(path: str | Path) -> str:
+    """The SHA-256 of a saved policy file: part of an RL job's identity, so that replacing
+    the file makes the sweep run its jobs again."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class SafePolicy:
+    """A policy network rebuilt without unpickling: what :class:`RLAgent` needs of a model.
+
+    Attributes:
+        policy: the SB3 policy module (``MaskableActorCriticPolicy`` or ``ActorCriticPolicy``)
+            in evaluation mode, on the CPU.
+        action_space: its action space, ``Discrete(d + 1)``.
+    """
+
+    policy: Any
+    action_space: Any
+
+
+_POLICY_WEIGHTS = "policy.pth"
+_SB3_DATA = "data"
+
+
+def load_policy(
+    path: str | Path, *, algo: Algorithm | None = None, trust: bool = False
+) -> tuple[Any, PolicyMetadata]:
     """Load a saved policy on the CPU.
 
     Args:
-        path: the ``.zip`` written by :func:`save_policy` (or a plain SB3 ``.zip``; then
-            ``algo`` says which class to load it with and the metadata is inferred from its
-            action space, with the default shift and alpha).
+        path: the ``.zip`` written by :func:`save_policy`. With ``trust``, also a plain SB3
+            ``.zip``; then ``algo`` says which class to load it with and the metadata is
+            inferred from its action space, with the default shift and alpha.
         algo: overrides the algorithm recorded in the metadata.
+        trust: load with SB3's pickle-based loader, which runs any code the file names. Only
+            for files from a trusted source.
 
     Returns:
-        The SB3 model and its metadata.
+        The model (a :class:`SafePolicy`, or with ``trust`` the SB3 model) and its metadata.
 
     Raises:
         FileNotFoundError: no file at ``path``.
+        UntrustedPolicyError: without ``trust``, a file that only unpickling could load.
         MissingExtraError: the ``[rl]`` extra is not installed.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no saved policy at {path}")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path} is not a saved policy (not a .zip file)")
+    if not trust:
+        return _load_without_pickle(path, algo)
     metadata = read_metadata(path)
     chosen: Algorithm = algo or (metadata.algo if metadata else "maskable_ppo")
     model = algorithm_class(chosen).load(path, device="cpu")
@@ -182,6 +247,89 @@ def load_policy(path: str | Path, *, algo: Algorithm | None = None) -> tuple[Any
         n_nodes = int(model.action_space.n) - 1
         metadata = PolicyMetadata(chosen, "v0", "unknown", n_nodes, "pc")
     return model, metadata
+
+
+def _load_without_pickle(path: Path, algo: Algorithm | None) -> tuple[SafePolicy, PolicyMetadata]:
+    """Rebuild the policy from JSON and load tensors only; see the module docstring."""
+    metadata = read_metadata(path)
+    if metadata is None:
+        raise UntrustedPolicyError(path, f"it has no {METADATA_MEMBER} describing the policy")
+    chosen: Algorithm = algo or metadata.algo
+    require_rl(chosen)
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+        for member in (_SB3_DATA, _POLICY_WEIGHTS):
+            if member not in names:
+                raise ValueError(f"{path} is not a saved policy: it has no {member!r} member")
+        policy_kwargs = _plain_policy_kwargs(path, archive.read(_SB3_DATA))
+        weights = archive.read(_POLICY_WEIGHTS)
+    policy = _build_policy(chosen, metadata.n_nodes, policy_kwargs)
+    policy.load_state_dict(_tensor_state(path, weights))
+    policy.set_training_mode(False)
+    return SafePolicy(policy, policy.action_space), metadata
+
+
+def _plain_policy_kwargs(path: Path, data: bytes) -> dict[str, Any]:
+    """``policy_kwargs`` from SB3's ``data`` member, refusing any pickled entry."""
+    try:
+        parsed = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: its 'data' member is not JSON ({error})") from None
+    kwargs = parsed.get("policy_kwargs", {}) if isinstance(parsed, dict) else None
+    if not isinstance(kwargs, dict):
+        raise ValueError(f"{path}: 'policy_kwargs' is not a JSON object")
+    pickled = sorted(key for key, value in kwargs.items() if not _is_plain_json(value))
+    if pickled:
+        raise UntrustedPolicyError(path, f"its policy_kwargs {pickled} are pickled objects")
+    return kwargs
+
+
+def _is_plain_json(value: Any) -> bool:
+    """JSON without SB3's ``{":serialized:": ...}`` pickle wrappers."""
+    if isinstance(value, dict):
+        return ":serialized:" not in value and all(_is_plain_json(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_is_plain_json(v) for v in value)
+    return True
+
+
+def _build_policy(algo: Algorithm, n_nodes: int, policy_kwargs: dict[str, Any]) -> Any:
+    """A fresh policy network for the design env of ``n_nodes`` variables."""
+    from gymnasium import spaces
+
+    policy_class: type[Any]
+    if algo == "maskable_ppo":
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+        policy_class = MaskableActorCriticPolicy
+    else:
+        from stable_baselines3.common.policies import ActorCriticPolicy
+
+        policy_class = ActorCriticPolicy
+    observation_space = spaces.Box(-1.0, 1.0, (observation_size(n_nodes),), np.float32)
+    action_space = spaces.Discrete(n_nodes + 1)
+    try:
+        return policy_class(
+            observation_space, action_space, lr_schedule=lambda _: 0.0, **policy_kwargs
+        )
+    except TypeError as error:
+        raise ValueError(f"policy_kwargs {policy_kwargs} do not build a policy: {error}") from None
+
+
+def _tensor_state(path: Path, weights: bytes) -> dict[str, Any]:
+    """The policy's state dict, loaded with ``weights_only=True`` (tensors, no code)."""
+    import torch
+
+    try:
+        state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises UnpicklingError or RuntimeError for foreign objects
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise UntrustedPolicyError(
+            path, f"its {_POLICY_WEIGHTS} holds more than tensors ({reason})"
+        ) from None
+    if not isinstance(state, dict):
+        raise ValueError(f"{path}: {_POLICY_WEIGHTS} is not a state dict")
+    return state
 
 
 def _masked_choice(
@@ -219,7 +367,8 @@ class RLAgent:
     (:class:`DesignObservation`), which equals the env's ``action_masks()``.
 
     Args:
-        model: a loaded SB3 model (see :func:`load_policy`).
+        model: a loaded policy (see :func:`load_policy`): anything with ``policy`` (an SB3
+            policy module) and ``action_space``.
         metadata: what the model was trained on.
         deterministic: take the most probable valid action; otherwise sample from the
             policy's distribution restricted to the valid actions.
@@ -254,9 +403,10 @@ class RLAgent:
         deterministic: bool = True,
         seed: int = 0,
         name: str = "rl",
+        trust: bool = False,
     ) -> RLAgent:
-        """Load a saved policy (see :func:`load_policy`) into an agent."""
-        model, metadata = load_policy(path, algo=algo)
+        """Load a saved policy (see :func:`load_policy`; ``trust`` as there) into an agent."""
+        model, metadata = load_policy(path, algo=algo, trust=trust)
         return cls(model, metadata, deterministic=deterministic, seed=seed, name=name)
 
     # ------------------------------------------------------------------ Agent protocol

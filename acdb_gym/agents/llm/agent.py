@@ -34,7 +34,7 @@ from .providers import (
     TransientAPIError,
     make_adapter,
 )
-from .records import Redactor, ResponseCache, TranscriptWriter
+from .records import Redactor, ResponseCache, TranscriptWriter, capped_record
 from .tools import (
     ToolCallError,
     Variant,
@@ -76,6 +76,15 @@ class _EpisodeStats:
     retries: int = 0
     cache_hits: int = 0
     invalid_tool_calls: int = 0
+
+
+@dataclass(frozen=True)
+class _Response:
+    """A raw response body, its cache key, and whether it came from the cache."""
+
+    body: dict[str, Any]
+    key: str
+    cached: bool
 
 
 @dataclass
@@ -308,30 +317,39 @@ class LLMAgent:
 
     def _query(self) -> ModelReply:
         turn = len(self._history)
-        raw = self._complete(self._payload(), turn)
+        payload = self._payload()
+        raw = self._complete(payload, turn)
         if raw is None:  # the server refused the temperature: stop sending it, ask again
             self._send_temperature = False
             self._stats.retries += 1
             self._transcript.write("temperature_dropped", turn=turn, temperature=self.temperature)
-            raw = self._complete(self._payload(), turn)
+            payload = self._payload()
+            raw = self._complete(payload, turn)
             assert raw is not None, "a payload without temperature cannot be refused for it"
-        reply = self._adapter.parse_reply(raw, id_prefix=f"call_{turn}")
+        reply = self._adapter.parse_reply(raw.body, id_prefix=f"call_{turn}")
+        if self._cache is not None and not raw.cached:
+            # Only a reply that parsed and is strict JSON is cached: a poisoned reply (NaN in a
+            # tool input, a huge body) must not be replayed on every rerun.
+            entry = {"provider": self.provider, "request": payload, "response": raw.body}
+            if not self._cache.put(raw.key, entry):
+                self._transcript.write("not_cached", turn=turn, cache_key=raw.key)
         self._stats.llm_calls += 1
         self._stats.tokens_in += reply.usage.tokens_in
         self._stats.tokens_out += reply.usage.tokens_out
         self._transcript.write(
             "reply",
             turn=turn,
-            text=reply.text,
+            text=capped_record(reply.text),
             tool_calls=[
-                {"id": c.id, "name": c.name, "arguments": c.raw_arguments} for c in reply.tool_calls
+                {"id": c.id, "name": c.name, "arguments": capped_record(c.raw_arguments)}
+                for c in reply.tool_calls
             ],
             usage={"tokens_in": reply.usage.tokens_in, "tokens_out": reply.usage.tokens_out},
             totals=self.episode_stats(),
         )
         return reply
 
-    def _complete(self, payload: dict[str, Any], turn: int) -> dict[str, Any] | None:
+    def _complete(self, payload: dict[str, Any], turn: int) -> _Response | None:
         """The raw response to ``payload`` from the cache or over HTTP with retries; None when
         the server refused the payload's ``temperature``.
 
@@ -341,11 +359,12 @@ class LLMAgent:
         key = ResponseCache.key(self.provider, payload)
         self._transcript.write("request", turn=turn, cache_key=key, payload=payload)
         cached = self._cache.get(key) if self._cache is not None else None
-        if cached is not None and "response" in cached:
+        if cached is not None and isinstance(cached.get("response"), dict):
             self._stats.cache_hits += 1
-            self._transcript.write("response", turn=turn, cached=True, raw=cached["response"])
-            response: dict[str, Any] = cached["response"]
-            return response
+            self._transcript.write(
+                "response", turn=turn, cached=True, raw=capped_record(cached["response"])
+            )
+            return _Response(cached["response"], key, cached=True)
         attempt = 0
         while True:
             attempt += 1
@@ -358,10 +377,14 @@ class LLMAgent:
             if failure is None:
                 latency = round(time.perf_counter() - start, 4)
                 self._transcript.write(
-                    "response", turn=turn, attempt=attempt, cached=False, latency_s=latency, raw=raw
+                    "response",
+                    turn=turn,
+                    attempt=attempt,
+                    cached=False,
+                    latency_s=latency,
+                    raw=capped_record(raw),
                 )
-                self._store(key, {"provider": self.provider, "request": payload, "response": raw})
-                return raw
+                return _Response(raw, key, cached=False)
             transient = isinstance(failure, TransientAPIError)
             delay = (
                 self._retry_delay(attempt, failure)

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
 from .conversation import ModelReply, Request, ToolCall, ToolResult, Usage
-from .records import Redactor
+from .records import Redactor, canonical_json
 
 if TYPE_CHECKING:  # pragma: no cover
     import anthropic
@@ -39,6 +39,7 @@ __all__ = [
     "ProviderAdapter",
     "RejectedRequestError",
     "TransientAPIError",
+    "is_json_compliant",
     "make_adapter",
     "parse_retry_after",
 ]
@@ -52,6 +53,13 @@ _TRANSIENT_STATUS = frozenset({408, 409, 429})
 """Retryable 4xx statuses; every 5xx (including Anthropic's 529 overloaded) is retryable too."""
 
 _EMPTY_REPLY = "(empty reply)"
+
+MAX_ECHO_CHARS = 16_000
+"""Longest reply text sent back to the model in the history; a longer one is cut, so that one
+huge reply cannot make every later request (and its transcript and cache entries) huge."""
+
+MAX_ARGUMENT_CHARS = 65_536
+"""Longest tool-call arguments accepted (as JSON text); longer ones are an invalid call."""
 
 
 class TransientAPIError(Exception):
@@ -177,6 +185,40 @@ def _translate(error: Exception, sdk: Any, *, timeout: float, redact: Redactor) 
             retry_after=None,
         )
     return RejectedRequestError(redact(f"{type(error).__name__}: {error}"), status_code=None)
+
+
+def is_json_compliant(value: Any) -> bool:
+    """True when ``value`` encodes as strict JSON (no NaN or infinity, only JSON types).
+
+    >>> is_json_compliant({"value": 1.5}), is_json_compliant({"value": float("nan")})
+    (True, False)
+    """
+    try:
+        canonical_json(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _cap_text(text: str) -> str:
+    """``text`` cut to :data:`MAX_ECHO_CHARS`, saying how much was cut."""
+    if len(text) <= MAX_ECHO_CHARS:
+        return text
+    return f"{text[:MAX_ECHO_CHARS]}\n[... {len(text) - MAX_ECHO_CHARS} characters cut]"
+
+
+def _argument_problem(arguments: Any) -> str | None:
+    """Why decoded tool arguments cannot be used or echoed, or None."""
+    if not is_json_compliant(arguments):
+        return "arguments hold a number JSON does not allow (NaN or infinity)"
+    if len(canonical_json(arguments)) > MAX_ARGUMENT_CHARS:
+        return f"arguments are longer than {MAX_ARGUMENT_CHARS} characters"
+    return None
+
+
+def _shown(value: Any) -> str:
+    """A short, JSON-safe description of a value for an error message or an echo."""
+    return repr(value)[:200]
 
 
 def _int(value: Any) -> int:
@@ -325,10 +367,10 @@ class OpenAIAdapter(_SDKAdapter):
     @staticmethod
     def _echo(text: str, calls: Sequence[ToolCall]) -> JSONDict:
         if not calls:
-            return {"role": "assistant", "content": text or _EMPTY_REPLY}
+            return {"role": "assistant", "content": _cap_text(text) or _EMPTY_REPLY}
         return {
             "role": "assistant",
-            "content": text or None,
+            "content": _cap_text(text) or None,
             "tool_calls": [
                 {
                     "type": "function",
@@ -342,26 +384,40 @@ class OpenAIAdapter(_SDKAdapter):
 
 def _decode_arguments(call_id: str, name: str, raw: Any) -> ToolCall:
     """Decode OpenAI's JSON-string arguments (some servers send an object instead)."""
-    if isinstance(raw, dict):
-        return ToolCall(call_id, name, raw, raw)
-    if not isinstance(raw, str):
+    if isinstance(raw, str):
+        if len(raw) > MAX_ARGUMENT_CHARS:
+            too_long = f"arguments are longer than {MAX_ARGUMENT_CHARS} characters"
+            return ToolCall(call_id, name, None, raw[:200], too_long)
+        try:
+            arguments = json.loads(raw) if raw.strip() else {}
+        except ValueError as error:
+            return ToolCall(call_id, name, None, raw, str(error))
+    elif isinstance(raw, dict):
+        arguments = raw
+    else:
         return ToolCall(call_id, name, None, raw, f"expected a JSON string, got {raw!r}"[:200])
-    try:
-        return ToolCall(call_id, name, json.loads(raw) if raw.strip() else {}, raw)
-    except ValueError as error:
-        return ToolCall(call_id, name, None, raw, str(error))
+    problem = _argument_problem(arguments)
+    if problem is not None:
+        return ToolCall(call_id, name, None, raw if isinstance(raw, str) else _shown(raw), problem)
+    return ToolCall(call_id, name, arguments, raw)
 
 
 def _echo_arguments(call: ToolCall) -> str:
     """Arguments to send back in the history. Servers that render chat templates (vLLM) parse
-    them, so arguments that are not a JSON object go back wrapped in one instead of verbatim."""
-    if isinstance(call.arguments, dict):
+    them, so arguments that are not a usable JSON object go back wrapped in one instead of
+    verbatim."""
+    if call.argument_error is None and isinstance(call.arguments, dict):
         return (
             call.raw_arguments
             if isinstance(call.raw_arguments, str)
             else json.dumps(call.arguments)
         )
-    return json.dumps({"unparsable_arguments": call.raw_arguments})
+    raw = call.raw_arguments
+    if isinstance(raw, str):
+        raw = raw[:MAX_ECHO_CHARS]
+    elif not is_json_compliant(raw):
+        raw = _shown(raw)
+    return json.dumps({"unparsable_arguments": raw})
 
 
 # --------------------------------------------------------------------------- Anthropic
@@ -452,7 +508,7 @@ class AnthropicAdapter(_SDKAdapter):
             if kind == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
                 if block["text"]:
-                    echo.append({"type": "text", "text": block["text"]})
+                    echo.append({"type": "text", "text": _cap_text(block["text"])})
             elif kind == "tool_use":
                 block_id = block.get("id")
                 call_id = (
@@ -462,15 +518,16 @@ class AnthropicAdapter(_SDKAdapter):
                 )
                 arguments = block.get("input")
                 error = (
-                    None
+                    _argument_problem(arguments)
                     if isinstance(arguments, dict)
                     else f"input is not a JSON object: {arguments!r}"[:200]
                 )
+                usable = error is None
                 call = ToolCall(
                     call_id,
                     str(block.get("name", "")),
-                    arguments if error is None else None,
-                    arguments,
+                    arguments if usable else None,
+                    arguments if usable else _shown(arguments),
                     error,
                 )
                 calls.append(call)
@@ -479,10 +536,10 @@ class AnthropicAdapter(_SDKAdapter):
                         "type": "tool_use",
                         "id": call_id,
                         "name": call.name,
-                        "input": arguments if error is None else {"unparsable_input": arguments},
+                        "input": arguments if usable else {"unparsable_input": _shown(arguments)},
                     }
                 )
-            elif kind in ("thinking", "redacted_thinking"):
+            elif kind in ("thinking", "redacted_thinking") and is_json_compliant(block):
                 echo.append(dict(block))  # must go back verbatim (signed)
         usage = raw.get("usage") if isinstance(raw.get("usage"), dict) else {}
         assert isinstance(usage, dict)

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "MAX_CACHED_RESPONSE_CHARS",
+    "MAX_RECORDED_CHARS",
     "MIN_SECRET_LENGTH",
     "REDACTED",
     "Redactor",
@@ -30,6 +32,26 @@ REDACTED = "[REDACTED]"
 
 MIN_SECRET_LENGTH = 8
 """Shortest string a :class:`Redactor` treats as a secret."""
+
+MAX_RECORDED_CHARS = 65_536
+"""Longest value a transcript records whole; a longer one keeps its first characters only."""
+
+MAX_CACHED_RESPONSE_CHARS = 262_144
+"""Longest response (as JSON text) the cache stores; a longer one is asked for again on a rerun."""
+
+
+def capped_record(value: Any) -> Any:
+    """``value`` for a transcript: as it is when its JSON is short, else a note with its head.
+
+    >>> capped_record({"a": 1})
+    {'a': 1}
+    >>> capped_record("x" * 70_000)["chars"]
+    70002
+    """
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) <= MAX_RECORDED_CHARS:
+        return value
+    return {"truncated": True, "chars": len(text), "head": text[:MAX_RECORDED_CHARS]}
 
 
 def canonical_json(value: Any) -> str:
@@ -122,18 +144,32 @@ class ResponseCache:
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The stored entry, or None (also for an unreadable file, which the next put replaces)."""
+        """The stored entry, or None (also for an unreadable file or one that is not strict
+        JSON, e.g. holds NaN: the next put replaces it)."""
         try:
-            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
+            entry = json.loads(
+                self._path(key).read_text(encoding="utf-8"), parse_constant=_refuse_constant
+            )
         except (OSError, ValueError):
             return None
         return entry if isinstance(entry, dict) else None
 
-    def put(self, key: str, entry: dict[str, Any]) -> None:
-        """Store ``entry`` under ``key`` (atomically)."""
+    def put(self, key: str, entry: dict[str, Any]) -> bool:
+        """Store ``entry`` under ``key`` (atomically) when it is strict JSON (no NaN or
+        infinity) and its response is at most :data:`MAX_CACHED_RESPONSE_CHARS` long.
+
+        Returns:
+            Whether the entry was stored.
+        """
+        try:
+            text = self._redact(canonical_json({"key": key, **entry}))
+            response = canonical_json(entry.get("response"))
+        except (TypeError, ValueError):
+            return False
+        if len(response) > MAX_CACHED_RESPONSE_CHARS:
+            return False
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        text = self._redact(json.dumps({"key": key, **entry}, ensure_ascii=False))
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
@@ -143,3 +179,9 @@ class ResponseCache:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
             raise
+        return True
+
+
+def _refuse_constant(name: str) -> float:
+    """``parse_constant`` hook: NaN and infinities are not JSON."""
+    raise ValueError(f"{name} is not JSON")
