@@ -211,10 +211,6 @@ def _row_fields() -> dict[str, Any]:
     return row_fields
 
 
-_ROW_FIELDS: Final[dict[str, Any]] = {}
-"""Every key of a row and its type, in declaration order (filled below, once)."""
-
-
 def _without_none(hint: Any) -> Any:
     args = tuple(arg for arg in typing.get_args(hint) if arg is not type(None))
     return args[0] if len(args) == 1 else hint
@@ -267,7 +263,8 @@ def _short_repr(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-_ROW_FIELDS.update(_row_fields())
+_ROW_FIELDS: Final = _row_fields()
+"""Every key of a row and its type, in declaration order."""
 
 
 # --------------------------------------------------------------------------- writing

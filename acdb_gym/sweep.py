@@ -4,10 +4,12 @@ Jobs are ladder × levels × manifest seeds × agents × panels × repeats (an a
 is part of its name, e.g. ``llm_raw`` / ``llm_stats``; agents come from
 :data:`acdb_gym.registry.AGENTS`). Each finished job appends one row to the run directory's
 results file through :class:`acdb_gym.results.ResultsAppender` (a single ``write`` on an
-``O_APPEND`` descriptor followed by ``fsync``), from the parent process only. Rerunning the same command skips jobs that already
-have an ``ok`` row; failed jobs (an exception, e.g. an LLM provider that stayed down) are
-recorded as ``failed`` rows with the error and retried by the next run. A torn last line (the
-process died mid-write) is cut off on resume, never parsed as a result.
+``O_APPEND`` descriptor followed by ``fsync``), from the parent process only. Rerunning the
+same command skips jobs that already have an ``ok`` row; failed jobs (an exception, e.g. an
+LLM provider that stayed down) are recorded as ``failed`` rows with the error and retried by
+the next run. A torn last line (the process died mid-write) is cut off on resume, never parsed
+as a result; any other unreadable line stops the resume with a
+:class:`~acdb_gym.results.ResultsFileError` naming the file and line.
 """
 
 from __future__ import annotations
@@ -29,13 +31,7 @@ from acdb_gym import __version__
 from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES, get_level
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.registry import OFFLINE_AGENTS, AgentEntry, get_agent
-from acdb_gym.results import (
-    RESULTS_FILE,
-    Location,
-    ResultRow,
-    ResultsAppender,
-    read_results,
-)
+from acdb_gym.results import RESULTS_FILE, Location, ResultRow, ResultsAppender, read_results
 
 __all__ = [
     "Job",
