@@ -8,8 +8,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
+from acdb_gym.registry import OFFLINE_AGENTS, agent_help
+from acdb_gym.results import RESULTS_FILE
 
 __all__ = ["main"]
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Wraps one-paragraph texts; keeps the line breaks of a text laid out as a table."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
 
 
 def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,17 +28,18 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "sweep",
         help="run agents on a ladder's preflighted seeds (resumable), then write the report",
         description="Run every agent on the same preflighted seeds and append one JSON line per "
-        "finished episode to OUT/results.jsonl. Rerunning the same command skips finished jobs "
+        f"finished episode to OUT/{RESULTS_FILE}. Rerunning the same command skips finished jobs "
         "and retries failed ones.",
+        epilog=f"agents:\n{agent_help()}",
+        formatter_class=_HelpFormatter,
     )
     p.add_argument("--ladder", default="v0", choices=sorted(LADDERS), help="ladder (default v0)")
     p.add_argument("--levels", default=",".join(LEVEL_NAMES), help="comma-separated levels")
     p.add_argument("--seeds", type=int, default=8, help="first N manifest seeds per level (1-8)")
     p.add_argument(
         "--agents",
-        default="random,pc,pc_greedy,oracle,sortnregress",
-        help="comma-separated agents: random, pc, pc_greedy, oracle, sortnregress, pc_active, "
-        "gies_active, llm_raw, llm_stats, llm_corr_obs, rl:PATH",
+        default=",".join(OFFLINE_AGENTS),
+        help="comma-separated agents, listed below (default: %(default)s)",
     )
     p.add_argument("--panels", default="active,observational", help="active and/or observational")
     p.add_argument("--repeats", type=int, default=1, help="repeats of every job")
@@ -52,7 +64,7 @@ def _report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     p = sub.add_parser(
         "report",
         help="write report.md, CSVs and PNG plots for a run directory",
-        description="Aggregate RUN_DIR/results.jsonl into the paper-style tables and plots.",
+        description=f"Aggregate RUN_DIR/{RESULTS_FILE} into the paper-style tables and plots.",
     )
     p.add_argument("run_dir", type=Path, help="a sweep's --out directory")
     p.add_argument(
@@ -113,8 +125,8 @@ def _write_report(run_dir: Path, compare: Sequence[str]) -> None:
 
 
 def _report(args: argparse.Namespace) -> int:
-    if not (args.run_dir / "results.jsonl").exists():
-        raise ValueError(f"no results.jsonl in {args.run_dir}")
+    if not (args.run_dir / RESULTS_FILE).exists():
+        raise ValueError(f"no {RESULTS_FILE} in {args.run_dir}")
     _write_report(args.run_dir, args.compare)
     return 0
 

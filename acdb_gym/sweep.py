@@ -1,25 +1,25 @@
 """The resumable ladder sweep (DESIGN §10).
 
 Jobs are ladder × levels × manifest seeds × agents × panels × repeats (an agent's tool variant
-is part of its name, e.g. ``llm_raw`` / ``llm_stats``). Each finished job appends one JSON line
-to ``OUT/results.jsonl`` with a single ``write`` on an ``O_APPEND`` descriptor followed by
-``fsync``, from the parent process only. Rerunning the same command skips jobs that already
-have an ``ok`` row; failed jobs (an exception, e.g. an LLM provider that stayed down) are
-recorded as ``failed`` rows with the error and retried by the next run. A torn last line (the
-process died mid-write) is cut off on resume, never parsed as a result.
+is part of its name, e.g. ``llm_raw`` / ``llm_stats``; agents come from
+:data:`acdb_gym.registry.AGENTS`). Each finished job appends one row to the run directory's
+results file through :class:`acdb_gym.results.ResultsAppender` (a single ``write`` on an
+``O_APPEND`` descriptor followed by ``fsync``), from the parent process only. Rerunning the
+same command skips jobs that already have an ``ok`` row; failed jobs (an exception, e.g. an
+LLM provider that stayed down) are recorded as ``failed`` rows with the error and retried by
+the next run. A torn last line (the process died mid-write) is cut off on resume, never parsed
+as a result; any other unreadable line stops the resume with a
+:class:`~acdb_gym.results.ResultsFileError` naming the file and line.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-import os
 import sys
 import time
 import traceback
-import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -30,147 +30,19 @@ import numpy as np
 from acdb_gym import __version__
 from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES, get_level
 from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.registry import OFFLINE_AGENTS, AgentEntry, get_agent
+from acdb_gym.results import RESULTS_FILE, Location, ResultRow, ResultsAppender, read_results
 
 __all__ = [
-    "AGENTS",
-    "AgentSpec",
     "Job",
     "SweepConfig",
     "SweepSummary",
-    "load_rows",
     "plan_jobs",
     "run_job",
     "run_sweep",
 ]
 
-RESULTS_FILE = "results.jsonl"
 Backend = Literal["process", "ray"]
-
-
-# --------------------------------------------------------------------------- agent registry
-@dataclass(frozen=True)
-class AgentSpec:
-    """How the sweep builds and runs one named agent.
-
-    Attributes:
-        panels: the panels in which the agent behaves differently; an agent that never
-            intervenes runs once, in the first requested panel (observational preferred).
-        tools: the env's tool variant for this agent.
-        draws: episodes per job, averaged into one row (the random baseline's 100 draws).
-        max_steps: overrides the env's step limit (None: the variant's default).
-    """
-
-    factory: Callable[[int, dict[str, Any]], Any]
-    panels: tuple[str, ...] = ("observational",)
-    tools: str = "raw"
-    draws: int = 1
-    max_steps: int | None = None
-
-
-def _random(seed: int, options: dict[str, Any]) -> Any:
-    from acdb_gym.baselines import RandomDAGAgent
-
-    return RandomDAGAgent(seed=seed)
-
-
-def _pc(seed: int, options: dict[str, Any]) -> Any:
-    from acdb_gym.baselines import PCAgent
-
-    return PCAgent()
-
-
-def _pc_greedy(seed: int, options: dict[str, Any]) -> Any:
-    from acdb_gym.baselines import PCGreedyAgent
-
-    return PCGreedyAgent()
-
-
-def _oracle(seed: int, options: dict[str, Any]) -> Any:
-    from acdb_gym.baselines import OracleAgent
-
-    return OracleAgent()
-
-
-def _sortnregress(seed: int, options: dict[str, Any]) -> Any:
-    from acdb_gym.baselines import SortnregressAgent
-
-    return SortnregressAgent()
-
-
-def _randregress(seed: int, options: dict[str, Any]) -> Any:
-    from acdb_gym.baselines import RandomOrderRegressAgent
-
-    return RandomOrderRegressAgent(seed=seed)
-
-
-def _pc_active(seed: int, options: dict[str, Any]) -> Any:
-    from acdb_gym.baselines.active import PCActiveAgent
-
-    return PCActiveAgent()
-
-
-def _gies_active(seed: int, options: dict[str, Any]) -> Any:
-    from acdb_gym.baselines.active import GIESActiveAgent
-
-    return GIESActiveAgent()
-
-
-def _rl(path: str, seed: int, options: dict[str, Any]) -> Any:
-    from acdb_gym.agents.rl import RLAgent
-
-    return RLAgent.load(path, name=f"rl:{path}")
-
-
-def _llm(variant: str) -> Callable[[int, dict[str, Any]], Any]:
-    def factory(seed: int, options: dict[str, Any]) -> Any:
-        from acdb_gym.agents.llm import LLMAgent
-
-        if not options.get("provider") or not options.get("model"):
-            raise ValueError(f"{variant} needs --provider and --model")
-        temperature = options.get("temperature")
-        return LLMAgent(
-            variant,  # type: ignore[arg-type]
-            provider=options["provider"],
-            model=options["model"],
-            base_url=options.get("base_url"),
-            # The paper's protocol is temperature 0; the agent drops it where a model refuses.
-            temperature=0.0 if temperature is None else float(temperature),
-            cache_dir=Path(options["cache_dir"]) if options.get("cache_dir") else None,
-        )
-
-    return factory
-
-
-AGENTS: dict[str, AgentSpec] = {
-    "random": AgentSpec(_random, draws=100),
-    "pc": AgentSpec(_pc),
-    "pc_greedy": AgentSpec(_pc_greedy, panels=("active",)),
-    "oracle": AgentSpec(_oracle),
-    "sortnregress": AgentSpec(_sortnregress),
-    "randregress": AgentSpec(_randregress, draws=20),
-    "pc_active": AgentSpec(_pc_active, panels=("active",)),
-    "gies_active": AgentSpec(_gies_active, panels=("active",)),
-    "llm_raw": AgentSpec(_llm("llm_raw"), panels=("active", "observational"), tools="raw"),
-    "llm_stats": AgentSpec(_llm("llm_stats"), panels=("active", "observational"), tools="stats"),
-    "llm_corr_obs": AgentSpec(_llm("llm_corr_obs"), tools="raw"),
-}
-"""Named agents the sweep can run. Other modules add to it (LLM, RL, stronger agents)."""
-
-OFFLINE_AGENTS = ("random", "pc", "pc_greedy", "oracle", "sortnregress")
-"""The agents of the README's offline sweep."""
-
-
-def agent_spec(name: str) -> AgentSpec:
-    """Look up an agent; ``rl:PATH`` names a saved RL policy."""
-    if name.startswith("rl:"):
-        path = name[3:]
-        if not Path(path).is_file():
-            raise ValueError(f"no saved policy at {path} (agent {name})")
-        # The policy is loaded in the worker that runs each job: planning needs no torch.
-        return AgentSpec(functools.partial(_rl, path), panels=("active",))
-    if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; known: {', '.join(sorted(AGENTS))}, rl:PATH")
-    return AGENTS[name]
 
 
 # --------------------------------------------------------------------------- jobs
@@ -216,11 +88,12 @@ class SweepConfig:
     """Everything that defines a sweep.
 
     Attributes:
-        out: run directory; results go to ``out/results.jsonl``.
+        out: run directory; results go to its :data:`~acdb_gym.results.RESULTS_FILE`.
         ladder: ``"v0"`` or ``"v1"``.
         levels: level names.
         seeds: the first ``seeds`` manifest seeds of each level (at most 8).
-        agents: agent names (see :data:`AGENTS`; ``rl:PATH`` for a saved policy).
+        agents: agent names (see :data:`acdb_gym.registry.AGENTS`; ``rl:PATH`` for a saved
+            policy).
         panels: ``"active"`` and/or ``"observational"``.
         repeats: repeats of every job (useful for stochastic agents).
         workers: parallel worker processes (1 runs in this process).
@@ -259,10 +132,10 @@ class SweepConfig:
         if self.backend not in ("process", "ray"):
             raise ValueError(f"backend must be 'process' or 'ray', got {self.backend!r}")
         for agent in self.agents:
-            agent_spec(agent)
+            get_agent(agent)
 
 
-def _panels_for(spec: AgentSpec, requested: Sequence[str]) -> list[str]:
+def _panels_for(spec: AgentEntry, requested: Sequence[str]) -> list[str]:
     if spec.panels == ("observational",):
         # Agents that never intervene behave the same in both panels: run them once.
         preferred = [p for p in ("observational", "active") if p in requested]
@@ -270,19 +143,16 @@ def _panels_for(spec: AgentSpec, requested: Sequence[str]) -> list[str]:
     return [p for p in requested if p in spec.panels]
 
 
-def _agent_config(agent: str, options: dict[str, Any]) -> dict[str, Any]:
-    if agent.startswith("llm_"):
-        keys = ("provider", "model", "base_url", "temperature")
-        return {k: options[k] for k in keys if options.get(k) is not None}
-    return {}
+def _agent_config(spec: AgentEntry, options: dict[str, Any]) -> dict[str, Any]:
+    return {k: options[k] for k in spec.options if options.get(k) is not None}
 
 
 def plan_jobs(config: SweepConfig) -> list[Job]:
     """Every job of ``config``, in a deterministic order."""
     jobs = []
     for agent in config.agents:
-        spec = agent_spec(agent)
-        agent_config = _agent_config(agent, config.agent_options)
+        spec = get_agent(agent)
+        agent_config = _agent_config(spec, config.agent_options)
         for panel in _panels_for(spec, config.panels):
             for level in config.levels:
                 for index in range(config.seeds):
@@ -345,12 +215,12 @@ def _run_episodes(job: Job, options: dict[str, Any], out: Path | None) -> dict[s
 
     from acdb_gym.agents.base import run_episode
 
-    spec = agent_spec(job.agent)
+    spec = get_agent(job.agent)
     env_kwargs: dict[str, Any] = {"panel": job.panel, "tools": job.tools}
     if spec.max_steps is not None:
         env_kwargs["max_steps"] = spec.max_steps
     env = gym.make(f"ACDB-{job.level}-{job.ladder}", **env_kwargs)
-    agent = spec.factory(job.agent_seed, {**options, **job.agent_config})
+    agent = spec.build(job.agent_seed, {**options, **job.agent_config})
     transcript_dir = None if out is None else out / "transcripts"
     if hasattr(agent, "transcript_path") and transcript_dir is not None:
         transcript_dir.mkdir(parents=True, exist_ok=True)
@@ -378,54 +248,6 @@ def _run_episodes(job: Job, options: dict[str, Any], out: Path | None) -> dict[s
         "tokens_out": extra.get("tokens_out"),
         "agent_stats": {k: v for k, v in extra.items() if k not in ("tokens_in", "tokens_out")},
     }
-
-
-# --------------------------------------------------------------------------- results file
-def load_rows(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
-    """Parse a results file. A torn or unparsable trailing line is dropped (and, with
-    ``repair``, cut from the file); an unparsable line elsewhere raises ValueError."""
-    if not path.exists():
-        return []
-    raw = path.read_bytes()
-    rows: list[dict[str, Any]] = []
-    offset = 0
-    for number, line in enumerate(raw.splitlines(keepends=True), start=1):
-        complete = line.endswith(b"\n")
-        try:
-            row = json.loads(line) if complete else None
-        except json.JSONDecodeError:
-            row = None
-        if row is None:
-            if offset + len(line) < len(raw):
-                raise ValueError(f"{path}:{number} is not a JSON result row")
-            warnings.warn(
-                f"{path}:{number}: dropping a torn last line ({len(line)} bytes)", stacklevel=2
-            )
-            if repair:
-                with path.open("r+b") as handle:
-                    handle.truncate(offset)
-            break
-        rows.append(row)
-        offset += len(line)
-    return rows
-
-
-class _ResultsWriter:
-    """Appends rows atomically: one ``os.write`` per line on an ``O_APPEND`` descriptor."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-
-    def append(self, row: dict[str, Any]) -> None:
-        data = (json.dumps(row, sort_keys=True) + "\n").encode()
-        written = os.write(self._fd, data)
-        if written != len(data):  # pragma: no cover - regular files write whole
-            raise OSError(f"short write to results file ({written} of {len(data)} bytes)")
-        os.fsync(self._fd)
-
-    def close(self) -> None:
-        os.close(self._fd)
 
 
 # --------------------------------------------------------------------------- the sweep
@@ -489,19 +311,21 @@ def run_sweep(config: SweepConfig) -> SweepSummary:
     start = time.perf_counter()
     config.out.mkdir(parents=True, exist_ok=True)
     results = config.out / RESULTS_FILE
-    rows = load_rows(results, repair=True)
-    done = {row["job_id"] for row in rows if row.get("status") == "ok"}
+    rows = read_results(results, mode="strict", repair=True).rows
+    done = {row.job_id for row in rows if row.status == "ok"}
     jobs = plan_jobs(config)
     todo = [job for job in jobs if job.job_id not in done]
     _write_config(config)
-    writer = _ResultsWriter(results)
+    writer = ResultsAppender(results)
     finished = failed = 0
     bar = _progress(len(todo), config.progress, initial_note=f"{len(jobs) - len(todo)} done")
     try:
-        for row in _execute(todo, config):
+        for data in _execute(todo, config):
+            # Checked before writing: the file never holds a row the resume cannot read.
+            row = ResultRow.from_dict(data, where=Location(results))
             writer.append(row)
             finished += 1
-            failed += row["status"] == "failed"
+            failed += row.status == "failed"
             bar.set_postfix(failed=failed, refresh=False)
             bar.update(1)
     finally:

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acdb_gym import report
-from acdb_gym.sweep import OFFLINE_AGENTS, SweepConfig, run_sweep
+from acdb_gym.registry import OFFLINE_AGENTS
+from acdb_gym.sweep import SweepConfig, run_sweep
 
 
 @dataclass(frozen=True)

@@ -9,16 +9,24 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from acdb_gym import sweep
+from acdb_gym import registry
 from acdb_gym.cli import main as cli_main
-from acdb_gym.sweep import AgentSpec, Job, SweepConfig, load_rows, plan_jobs, run_sweep
+from acdb_gym.registry import AgentEntry
+from acdb_gym.results import ResultsFileError, read_results
+from acdb_gym.sweep import Job, SweepConfig, plan_jobs, run_sweep
 
 TIMING = {"wall_time"}
+
+
+def load_rows(path: Path) -> list[dict[str, Any]]:
+    """Every row of a results file, strictly read, as the dicts stored."""
+    return read_results(path, mode="strict").as_dicts()
 
 
 def _stable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -58,6 +66,48 @@ def test_job_id_and_seed_are_stable() -> None:
     assert job.job_id == Job("v0", "L0", 3, "random", "observational", "raw", 0).job_id
     assert job.job_id != Job("v0", "L0", 3, "random", "observational", "raw", 1).job_id
     assert job.agent_seed == int(job.job_id[:12], 16)
+
+
+# Job ids of rows written before the agent registry (v0, L3, manifest index 5): a resumed sweep
+# must recognise them, so no agent's name, panel or tools may change its ids.
+_KNOWN_JOB_IDS = {
+    ("random", "observational"): "b36d5937fa1324de1c6c",
+    ("pc", "observational"): "727d6fdd765a11e64a41",
+    ("pc_greedy", "active"): "afbcc4e6dbf11cfc29d9",
+    ("oracle", "observational"): "8d81d74ba2d2f034b7e6",
+    ("sortnregress", "observational"): "25fb2179b86d8f540dc3",
+    ("randregress", "observational"): "9a89b4eb8e40bfdb6b83",
+    ("pc_active", "active"): "8e9e972ae5a47611292c",
+    ("gies_active", "active"): "4719f255df0285097613",
+}
+_KNOWN_LLM_JOB_IDS = {
+    ("llm_raw", "active", 1): "ffeb15af6b5142154b0d",
+    ("llm_raw", "observational", 0): "16f3075a9709c735472d",
+    ("llm_corr_obs", "observational", 0): "7a0e844eb47c8e65878e",
+    ("llm_stats", "active", 0): "1e3e8622420c6d794db2",
+    ("llm_stats", "observational", 1): "7e3336bfceda559ce539",
+}
+
+
+def test_job_ids_of_existing_agents_are_unchanged() -> None:
+    agents = tuple(agent for agent, _ in _KNOWN_JOB_IDS)
+    jobs = plan_jobs(_config(Path("unused"), levels=("L3",), seeds=8, agents=agents))
+    ids = {(j.agent, j.panel): j.job_id for j in jobs if j.manifest_index == 5}
+    assert ids == _KNOWN_JOB_IDS
+
+
+def test_llm_job_ids_keep_their_config() -> None:
+    options = {"provider": "openai", "model": "gpt-x", "temperature": 0.0, "cache_dir": "/c"}
+    agents = ("llm_raw", "llm_corr_obs", "llm_stats")
+    config = _config(Path("unused"), levels=("L2",), agents=agents, agent_options=options)
+    ids = {(j.agent, j.panel, j.manifest_index): j.job_id for j in plan_jobs(config)}
+    assert {key: ids[key] for key in _KNOWN_LLM_JOB_IDS} == _KNOWN_LLM_JOB_IDS
+
+
+def test_an_alias_keeps_its_own_name_in_jobs() -> None:
+    jobs = plan_jobs(_config(Path("unused"), agents=("gies_active", "bic_active")))
+    assert {j.agent for j in jobs} == {"gies_active", "bic_active"}
+    assert {j.panel for j in jobs} == {"active"}
 
 
 def test_config_errors_name_the_bad_value() -> None:
@@ -113,10 +163,15 @@ def test_torn_last_line_is_repaired_on_resume(tmp_path: Path) -> None:
 
 
 def test_corrupt_line_in_the_middle_is_an_error(tmp_path: Path) -> None:
+    run_sweep(_config(tmp_path, agents=("oracle",), levels=("L0",)))
     path = tmp_path / "results.jsonl"
-    path.write_text('{"job_id": "a"}\nnot json\n{"job_id": "b"}\n')
-    with pytest.raises(ValueError, match=":2 is not a JSON result row"):
+    first, second = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(first + b"not json\n" + second)
+    with pytest.raises(ResultsFileError, match=r"results\.jsonl:2: invalid JSON"):
         load_rows(path)
+    with pytest.raises(ResultsFileError, match=r"results\.jsonl:2: invalid JSON"):
+        run_sweep(_config(tmp_path, agents=("oracle",), levels=("L0",)))
+    assert path.read_bytes() == first + b"not json\n" + second  # resume changed nothing
 
 
 class _FlakyAgent:
@@ -137,7 +192,11 @@ class _FlakyAgent:
 def test_failed_episode_is_recorded_and_retried(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sweep.AGENTS, "flaky", AgentSpec(lambda seed, opts: _FlakyAgent()))
+    module = types.ModuleType("acdb_flaky_agents")
+    module.__dict__["FlakyAgent"] = _FlakyAgent
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    entry = AgentEntry("flaky", f"{module.__name__}:FlakyAgent", "fails until told not to")
+    monkeypatch.setitem(registry.AGENTS, "flaky", entry)
     config = _config(tmp_path, agents=("flaky", "oracle"), levels=("L0",))
     summary = run_sweep(config)
     rows = load_rows(tmp_path / "results.jsonl")

@@ -34,7 +34,8 @@ from acdb_gym.agents.rl_train import (
 )
 from acdb_gym.core.ladder import LADDERS
 from acdb_gym.envs.design_env import InterventionDesignEnv
-from acdb_gym.sweep import Job, agent_spec, run_job
+from acdb_gym.registry import get_agent
+from acdb_gym.sweep import Job, run_job
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "models" / "acdb_design_l1_v0" / "model.zip"
@@ -216,14 +217,14 @@ def test_sampling_mode_is_seeded(trained: Any) -> None:
 # --------------------------------------------------------------------------- the sweep
 def test_sweep_runs_a_saved_policy(trained: Any, tmp_path: Path) -> None:
     path = str(trained[1].model_path)
-    spec = agent_spec(f"rl:{path}")
+    spec = get_agent(f"rl:{path}")
     assert spec.panels == ("active",) and spec.tools == "raw"
-    assert spec.factory(0, {}).name == f"rl:{path}"
+    assert spec.build(0, {}).name == f"rl:{path}"
     row = run_job(Job("v0", "L1", 0, f"rl:{path}", "active", "raw", 0), {}, tmp_path)
     assert row["status"] == "ok", row["error"]
     assert row["interventions_used"] <= L1.instance(0).budget
     with pytest.raises(ValueError, match="no saved policy"):
-        agent_spec(f"rl:{tmp_path / 'missing.zip'}")
+        get_agent(f"rl:{tmp_path / 'missing.zip'}")
 
 
 # --------------------------------------------------------------------------- committed model

@@ -10,7 +10,7 @@ import pytest
 
 from acdb_gym.cli import main as cli_main
 from acdb_gym.core.ladder import get_level
-from acdb_gym.sweep import load_rows
+from acdb_gym.results import read_results
 
 TRUTH = get_level("v0", "L0").instance(0).dag
 
@@ -28,7 +28,7 @@ def test_sweep_runs_llm_agents_through_the_cli(
         "--out", str(out), "--no-progress",
     ]  # fmt: skip
     assert cli_main(argv) == 0
-    rows = load_rows(out / "results.jsonl")
+    rows = read_results(out / "results.jsonl", mode="strict").as_dicts()
     llm = [r for r in rows if r["agent"].startswith("llm_")]
     # llm_raw and llm_stats, each in both panels.
     assert len(llm) == 4 and all(r["status"] == "ok" for r in llm)
@@ -55,5 +55,5 @@ def test_llm_agent_without_model_is_a_failed_row_with_a_clear_error(tmp_path: Pa
     argv = ["sweep", "--levels", "L0", "--seeds", "1", "--agents", "llm_raw", "--panels",
             "active", "--out", str(out), "--no-progress", "--no-report"]  # fmt: skip
     assert cli_main(argv) == 1
-    (row,) = load_rows(out / "results.jsonl")
+    (row,) = read_results(out / "results.jsonl", mode="strict").as_dicts()
     assert row["status"] == "failed" and "needs --provider and --model" in row["error"]

@@ -1,0 +1,294 @@
+"""The agents the sweep can run, as one table (:data:`AGENTS`).
+
+Each :class:`AgentEntry` names its class by a dotted path (``"module:Class"``, imported only when
+an agent is built, so reading the table needs neither torch nor an LLM SDK) and says how it is
+built, where it runs (panels, tools, draws), what it needs (optional extras, privileged access
+to the hidden instance, a saved model) and what it is, in one line. The ``acdb sweep`` help, the
+unknown-agent error and the sweep's agent construction are all generated from this table.
+
+An alias (``gies_active``) is an entry of its own that builds the same agent as its target:
+jobs keep the name they were asked for, so old result files and commands mean what they meant.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+__all__ = [
+    "AGENTS",
+    "OFFLINE_AGENTS",
+    "AgentEntry",
+    "Construction",
+    "Extra",
+    "agent_help",
+    "get_agent",
+    "known_agents",
+]
+
+Construction = Literal["plain", "seeded", "llm", "policy"]
+"""How an agent is built: ``Class()``; ``Class(seed=job seed)``; an LLM agent from the sweep's
+provider options; ``Class.load(path)`` of a saved policy named ``NAME:PATH``."""
+
+Extra = Literal["llm", "rl"]
+"""An optional dependency group of the package (``pip install 'acdb_gym[llm]'``)."""
+
+LLM_OPTIONS: Final = ("provider", "model", "base_url", "temperature")
+"""The sweep options that define an LLM agent (part of its job id)."""
+
+_REQUIRED: Final = ("provider", "model")
+"""The LLM options without which the agent cannot be built."""
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """One named agent of the sweep.
+
+    Attributes:
+        name: the name in ``--agents`` and in result rows; for a ``policy`` entry, the prefix
+            of ``NAME:PATH``.
+        constructor: the agent class as ``"module:Class"``.
+        summary: one line for ``acdb sweep --help``.
+        construction: how the class is called (see :data:`Construction`).
+        panels: the panels in which the agent behaves differently; an agent that never
+            intervenes runs once, in the first requested panel (observational preferred).
+        tools: the env's tool variant for this agent.
+        draws: episodes per job, averaged into one row (the random baseline's 100 draws).
+        max_steps: overrides the env's step limit (None: the variant's default).
+        extras: optional dependency groups the agent needs.
+        privileged: the agent reads the hidden instance (an upper bound, never a policy).
+        options: sweep options that define the agent; they go into its job id.
+        default: part of the default (offline) sweep.
+        alias_of: the entry this one repeats under an older name.
+    """
+
+    name: str
+    constructor: str
+    summary: str
+    construction: Construction = "plain"
+    panels: tuple[str, ...] = ("observational",)
+    tools: str = "raw"
+    draws: int = 1
+    max_steps: int | None = None
+    extras: tuple[Extra, ...] = ()
+    privileged: bool = False
+    options: tuple[str, ...] = ()
+    default: bool = False
+    alias_of: str | None = None
+
+    @property
+    def takes_path(self) -> bool:
+        """Whether the agent is named ``NAME:PATH`` (a saved model)."""
+        return self.construction == "policy"
+
+    @property
+    def usage(self) -> str:
+        """How ``--agents`` spells the agent."""
+        return f"{self.name}:PATH" if self.takes_path else self.name
+
+    def load_class(self) -> Any:
+        """Import the agent class named by :attr:`constructor`."""
+        module_name, _, class_name = self.constructor.partition(":")
+        return getattr(importlib.import_module(module_name), class_name)
+
+    def build(self, seed: int, options: Mapping[str, Any]) -> Any:
+        """A fresh agent for one job.
+
+        Args:
+            seed: the job's agent seed (used by ``seeded`` entries).
+            options: the sweep's agent options (LLM provider, model, ...).
+
+        Raises:
+            ValueError: an LLM entry without ``provider`` and ``model`` in ``options``.
+        """
+        return _BUILDERS[self.construction](self, seed, options)
+
+
+def _plain(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
+    return entry.load_class()()
+
+
+def _seeded(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
+    return entry.load_class()(seed=seed)
+
+
+def _llm(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
+    if not all(options.get(name) for name in _REQUIRED):
+        raise ValueError(f"{entry.name} needs --provider and --model")
+    temperature = options.get("temperature")
+    return entry.load_class()(
+        entry.name,
+        provider=options["provider"],
+        model=options["model"],
+        base_url=options.get("base_url"),
+        # The paper's protocol is temperature 0; the agent drops it where a model refuses.
+        temperature=0.0 if temperature is None else float(temperature),
+        cache_dir=Path(options["cache_dir"]) if options.get("cache_dir") else None,
+    )
+
+
+def _policy(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
+    # A bound entry is named NAME:PATH (see get_agent); the policy keeps that name.
+    path = entry.name.partition(":")[2]
+    return entry.load_class().load(path, name=entry.name)
+
+
+_BUILDERS: Final[dict[str, Callable[[AgentEntry, int, Mapping[str, Any]], Any]]] = {
+    "plain": _plain,
+    "seeded": _seeded,
+    "llm": _llm,
+    "policy": _policy,
+}
+
+
+def _alias(name: str, target: AgentEntry) -> AgentEntry:
+    return dataclasses.replace(
+        target, name=name, summary=f"alias of {target.name}", default=False, alias_of=target.name
+    )
+
+
+_CLASSICAL: Final = "acdb_gym.baselines.classical"
+_ACTIVE: Final = "acdb_gym.baselines.active"
+_LLM: Final = "acdb_gym.agents.llm:LLMAgent"
+
+_BIC_ACTIVE: Final = AgentEntry(
+    "bic_active",
+    f"{_ACTIVE}:GIESActiveAgent",
+    "greedy search on the interventional Gaussian BIC, adaptive experiments",
+    panels=("active",),
+)
+
+_ENTRIES: Final = (
+    AgentEntry(
+        "random",
+        f"{_CLASSICAL}:RandomDAGAgent",
+        "a random DAG from d alone: the structure-blind floor (100 draws)",
+        construction="seeded",
+        draws=100,
+        default=True,
+    ),
+    AgentEntry("pc", f"{_CLASSICAL}:PCAgent", "PC on the observational sample", default=True),
+    AgentEntry(
+        "pc_greedy",
+        f"{_CLASSICAL}:PCGreedyAgent",
+        "PC, then intervene on the node with the most undirected edges",
+        panels=("active",),
+        default=True,
+    ),
+    AgentEntry(
+        "oracle",
+        f"{_CLASSICAL}:OracleAgent",
+        "submits the true DAG: an upper bound, never a policy",
+        privileged=True,
+        default=True,
+    ),
+    AgentEntry(
+        "sortnregress",
+        f"{_CLASSICAL}:SortnregressAgent",
+        "regressions in increasing-variance order: the variance-sortability check",
+        default=True,
+    ),
+    AgentEntry(
+        "randregress",
+        f"{_CLASSICAL}:RandomOrderRegressAgent",
+        "sortnregress's control: the same regressions in random order (20 draws)",
+        construction="seeded",
+        draws=20,
+    ),
+    AgentEntry(
+        "pc_active",
+        f"{_ACTIVE}:PCActiveAgent",
+        "PC, then adaptive experiments whose shift tests correct PC's graph",
+        panels=("active",),
+    ),
+    _BIC_ACTIVE,
+    _alias("gies_active", _BIC_ACTIVE),
+    AgentEntry(
+        "llm_raw",
+        _LLM,
+        "a language model with intervene and submit_graph tools",
+        construction="llm",
+        panels=("active", "observational"),
+        extras=("llm",),
+        options=LLM_OPTIONS,
+    ),
+    AgentEntry(
+        "llm_stats",
+        _LLM,
+        "llm_raw plus correlation, partial correlation and independence tests",
+        construction="llm",
+        panels=("active", "observational"),
+        tools="stats",
+        extras=("llm",),
+        options=LLM_OPTIONS,
+    ),
+    AgentEntry(
+        "llm_corr_obs",
+        _LLM,
+        "a language model shown only correlations and SDs (ablation probe)",
+        construction="llm",
+        extras=("llm",),
+        options=LLM_OPTIONS,
+    ),
+    AgentEntry(
+        "rl",
+        "acdb_gym.agents.rl:RLAgent",
+        "an intervention policy saved by acdb train",
+        construction="policy",
+        panels=("active",),
+        extras=("rl",),
+    ),
+)
+
+AGENTS: dict[str, AgentEntry] = {entry.name: entry for entry in _ENTRIES}
+"""Every named agent, in help order. Code that adds an agent adds an entry here."""
+
+OFFLINE_AGENTS: Final = tuple(entry.name for entry in _ENTRIES if entry.default)
+"""The agents of the README's offline sweep (the default of ``acdb sweep --agents``)."""
+
+
+def known_agents() -> list[str]:
+    """How ``--agents`` spells every agent, sorted (``rl:PATH`` for a saved policy)."""
+    return sorted(entry.usage for entry in AGENTS.values())
+
+
+def get_agent(name: str) -> AgentEntry:
+    """The entry of an agent name; ``NAME:PATH`` binds a ``policy`` entry to a saved model.
+
+    The policy file is checked here but loaded only when the agent is built, in the worker
+    that runs the job: planning needs no torch.
+
+    Raises:
+        ValueError: an unknown name (the message lists the known ones), a policy entry without
+            a path, or a path that is not a file.
+    """
+    prefix, sep, path = name.partition(":")
+    entry = AGENTS.get(prefix if sep else name)
+    if entry is None or entry.takes_path != bool(sep):
+        if entry is not None and entry.takes_path:
+            raise ValueError(f"agent {name!r} needs a saved model: {entry.usage}")
+        raise ValueError(f"unknown agent {name!r}; known: {', '.join(known_agents())}")
+    if not sep:
+        return entry
+    if not Path(path).is_file():
+        raise ValueError(f"no saved policy at {path} (agent {name})")
+    return dataclasses.replace(entry, name=name)
+
+
+def agent_help() -> str:
+    """The agent list of ``acdb sweep --help``: one line per entry, with what it needs."""
+    width = max(len(entry.usage) for entry in AGENTS.values())
+    lines = []
+    for entry in AGENTS.values():
+        lines.append(f"  {entry.usage:<{width}}  {entry.summary}")
+        needs = [f"pip install 'acdb_gym[{extra}]'" for extra in entry.extras]
+        needs += [f"--{name}" for name in entry.options if name in _REQUIRED]
+        if entry.privileged:
+            needs.append("privileged access to the hidden instance")
+        if needs:
+            lines.append(f"  {'':<{width}}  needs: {', '.join(needs)}")
+    return "\n".join(lines)

@@ -1,0 +1,455 @@
+"""The results file of a sweep: its name, its typed row, its one appender and its one reader.
+
+A run directory holds :data:`RESULTS_FILE`, one JSON object per line, one line per finished job
+(DESIGN §10). Every line is written by :class:`ResultsAppender` as
+``json.dumps(row, sort_keys=True) + "\\n"`` in a single ``os.write`` on an ``O_APPEND``
+descriptor followed by ``fsync``, so a crash can only leave a torn *last* line behind.
+
+:func:`read_results` reads the file in one of two modes:
+
+- ``"strict"`` (the sweep's resume): any unreadable line raises :class:`ResultsFileError`, except
+  a torn last line, which is dropped with a warning (and, with ``repair=True``, cut from the file
+  so that the next row starts on a fresh line).
+- ``"lenient"`` (reports, experiments): unreadable lines are skipped and returned as problems.
+
+Every problem names the file and the 1-based line number (``PATH:LINE: what``): a torn last line,
+invalid UTF-8, NUL bytes, invalid JSON, JSON that is not an object, or an object that is not a
+row (a missing key, a value of the wrong type).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import types
+import typing
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Final, Literal
+
+__all__ = [
+    "RESULTS_FILE",
+    "Location",
+    "ReadMode",
+    "ResultRow",
+    "ResultsAppender",
+    "ResultsFileError",
+    "ResultsRead",
+    "format_row",
+    "load_run",
+    "read_results",
+]
+
+RESULTS_FILE: Final = "results.jsonl"
+"""The results file's name inside a run directory."""
+
+ReadMode = Literal["strict", "lenient"]
+Status = Literal["ok", "failed"]
+
+
+# --------------------------------------------------------------------------- errors
+@dataclass(frozen=True)
+class Location:
+    """Where a row is: a results file and, when it is already in the file, its 1-based line."""
+
+    path: Path
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return str(self.path) if self.line is None else f"{self.path}:{self.line}"
+
+
+class ResultsFileError(ValueError):
+    """A results file, or a row meant for one, that is not a valid result row.
+
+    The message reads ``PATH:LINE: problem``.
+
+    Attributes:
+        where: the file and line.
+        problem: what is wrong, without the location.
+    """
+
+    def __init__(self, where: Location, problem: str) -> None:
+        super().__init__(f"{where}: {problem}")
+        self.where = where
+        self.problem = problem
+
+    @property
+    def path(self) -> Path:
+        """The results file."""
+        return self.where.path
+
+    @property
+    def line(self) -> int | None:
+        """The 1-based line number (None for a row not yet written)."""
+        return self.where.line
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The default pickling passes the message as the only argument: rebuild from the parts.
+        return (type(self), (self.where, self.problem))
+
+
+# --------------------------------------------------------------------------- the row
+_OPTIONAL: Final = frozenset({"agent_stats"})
+"""Keys a row may lack: failed rows carry no agent statistics."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResultRow:
+    """One line of the results file: one job of the sweep, successful or failed.
+
+    The score fields are those of :class:`acdb_gym.core.scoring.ScoreReport`. A job of several
+    draws (``random``: 100) writes their means, so counts such as ``shd`` may be fractional; a
+    ``failed`` row has ``None`` for every score field, for ``steps``, ``invalid_actions``,
+    ``truncated`` and the token counts, ``draws == 0``, and no ``agent_stats``. Numbers typed
+    ``float`` also accept integers, as JSON does.
+
+    Attributes:
+        agent_stats: the agent's own episode statistics; None when the row has none (failed).
+        extras: keys this version does not know (from an older or newer package), kept so that
+            :meth:`to_dict` gives back the row as read.
+    """
+
+    job_id: str
+    ladder: str
+    level: str
+    manifest_index: int
+    seed: int
+    agent: str
+    agent_config: Mapping[str, Any] = field(hash=False)
+    panel: str
+    tools: str
+    repeat: int
+    version: str
+    status: Status
+    error: str | None
+    skeleton_precision: float | None
+    skeleton_recall: float | None
+    skeleton_f1: float | None
+    compelled_precision: float | None
+    compelled_recall: float | None
+    compelled_f1: float | None
+    directed_precision: float | None
+    directed_recall: float | None
+    directed_f1: float | None
+    shd: float | None
+    shd_extra: float | None
+    shd_missing: float | None
+    shd_reversed: float | None
+    shd_unresolved: float | None
+    interventions_used: float | None
+    i_star_size: float | None
+    efficiency: float | None
+    essential_f1: float | None
+    steps: float | None
+    invalid_actions: int | None
+    truncated: bool | None
+    draws: int
+    tokens_in: int | None
+    tokens_out: int | None
+    wall_time: float
+    agent_stats: Mapping[str, Any] | None = field(default=None, hash=False)
+    extras: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        shadowed = sorted(set(self.extras) & set(_ROW_FIELDS))
+        if shadowed:
+            raise ValueError(f"extras must not repeat row fields, got {shadowed}")
+
+    @classmethod
+    def from_dict(cls, data: object, *, where: Location) -> ResultRow:
+        """Check a parsed JSON value and build the row.
+
+        Args:
+            data: the value of one line (any JSON value).
+            where: the file and line, for the error message.
+
+        Raises:
+            ResultsFileError: ``data`` is not an object, lacks a key, or has a value of the
+                wrong type (e.g. a ``job_id`` that is a list, a status other than ``"ok"`` or
+                ``"failed"``).
+        """
+        if not isinstance(data, Mapping):
+            raise ResultsFileError(where, f"not a JSON object but {_json_kind(data)}")
+        values: dict[str, Any] = {}
+        for name, hint in _ROW_FIELDS.items():
+            if name not in data:
+                continue
+            value = data[name]
+            if not _matches(value, hint):
+                raise ResultsFileError(
+                    where, f"{name} must be {_describe(hint)}, got {_short_repr(value)}"
+                )
+            values[name] = dict(value) if isinstance(value, Mapping) else value
+        missing = [name for name in _ROW_FIELDS if name not in data and name not in _OPTIONAL]
+        if missing:
+            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            raise ResultsFileError(where, f"missing keys {', '.join(missing[:5])}{more}")
+        extras = {key: value for key, value in data.items() if key not in _ROW_FIELDS}
+        return cls(**values, extras=extras)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as written to the file: equal to the dict :meth:`from_dict` was given."""
+        row = {name: getattr(self, name) for name in _ROW_FIELDS}
+        if self.agent_stats is None:
+            del row["agent_stats"]
+        for name in ("agent_config", "agent_stats"):
+            if name in row:
+                row[name] = dict(row[name])
+        row.update(self.extras)
+        return row
+
+
+def _row_fields() -> dict[str, Any]:
+    hints = typing.get_type_hints(ResultRow)
+    row_fields = {f.name: hints[f.name] for f in fields(ResultRow) if f.name != "extras"}
+    # An optional key must hold a value when present: only its absence means None.
+    for name in _OPTIONAL:
+        row_fields[name] = _without_none(row_fields[name])
+    return row_fields
+
+
+def _without_none(hint: Any) -> Any:
+    args = tuple(arg for arg in typing.get_args(hint) if arg is not type(None))
+    return args[0] if len(args) == 1 else hint
+
+
+def _matches(value: object, hint: Any) -> bool:
+    """Whether a JSON value fits a field type (str, int, float, bool, None, Literal, Mapping)."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_matches(value, arg) for arg in typing.get_args(hint))
+    if origin is Literal:
+        return isinstance(value, str) and value in typing.get_args(hint)
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    if origin is Mapping:
+        return isinstance(value, Mapping)
+    raise TypeError(f"no JSON check for field type {hint!r}")  # pragma: no cover - a new field
+
+
+def _describe(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_describe(arg) for arg in typing.get_args(hint))
+    if origin is Literal:
+        return " or ".join(repr(arg) for arg in typing.get_args(hint))
+    names = {type(None): "null", bool: "a boolean", int: "an integer", float: "a number"}
+    return names.get(hint, "a string" if hint is str else "an object")
+
+
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else "an array"
+
+
+def _short_repr(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_ROW_FIELDS: Final = _row_fields()
+"""Every key of a row and its type, in declaration order."""
+
+
+# --------------------------------------------------------------------------- writing
+def format_row(row: ResultRow) -> bytes:
+    """The exact bytes of one line of the results file."""
+    return (json.dumps(row.to_dict(), sort_keys=True) + "\n").encode()
+
+
+class ResultsAppender:
+    """Appends rows atomically: one ``os.write`` per line on an ``O_APPEND`` descriptor + fsync.
+
+    Only one process may append to a file (the sweep's parent); a crash mid-write can leave a
+    torn last line, which :func:`read_results` drops on resume.
+
+    Args:
+        path: the results file; it and its directory are created when missing.
+    """
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def append(self, row: ResultRow) -> None:
+        """Write one row and flush it to disk."""
+        data = format_row(row)
+        written = os.write(self._fd, data)
+        if written != len(data):  # pragma: no cover - regular files write whole
+            raise OSError(f"short write to {self.path} ({written} of {len(data)} bytes)")
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        """Close the file descriptor."""
+        os.close(self._fd)
+
+    def __enter__(self) -> ResultsAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# --------------------------------------------------------------------------- reading
+@dataclass(frozen=True)
+class ResultsRead:
+    """What :func:`read_results` found.
+
+    Attributes:
+        rows: the valid rows, in file order (duplicates of a job id included).
+        problems: one ``PATH:LINE: problem`` message per dropped line.
+    """
+
+    rows: tuple[ResultRow, ...]
+    problems: tuple[str, ...]
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        """The rows as the dicts stored in the file."""
+        return [row.to_dict() for row in self.rows]
+
+
+@dataclass(frozen=True)
+class _Line:
+    number: int
+    offset: int
+    text: bytes  # without the newline
+    complete: bool  # ends with a newline
+
+
+def _lines(raw: bytes) -> Iterator[_Line]:
+    offset = 0
+    pieces = raw.split(b"\n")
+    for number, text in enumerate(pieces, start=1):
+        complete = number < len(pieces)
+        if text.strip():
+            yield _Line(number, offset, text, complete)
+        offset += len(text) + 1
+
+
+def _decode(line: _Line, where: Location) -> object:
+    """The JSON value of a line; ResultsFileError for NUL bytes, bad UTF-8 or bad JSON."""
+    torn = "" if line.complete else " (torn last line without a newline)"
+    nul = line.text.find(b"\x00")
+    if nul >= 0:
+        raise ResultsFileError(where, f"NUL byte at column {nul + 1}{torn}")
+    try:
+        text = line.text.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ResultsFileError(where, f"invalid UTF-8 at byte {error.start + 1}{torn}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        problem = f"invalid JSON{torn}: {error.msg} (column {error.colno})"
+        raise ResultsFileError(where, problem) from None
+
+
+def read_results(path: Path, *, mode: ReadMode, repair: bool = False) -> ResultsRead:
+    """Read a results file; a missing file has no rows.
+
+    Args:
+        path: the results file.
+        mode: ``"strict"`` raises on any bad line but a torn last line, which is dropped with a
+            warning; ``"lenient"`` skips every bad line and lists it in ``problems``.
+        repair: strict mode only: also cut a torn last line from the file, so that appending
+            starts on a fresh line.
+
+    Returns:
+        The rows and the problems (strict mode: at most the torn last line).
+
+    Raises:
+        ResultsFileError: strict mode, a bad line other than a torn last line.
+        ValueError: an unknown ``mode``, or ``repair`` in lenient mode.
+    """
+    if mode not in ("strict", "lenient"):
+        raise ValueError(f"mode must be 'strict' or 'lenient', got {mode!r}")
+    if repair and mode != "strict":
+        raise ValueError("repair=True needs mode='strict'")
+    if not path.exists():
+        return ResultsRead((), ())
+    if mode == "lenient":
+        return _read_lenient(path)
+    return _read_strict(path, repair=repair)
+
+
+def _read_lenient(path: Path) -> ResultsRead:
+    rows: list[ResultRow] = []
+    problems: list[str] = []
+    for line in _lines(path.read_bytes()):
+        where = Location(path, line.number)
+        try:
+            rows.append(ResultRow.from_dict(_decode(line, where), where=where))
+        except ResultsFileError as error:
+            problems.append(f"{error}; skipped")
+    return ResultsRead(tuple(rows), tuple(problems))
+
+
+_TORN: Final = object()
+"""Stands for the value of a line cut short (``None`` is the JSON ``null``)."""
+
+
+def _read_strict(path: Path, *, repair: bool) -> ResultsRead:
+    raw = path.read_bytes()
+    lines = list(_lines(raw))
+    rows: list[ResultRow] = []
+    for index, line in enumerate(lines):
+        where = Location(path, line.number)
+        last = index == len(lines) - 1
+        try:
+            value = _decode(line, where) if line.complete else _TORN
+        except ResultsFileError:
+            if not last:
+                raise
+            value = _TORN
+        if value is _TORN:
+            # Only the appender's last write can be cut short: the line is torn, not corrupt.
+            return ResultsRead(tuple(rows), (_drop_torn(path, line, raw, repair=repair),))
+        rows.append(ResultRow.from_dict(value, where=where))
+    return ResultsRead(tuple(rows), ())
+
+
+def _drop_torn(path: Path, line: _Line, raw: bytes, *, repair: bool) -> str:
+    size = len(raw) - line.offset
+    message = f"{Location(path, line.number)}: dropping a torn last line ({size} bytes)"
+    if repair:
+        with path.open("r+b") as handle:
+            handle.truncate(line.offset)
+        message += ", cut from the file"
+    warnings.warn(message, stacklevel=4)
+    return message
+
+
+def load_run(run_dir: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Read a run directory's results leniently, for reports.
+
+    Args:
+        run_dir: a sweep's ``--out`` directory.
+
+    Returns:
+        The valid rows as dicts in file order (a job retried by a resumed sweep appears more
+        than once), and one ``PATH:LINE: problem; skipped`` message per unreadable line.
+
+    Raises:
+        FileNotFoundError: the directory has no :data:`RESULTS_FILE`.
+    """
+    path = Path(run_dir) / RESULTS_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"no {RESULTS_FILE} in {path.parent}")
+    read = read_results(path, mode="lenient")
+    return read.as_dicts(), list(read.problems)

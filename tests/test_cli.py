@@ -1,0 +1,53 @@
+"""The ``acdb`` command's help and errors, generated from the agent registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from acdb_gym.cli import main as cli_main
+from acdb_gym.registry import AGENTS, OFFLINE_AGENTS
+
+
+def _sweep_help(capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as caught:
+        cli_main(["sweep", "--help"])
+    assert caught.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_sweep_help_lists_every_agent_with_its_summary(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    text = _sweep_help(capsys)
+    agents = text.split("\nagents:\n", 1)[1]
+    listed = [line.split()[0] for line in agents.splitlines() if not line.startswith(" " * 4)]
+    assert listed == [entry.usage for entry in AGENTS.values()]
+    assert "randregress" in listed and "rl:PATH" in listed
+    for entry in AGENTS.values():
+        assert entry.summary in agents
+    assert "gies_active   alias of bic_active" in agents
+    assert f"(default: {','.join(OFFLINE_AGENTS)})" in " ".join(text.split())
+
+
+def test_sweep_help_wraps_its_description(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    text = _sweep_help(capsys)
+    description = text.split("\n\n")[1]
+    assert "results.jsonl" in description
+    assert max(len(line) for line in description.splitlines()) <= 60
+
+
+def test_unknown_agent_is_an_error_listing_the_known_ones(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert cli_main(["sweep", "--agents", "pc,nonsense", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("acdb: error: unknown agent 'nonsense'; known: ")
+    for entry in AGENTS.values():
+        assert entry.usage in err
+    assert not (tmp_path / "results.jsonl").exists()
