@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -118,9 +119,13 @@ def _write_report(run_dir: Path, compare: Sequence[str]) -> None:
         if not sep:
             raise ValueError(f"--compare takes 'A,B', got {item!r}")
         pairs.append((a.strip(), b.strip()))
-    files = report.write_report(run_dir, compare=pairs)
-    summary = report.summarize(report.load_results(run_dir))
-    print(report.format_terminal(summary))
+    with warnings.catch_warnings():
+        # The skipped lines are listed once below, and in report.md.
+        warnings.simplefilter("ignore")
+        files = report.write_report(run_dir, compare=pairs)
+    for problem in files.problems:
+        print(f"acdb: warning: {problem}", file=sys.stderr)
+    print(report.format_terminal(files.summary))
     print(f"report written to {files.markdown}")
 
 

@@ -64,6 +64,7 @@ class AgentEntry:
         options: sweep options that define the agent; they go into its job id.
         default: part of the default (offline) sweep.
         alias_of: the entry this one repeats under an older name.
+        arguments: fixed keyword arguments of the constructor (an ablation's switch).
     """
 
     name: str
@@ -79,6 +80,7 @@ class AgentEntry:
     options: tuple[str, ...] = ()
     default: bool = False
     alias_of: str | None = None
+    arguments: tuple[tuple[str, Any], ...] = ()
 
     @property
     def takes_path(self) -> bool:
@@ -109,11 +111,11 @@ class AgentEntry:
 
 
 def _plain(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
-    return entry.load_class()()
+    return entry.load_class()(**dict(entry.arguments))
 
 
 def _seeded(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
-    return entry.load_class()(seed=seed)
+    return entry.load_class()(seed=seed, **dict(entry.arguments))
 
 
 def _llm(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:

@@ -30,7 +30,6 @@ temporary directory. BLAS is pinned to one thread unless the caller set ``OMP_NU
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import tempfile
 import warnings
@@ -41,7 +40,7 @@ from typing import Any
 
 from threadpoolctl import threadpool_limits
 
-from acdb_gym import report, sweep
+from acdb_gym import registry, report, sweep
 from acdb_gym.baselines.active import GIESActiveAgent, Leftover, PCActiveAgent
 from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
 from acdb_gym.report.tables import format_number, md_table
@@ -76,21 +75,18 @@ COLUMNS = (
 """(score field, header); fractions are shown in %."""
 
 
-def _ablation(
-    agent_class: type[PCActiveAgent] | type[GIESActiveAgent],
-    leftover: Leftover,
-    seed: int,
-    options: dict[str, Any],
-) -> Any:
-    return agent_class(leftover=leftover)
-
-
 def register_ablations() -> None:
-    """Add ``<agent>/<leftover>`` for every active agent and ablation to the sweep's registry."""
+    """Add ``<agent>/<leftover>`` for every active agent and ablation to the agent registry."""
     for name, agent_class in ACTIVE_AGENTS.items():
         for leftover in ABLATIONS:
-            factory = functools.partial(_ablation, agent_class, leftover)
-            sweep.AGENTS[f"{name}/{leftover}"] = sweep.AgentSpec(factory, panels=(PANEL,))
+            ablation = f"{name}/{leftover}"
+            registry.AGENTS[ablation] = registry.AgentEntry(
+                ablation,
+                f"{agent_class.__module__}:{agent_class.__name__}",
+                f"{name} with leftover={leftover!r}",
+                panels=(PANEL,),
+                arguments=(("leftover", leftover),),
+            )
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,3 +54,29 @@ def test_unknown_agent_is_an_error_listing_the_known_ones(
     for entry in AGENTS.values():
         assert entry.usage in err
     assert not (tmp_path / "results.jsonl").exists()
+
+
+def test_report_on_a_corrupt_results_file_warns_by_file_and_line(tmp_path: Path) -> None:
+    args = ["sweep", "--agents", "oracle", "--levels", "L0", "--seeds", "1"]
+    assert cli_main([*args, "--out", str(tmp_path), "--no-progress", "--no-report"]) == 0
+    bad = [b"bad \xff utf8\n", b"\x00\x00\n", b"123\n", b'{"status": "ok", "job_id": [1]}\n']
+    with (tmp_path / "results.jsonl").open("ab") as handle:
+        handle.write(b"".join(bad))
+    process = subprocess.run(
+        [sys.executable, "-m", "acdb_gym.cli", "report", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MPLBACKEND": "Agg"},
+        timeout=120,
+        check=False,
+    )
+    assert process.returncode == 0, process.stderr
+    assert "Traceback" not in process.stderr
+    warned = [line for line in process.stderr.splitlines() if line.startswith("acdb: warning:")]
+    assert [line.split("results.jsonl:")[1].split(":")[0] for line in warned] == [
+        "2",
+        "3",
+        "4",
+        "5",
+    ]
+    assert (tmp_path / "report.md").read_text().count("; skipped") == 4

@@ -89,7 +89,7 @@ def labelled(summary_rows: Any, label: str) -> Any:
 def test_load_results_skips_a_torn_last_line_with_a_warning(tmp_path: Path) -> None:
     rows = [make_row(index=0), make_row(index=1, status="failed", error="boom")]
     write_jsonl(tmp_path, rows, tail='{"job_id": "x", "status": "o')
-    with pytest.warns(UserWarning, match=r"line 3: invalid JSON \(torn last line"):
+    with pytest.warns(UserWarning, match=r"results\.jsonl:3: invalid JSON \(torn last line"):
         loaded = load_results(tmp_path)
     assert [row["job_id"] for row in loaded] == [rows[0]["job_id"], rows[1]["job_id"]]
     assert [row["status"] for row in loaded] == ["ok", "failed"]
@@ -104,8 +104,8 @@ def test_load_results_skips_invalid_middle_lines_and_keeps_the_rest(tmp_path: Pa
     with pytest.warns(UserWarning) as caught:
         loaded = load_results(tmp_path)
     messages = [str(warning.message) for warning in caught]
-    assert any("line 2: invalid JSON" in message for message in messages)
-    assert any("line 3: not a JSON object" in message for message in messages)
+    assert any("results.jsonl:2: invalid JSON" in message for message in messages)
+    assert any("results.jsonl:3: not a JSON object" in message for message in messages)
     # A complete object without the final newline is a whole row, not a torn one.
     assert [row["job_id"] for row in loaded] == [good[0]["job_id"], good[1]["job_id"]]
 

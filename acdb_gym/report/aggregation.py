@@ -22,7 +22,7 @@ import numpy as np
 
 from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
 from acdb_gym.core.scoring import SCORE_FIELDS
-from acdb_gym.report.load import REQUIRED_KEYS, deduplicate
+from acdb_gym.report.load import deduplicate
 from acdb_gym.report.statistics import bootstrap_ci
 from acdb_gym.report.types import (
     AgentRow,
@@ -47,6 +47,9 @@ __all__ = [
     "summarize",
     "summarize_prepared",
 ]
+
+REQUIRED_KEYS: Final = ("job_id", "status", "ladder", "level", "manifest_index", "agent")
+"""What aggregation needs of every row (rows read from a file are checked in full there)."""
 
 NUMERIC_FIELDS: Final = (
     *SCORE_FIELDS,

@@ -192,11 +192,22 @@ class PairedTest:
 
 @dataclass(frozen=True)
 class ReportFiles:
-    """The files :func:`~acdb_gym.report.write_report` wrote."""
+    """The files :func:`~acdb_gym.report.write_report` wrote, and the summary they show.
+
+    Attributes:
+        markdown: ``report.md``.
+        csvs: the CSV tables.
+        plots: the PNG plots.
+        summary: the aggregated results the files were written from.
+        problems: the unreadable lines skipped and the duplicated job ids, as listed in
+            ``report.md``.
+    """
 
     markdown: Path
     csvs: tuple[Path, ...]
     plots: tuple[Path, ...]
+    summary: Summary
+    problems: tuple[str, ...] = ()
 
     @property
     def all(self) -> tuple[Path, ...]:

@@ -62,7 +62,7 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
         csvs.append(write_table3_csv(run / f"table3_{table.ladder}.csv", table))
         plots.append(plot_f1_per_level(table, run / f"f1_per_level_{table.ladder}.png"))
         plots.append(plot_precision_recall(table, run / f"precision_recall_{table.ladder}.png"))
-    files = ReportFiles(run / "report.md", tuple(csvs), tuple(plots))
+    files = ReportFiles(run / "report.md", tuple(csvs), tuple(plots), summary, tuple(problems))
     files.markdown.write_text(
         markdown_report(run, summary, tests, problems, files), encoding="utf-8"
     )
