@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final, Literal, get_args
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -22,3 +24,13 @@ def readonly(array: np.ndarray) -> np.ndarray:
     """Return ``array`` itself after clearing its write flag (callers pass a private copy)."""
     array.flags.writeable = False
     return array
+
+
+Panel = Literal["active", "observational"]
+"""Which data an agent may gather: ``active`` (interventions allowed) or ``observational``."""
+
+PANELS: tuple[Panel, ...] = get_args(Panel)
+"""The values of :data:`Panel`, in order."""
+
+PANEL_ACTIVE: Final[Panel] = "active"
+PANEL_OBSERVATIONAL: Final[Panel] = "observational"
