@@ -230,8 +230,8 @@ class ACDBEnv(gym.Env[Observation, tuple[int, dict[str, Any]]]):
         level: str | Level = "L2",
         *,
         ladder: str = "v0",
-        panel: Panel = "active",
-        tools: Tools = "raw",
+        panel: Panel = PANEL_ACTIVE,
+        tools: Tools = TOOLS_RAW,
         max_steps: int | None = None,
         reward: RewardName = "directed_f1",
         render_mode: str | None = None,
@@ -391,7 +391,9 @@ class ACDBEnv(gym.Env[Observation, tuple[int, dict[str, Any]]]):
         else:
             if self.tools == TOOLS_RAW:
                 name = type(action).__name__
-                raise ValueError(f"statistics tool {name} is not available with tools='raw'")
+                raise ValueError(
+                    f"statistics tool {name} is not available with tools={TOOLS_RAW!r}"
+                )
             result = session.run_tool(action.tool.name, action.arguments, regime=action.data_regime)
             self._tool_result = np.array([result.statistic, result.p_value, 1.0])
 
