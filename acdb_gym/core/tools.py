@@ -29,6 +29,7 @@ its LLM schema:
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from collections.abc import Callable, Iterator
@@ -134,12 +135,12 @@ class StatisticTool:
             raise ValueError(f"tool {self.name!r} needs an LLM-facing description")
         _check_compute(self)
 
-    @property
+    @functools.cached_property
     def fields(self) -> tuple[str, ...]:
         """The typed action's fields, in order (``("i", "j", "cond", "regime")``)."""
         return tuple(field for kind in self.arguments for field in _FIELDS[kind])
 
-    @property
+    @functools.cached_property
     def node_fields(self) -> tuple[str, ...]:
         """The fields holding one node each: ``("i",)`` or ``("i", "j")``."""
         return tuple(field for field in self.fields if field in ("i", "j"))

@@ -19,13 +19,6 @@ IntArray = NDArray[np.int64]
 Edge = tuple[int, int]
 """An ordered pair of node indices; ``(i, j)`` means ``i -> j`` (or ``i - j`` when undirected)."""
 
-
-def readonly(array: np.ndarray) -> np.ndarray:
-    """Return ``array`` itself after clearing its write flag (callers pass a private copy)."""
-    array.flags.writeable = False
-    return array
-
-
 Panel = Literal["active", "observational"]
 """Which data an agent may gather: ``active`` (interventions allowed) or ``observational``."""
 
@@ -34,3 +27,9 @@ PANELS: tuple[Panel, ...] = get_args(Panel)
 
 PANEL_ACTIVE: Final[Panel] = "active"
 PANEL_OBSERVATIONAL: Final[Panel] = "observational"
+
+
+def readonly(array: np.ndarray) -> np.ndarray:
+    """Return ``array`` itself after clearing its write flag (callers pass a private copy)."""
+    array.flags.writeable = False
+    return array

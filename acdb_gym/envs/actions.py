@@ -14,7 +14,7 @@ Submit(graph=PDAG(n_nodes=3, directed=[(0, 1)], undirected=[(1, 2)]))
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields, make_dataclass
+from dataclasses import dataclass, field, make_dataclass
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -78,15 +78,17 @@ class ActionKind(IntEnum):
     SUBMIT_GRAPH = 4
 
 
+_FIXED_KINDS: tuple[str, ...] = tuple(kind.name.lower() for kind in ActionKind)
+
+
 def kind_names() -> tuple[str, ...]:
     """The name of each action kind, by index: :class:`ActionKind`'s, then later tools'.
 
     >>> kind_names()
     ('intervene', 'correlation', 'partial_correlation', 'independence_test', 'submit_graph')
     """
-    fixed = tuple(kind.name.lower() for kind in ActionKind)
-    later = tuple(tool.name for tool in tools.statistics_tools() if tool.name not in fixed)
-    return fixed + later
+    later = tuple(tool.name for tool in tools.statistics_tools() if tool.name not in _FIXED_KINDS)
+    return _FIXED_KINDS + later
 
 
 def _kind_of(name: str) -> int:
@@ -127,7 +129,7 @@ class ToolAction:
     @property
     def arguments(self) -> dict[str, Any]:
         """The arguments the statistic is computed from: every field but ``regime``."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "regime"}
+        return {name: getattr(self, name) for name in self.tool.fields if name != "regime"}
 
     @property
     def data_regime(self) -> int | None:
@@ -279,16 +281,16 @@ def encode(action: Action, *, n_nodes: int | None = None) -> EncodedAction:
         return submit(action.graph)
     if not isinstance(action, ToolAction):
         raise TypeError(f"not an ACDB action: {action!r}")
-    values = action.arguments
-    payload: dict[str, Any] = {name: np.int64(values[name]) for name in action.tool.node_fields}
-    if "regime" in action.tool.fields:
+    spec = action.tool
+    payload: dict[str, Any] = {name: np.int64(getattr(action, name)) for name in spec.node_fields}
+    if "regime" in spec.fields:
         regime = action.data_regime
         payload["regime"] = np.int64(0 if regime is None else regime + 1)
-    if "cond" in values:
+    if "cond" in spec.fields:
         if n_nodes is None:
-            raise ValueError(f"encoding {action.tool.name} needs n_nodes (the cond mask's length)")
-        payload["cond"] = _cond_mask(values["cond"], n_nodes)
-    return _kind_of(action.tool.name), payload
+            raise ValueError(f"encoding {spec.name} needs n_nodes (the cond mask's length)")
+        payload["cond"] = _cond_mask(action.arguments["cond"], n_nodes)
+    return _kind_of(spec.name), payload
 
 
 def _cond_mask(cond: Iterable[int], n_nodes: int) -> np.ndarray:
