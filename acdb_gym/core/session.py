@@ -17,13 +17,13 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from acdb_gym.core import stats
+from acdb_gym.core import stats, tools
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.instance import Instance
 from acdb_gym.core.scoring import ScoreReport, score
@@ -234,6 +234,32 @@ class Session:
         return samples
 
     # ------------------------------------------------------------------ statistics tools
+    def run_tool(
+        self, name: str, arguments: Mapping[str, Any], *, regime: Regime = None
+    ) -> tools.ToolResult:
+        """Call the registered statistics tool ``name`` (:mod:`acdb_gym.core.tools`).
+
+        Args:
+            name: the tool, e.g. ``"partial_correlation"``.
+            arguments: its fields but ``regime``: ``{"i": 0, "j": 1, "cond": (2,)}``.
+            regime: the data: ``None``/``"observational"`` or an experiment index.
+
+        Returns:
+            The tool's ``(statistic, p_value)``.
+
+        Raises:
+            SessionSealedError: after ``submit_graph``.
+            ValueError: an unknown tool, missing or unexpected arguments, a bad node, ``cond``
+                entry or regime, or whatever the tool rejects (naming the value).
+        """
+        tool = tools.get_tool(name)
+        if "regime" not in tool.fields and regime is not None:
+            raise ValueError(f"{name} always uses the observational data, got regime {regime!r}")
+        data = self._regime_data(regime)
+        result = tool.compute(data, **self._check_tool_arguments(tool, arguments))
+        self._tool_calls += 1
+        return result
+
     def correlation(self, i: int, j: int, *, regime: Regime = None) -> float:
         """Pearson correlation of ``X_i`` and ``X_j``."""
         data = self._regime_data(regime)
@@ -258,7 +284,7 @@ class Session:
         j: int,
         cond: Sequence[int] = (),
         *,
-        alpha: float = 0.05,
+        alpha: float = tools.INDEPENDENCE_ALPHA,
         regime: Regime = None,
     ) -> stats.IndependenceTest:
         """Fisher-z test of ``X_i ⊥ X_j | X_cond``: statistic, p-value and decision."""
@@ -272,6 +298,23 @@ class Session:
         )
         self._tool_calls += 1
         return result
+
+    def _check_tool_arguments(
+        self, tool: tools.StatisticTool, arguments: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        expected = [field for field in tool.fields if field != "regime"]
+        if not isinstance(arguments, Mapping) or sorted(arguments) != sorted(expected):
+            got = sorted(arguments) if isinstance(arguments, Mapping) else arguments
+            raise ValueError(f"{tool.name} takes the arguments {expected}, got {got!r}")
+        # Checked in the order of the fields, as the typed methods above check theirs.
+        return {
+            field: (
+                self._check_cond(arguments[field])
+                if field == "cond"
+                else self._check_node(arguments[field], field)
+            )
+            for field in expected
+        }
 
     # ------------------------------------------------------------------ submission
     def submit_graph(self, graph: PDAG | DAG) -> ScoreReport:

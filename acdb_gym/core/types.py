@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final, Literal, get_args
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -16,6 +18,15 @@ IntArray = NDArray[np.int64]
 
 Edge = tuple[int, int]
 """An ordered pair of node indices; ``(i, j)`` means ``i -> j`` (or ``i - j`` when undirected)."""
+
+Panel = Literal["active", "observational"]
+"""Which data an agent may gather: ``active`` (interventions allowed) or ``observational``."""
+
+PANELS: tuple[Panel, ...] = get_args(Panel)
+"""The values of :data:`Panel`, in order."""
+
+PANEL_ACTIVE: Final[Panel] = "active"
+PANEL_OBSERVATIONAL: Final[Panel] = "observational"
 
 
 def readonly(array: np.ndarray) -> np.ndarray:

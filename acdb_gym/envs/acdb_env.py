@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, SupportsFloat, get_args
+from typing import Any, Literal, SupportsFloat, TypedDict, cast, get_args
 
 import gymnasium as gym
 import numpy as np
@@ -13,19 +13,72 @@ from acdb_gym.core.instance import Instance, generate_instance
 from acdb_gym.core.ladder import Level, get_level
 from acdb_gym.core.scoring import ScoreReport
 from acdb_gym.core.session import Session, SessionError
-from acdb_gym.core.stats import fisher_z_test
-from acdb_gym.core.types import readonly
+from acdb_gym.core.tools import TOOL_VARIANTS, TOOLS_RAW, TOOLS_STATS, Tools
+from acdb_gym.core.types import (
+    PANEL_ACTIVE,
+    PANEL_OBSERVATIONAL,
+    PANELS,
+    FloatArray,
+    IntArray,
+    Panel,
+    readonly,
+)
 from acdb_gym.envs import actions
 from acdb_gym.envs.actions import VALUE_BOUND, Action
 
-__all__ = ["STEP_LIMITS", "ACDBEnv", "Panel", "RewardName", "Tools", "choose_instance"]
+__all__ = [
+    "OBSERVATION_KEYS",
+    "STEP_LIMITS",
+    "ACDBEnv",
+    "Observation",
+    "Panel",
+    "RewardName",
+    "Tools",
+    "choose_instance",
+    "observation_space",
+]
 
-Panel = Literal["active", "observational"]
-Tools = Literal["raw", "stats"]
 RewardName = Literal["directed_f1", "neg_shd", "skeleton_f1"]
 
-STEP_LIMITS: dict[str, int] = {"raw": 16, "stats": 32}
+STEP_LIMITS: dict[Tools, int] = {TOOLS_RAW: 16, TOOLS_STATS: 32}
 """Default internal step limit per tool variant (the paper's protocol)."""
+
+
+class Observation(TypedDict):
+    """One observation of :class:`ACDBEnv` (the Observation Space table of its docstring)."""
+
+    observational: FloatArray
+    interventional: FloatArray
+    targets: IntArray
+    values: FloatArray
+    budget_remaining: IntArray
+    steps_remaining: IntArray
+    tool_result: FloatArray
+
+
+OBSERVATION_KEYS: tuple[str, ...] = tuple(Observation.__annotations__)
+"""The keys of an observation, in order."""
+
+
+def observation_space(level: Level, max_steps: int) -> spaces.Space[Observation]:
+    """The ``Dict`` space of :class:`Observation` for a level and a step limit."""
+    spec = level.spec
+    d, m = spec.d, spec.max_interventions
+    space = spaces.Dict(
+        {
+            "observational": spaces.Box(-np.inf, np.inf, (spec.n_obs, d), np.float64),
+            "interventional": spaces.Box(-np.inf, np.inf, (m, spec.n_int, d), np.float64),
+            "targets": spaces.Box(0, d, (m,), np.int64),
+            "values": spaces.Box(-VALUE_BOUND, VALUE_BOUND, (m,), np.float64),
+            "budget_remaining": spaces.Box(0, m, (), np.int64),
+            "steps_remaining": spaces.Box(0, max_steps, (), np.int64),
+            "tool_result": spaces.Box(
+                np.array([-np.inf, 0.0, 0.0]), np.array([np.inf, 1.0, 1.0]), (3,), np.float64
+            ),
+        }
+    )
+    assert tuple(space.spaces) == tuple(sorted(OBSERVATION_KEYS))
+    return cast("spaces.Space[Observation]", space)
 
 
 _TOOL_OK = readonly(np.array([0.0, 0.0, 1.0]))
@@ -75,7 +128,7 @@ def choose_instance(level: Level, options: dict[str, Any], rng: np.random.Genera
     return generate_instance(level.spec, rng)
 
 
-class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
+class ACDBEnv(gym.Env[Observation, tuple[int, dict[str, Any]]]):
     """Active causal discovery on a hidden linear-Gaussian SCM.
 
     ## Description
@@ -88,8 +141,10 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
 
     ## Action Space
 
-    A ``gymnasium.spaces.OneOf`` over five kinds; build them with :mod:`acdb_gym.envs.actions`
-    (``actions.intervene(2, 3.0)``, ``actions.submit(pdag)``) rather than by hand:
+    A ``gymnasium.spaces.OneOf`` over five kinds (and one more per statistics tool registered
+    with :func:`acdb_gym.core.tools.register_tool`, after ``submit_graph``); build them with
+    :mod:`acdb_gym.envs.actions` (``actions.intervene(2, 3.0)``, ``actions.submit(pdag)``)
+    rather than by hand:
 
     | index | kind | payload |
     |-------|------|---------|
@@ -100,8 +155,8 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
     | 4 | ``submit_graph`` | ``graph: MultiDiscrete((d, d), 3)``: 0 none, 1 ``i -> j``, 2 ``i - j`` (symmetric) |
 
     ``regime`` 0 means the observational data, ``k`` the ``k``-th experiment. In the
-    observational panel ``intervene`` is invalid; with ``tools="raw"`` the three statistics
-    tools are invalid.
+    observational panel ``intervene`` is invalid; with ``tools="raw"`` the statistics tools
+    are invalid. Their specs (:mod:`acdb_gym.core.tools`) define their payloads and results.
 
     ## Observation Space
 
@@ -117,8 +172,9 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
     | ``steps_remaining`` | ``()`` | steps left before truncation |
     | ``tool_result`` | ``(3,)`` | ``[statistic, p_value, valid]`` of the last action |
 
-    ``tool_result``: correlation and partial correlation give ``[r, p]`` with the Fisher-z
-    p-value of ``r``; the independence test gives ``[z, p]``; ``valid`` is 1 when the last
+    ``tool_result``: a statistics tool fills ``[statistic, p_value]`` as its spec says:
+    correlation and partial correlation give ``[r, p]`` with the Fisher-z p-value of ``r``;
+    the independence test gives ``[z, p]``; ``valid`` is 1 when the last
     action was valid, else 0 and ``info["error"]`` says why. Every ``reset`` and ``step``
     returns fresh, writable arrays that share no memory with any other observation, so an
     observation can be kept (in a replay buffer, say) or modified freely.
@@ -174,15 +230,15 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         level: str | Level = "L2",
         *,
         ladder: str = "v0",
-        panel: Panel = "active",
-        tools: Tools = "raw",
+        panel: Panel = PANEL_ACTIVE,
+        tools: Tools = TOOLS_RAW,
         max_steps: int | None = None,
         reward: RewardName = "directed_f1",
         render_mode: str | None = None,
     ) -> None:
         self.level: Level = level if isinstance(level, Level) else get_level(ladder, level)
-        _check_choice("panel", panel, get_args(Panel))
-        _check_choice("tools", tools, get_args(Tools))
+        _check_choice("panel", panel, PANELS)
+        _check_choice("tools", tools, TOOL_VARIANTS)
         _check_choice("reward", reward, get_args(RewardName))
         if render_mode is not None:
             _check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
@@ -198,27 +254,14 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         self.n_nodes = spec.d
         self.max_interventions = spec.max_interventions
         self.action_space = actions.action_space(spec.d, self.max_interventions)
-        m = self.max_interventions
-        self.observation_space = spaces.Dict(
-            {
-                "observational": spaces.Box(-np.inf, np.inf, (spec.n_obs, spec.d), np.float64),
-                "interventional": spaces.Box(-np.inf, np.inf, (m, spec.n_int, spec.d), np.float64),
-                "targets": spaces.Box(0, spec.d, (m,), np.int64),
-                "values": spaces.Box(-VALUE_BOUND, VALUE_BOUND, (m,), np.float64),
-                "budget_remaining": spaces.Box(0, m, (), np.int64),
-                "steps_remaining": spaces.Box(0, self.max_steps, (), np.int64),
-                "tool_result": spaces.Box(
-                    np.array([-np.inf, 0.0, 0.0]), np.array([np.inf, 1.0, 1.0]), (3,), np.float64
-                ),
-            }
-        )
+        self.observation_space = observation_space(self.level, self.max_steps)
         self._instance: Instance | None = None
         self._session: Session | None = None
 
     # ------------------------------------------------------------------ gym API
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[Observation, dict[str, Any]]:
         super().reset(seed=seed)
         self._instance = self._choose_instance(options or {})
         session = self._session = Session(self._instance)
@@ -237,7 +280,7 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         self._last_error: str | None = None
         self._last_action: Any = None
         self._final_info: dict[str, Any] | None = None
-        if self.panel == "active":
+        if self.panel == PANEL_ACTIVE:
             self._instance.scm.prepare_interventions()  # a few µs, not on the first step
         self._static_info = {
             "ladder": self.level.ladder,
@@ -245,13 +288,13 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
             "panel": self.panel,
             "tools": self.tools,
             "n_nodes": self.n_nodes,
-            "budget": 0 if self.panel == "observational" else session.budget,
+            "budget": 0 if self.panel == PANEL_OBSERVATIONAL else session.budget,
         }
         return self._observation(), self._info()
 
     def step(
         self, action: tuple[int, dict[str, Any]]
-    ) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
+    ) -> tuple[Observation, SupportsFloat, bool, bool, dict[str, Any]]:
         session = self._session
         if session is None:
             raise RuntimeError("call reset() before step()")
@@ -346,13 +389,16 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         elif isinstance(action, actions.Intervene):
             self._intervene(action.var, action.value)
         else:
-            if self.tools == "raw":
+            if self.tools == TOOLS_RAW:
                 name = type(action).__name__
-                raise ValueError(f"statistics tool {name} is not available with tools='raw'")
-            self._tool_result = self._run_tool(session, action)
+                raise ValueError(
+                    f"statistics tool {name} is not available with tools={TOOLS_RAW!r}"
+                )
+            result = session.run_tool(action.tool.name, action.arguments, regime=action.data_regime)
+            self._tool_result = np.array([result.statistic, result.p_value, 1.0])
 
     def _intervene(self, var: int, value: float) -> None:
-        if self.panel == "observational":
+        if self.panel == PANEL_OBSERVATIONAL:
             raise ValueError("intervene is not available in the observational panel")
         session = self._session
         assert session is not None
@@ -364,36 +410,16 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
         self._values[slot] = value
         self._tool_result = _TOOL_OK
 
-    def _run_tool(self, session: Session, action: Action) -> np.ndarray:
-        if isinstance(action, actions.IndependenceTest):
-            test = session.independence_test(action.i, action.j, action.cond, regime=action.regime)
-            return np.array([test.statistic, test.p_value, 1.0])
-        if isinstance(action, actions.Correlation):
-            r = session.correlation(action.i, action.j, regime=action.regime)
-            cond: tuple[int, ...] = ()
-        else:
-            assert isinstance(action, actions.PartialCorrelation)
-            r = session.partial_correlation(action.i, action.j, action.cond, regime=action.regime)
-            cond = action.cond
-        data = self._regime_data(action.regime)
-        p_value = fisher_z_test(data, action.i, action.j, cond).p_value
-        return np.array([r, p_value, 1.0])
-
-    def _regime_data(self, regime: int | None) -> np.ndarray:
-        if regime is None:
-            return self._observational
-        return self._require_session().experiments[regime].samples
-
     def _reward(self, report: ScoreReport) -> float:
         if self.reward_name == "neg_shd":
             return -float(report.shd)
         return float(getattr(report, self.reward_name))
 
-    def _observation(self) -> dict[str, Any]:
+    def _observation(self) -> Observation:
         session = self._session
         assert session is not None
         used = session.interventions_used
-        budget = session.budget - used if self.panel == "active" else 0
+        budget = session.budget - used if self.panel == PANEL_ACTIVE else 0
         steps = self.max_steps - self._steps
         block = self._interventional
         scalars = _INT_SCALARS
@@ -427,29 +453,24 @@ class ACDBEnv(gym.Env[dict[str, Any], tuple[int, dict[str, Any]]]):
             info["error"] = self._last_error
         return info
 
-    def _describe_last_action(self) -> str | None:
-        if self._last_action is None:
-            return None
-        try:
-            return repr(actions.decode(self._last_action, n_nodes=self.n_nodes))
-        except ValueError as error:
-            kind = actions.ActionKind(int(self._last_action[0])).name.lower()
-            return f"invalid {kind} action ({error})"
-
     def _render_state(self) -> Any:
-        from acdb_gym.envs.rendering import RenderState
+        from acdb_gym.envs.rendering import RenderState, describe_action
 
         session = self._require_session()
         ended = self._final_info is not None
         return RenderState(
             title=f"{self.level.env_id} panel={self.panel} tools={self.tools}",
             n_nodes=self.n_nodes,
-            budget=session.budget if self.panel == "active" else 0,
-            budget_remaining=session.budget_remaining if self.panel == "active" else 0,
+            budget=session.budget if self.panel == PANEL_ACTIVE else 0,
+            budget_remaining=session.budget_remaining if self.panel == PANEL_ACTIVE else 0,
             steps=self._steps,
             max_steps=self.max_steps,
             experiments=[(e.target, e.value) for e in session.experiments],
-            last_action=self._describe_last_action(),
+            last_action=(
+                None
+                if self._last_action is None
+                else describe_action(self._last_action, n_nodes=self.n_nodes)
+            ),
             last_error=self._last_error,
             tool_result=(
                 float(self._tool_result[0]),

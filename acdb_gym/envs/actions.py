@@ -13,25 +13,30 @@ Submit(graph=PDAG(n_nodes=3, directed=[(0, 1)], undirected=[(1, 2)]))
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, make_dataclass
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 
+from acdb_gym.core import tools
 from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core.tools import StatisticTool
 
 __all__ = [
     "VALUE_BOUND",
     "Action",
     "ActionKind",
     "Correlation",
+    "EncodedAction",
     "IndependenceTest",
     "Intervene",
     "PartialCorrelation",
     "Submit",
+    "ToolAction",
+    "action_class",
     "action_space",
     "correlation",
     "decode",
@@ -41,8 +46,10 @@ __all__ = [
     "independence_test",
     "intervene",
     "intervene_request",
+    "kind_names",
     "partial_correlation",
     "submit",
+    "tool_action",
 ]
 
 VALUE_BOUND = 1e4
@@ -51,15 +58,41 @@ VALUE_BOUND = 1e4
 NO_EDGE, DIRECTED, UNDIRECTED = 0, 1, 2
 """Codes of the ``submit_graph`` matrix: ``g[i, j] = 1`` is ``i -> j``; 2 (both ways) is ``i - j``."""
 
+EncodedAction = tuple[int, dict[str, Any]]
+"""An element of the action space: ``(kind index, payload)``."""
+
 
 class ActionKind(IntEnum):
-    """Index of each sub-space of the ``OneOf`` action space."""
+    """Index of each sub-space of the ``OneOf`` action space: the benchmark's layout.
+
+    Kinds never move: statistics tools registered beyond the built-in three
+    (:func:`acdb_gym.core.tools.register_tool`) take the indices after ``SUBMIT_GRAPH``
+    (5, 6, ...) in registration order, so recorded actions and trained policies keep their
+    meaning. :func:`kind_names` lists every kind.
+    """
 
     INTERVENE = 0
     CORRELATION = 1
     PARTIAL_CORRELATION = 2
     INDEPENDENCE_TEST = 3
     SUBMIT_GRAPH = 4
+
+
+_FIXED_KINDS: tuple[str, ...] = tuple(kind.name.lower() for kind in ActionKind)
+
+
+def kind_names() -> tuple[str, ...]:
+    """The name of each action kind, by index: :class:`ActionKind`'s, then later tools'.
+
+    >>> kind_names()
+    ('intervene', 'correlation', 'partial_correlation', 'independence_test', 'submit_graph')
+    """
+    later = tuple(tool.name for tool in tools.statistics_tools() if tool.name not in _FIXED_KINDS)
+    return _FIXED_KINDS + later
+
+
+def _kind_of(name: str) -> int:
+    return kind_names().index(name)
 
 
 @dataclass(frozen=True)
@@ -71,74 +104,116 @@ class Intervene:
 
 
 @dataclass(frozen=True)
-class Correlation:
-    """Pearson correlation of ``X_i``, ``X_j`` on the observational data or experiment ``regime``."""
-
-    i: int
-    j: int
-    regime: int | None = None
-
-
-@dataclass(frozen=True)
-class PartialCorrelation:
-    """Partial correlation of ``X_i``, ``X_j`` given ``X_cond``."""
-
-    i: int
-    j: int
-    cond: tuple[int, ...] = ()
-    regime: int | None = None
-
-
-@dataclass(frozen=True)
-class IndependenceTest:
-    """Fisher-z test of ``X_i ⊥ X_j | X_cond`` at the session's default ``alpha = 0.05``."""
-
-    i: int
-    j: int
-    cond: tuple[int, ...] = ()
-    regime: int | None = None
-
-
-@dataclass(frozen=True)
 class Submit:
     """Submit a mixed graph and end the episode."""
 
     graph: PDAG
 
 
-Action = Intervene | Correlation | PartialCorrelation | IndependenceTest | Submit
+@dataclass(frozen=True)
+class ToolAction:
+    """A call of a statistics tool.
+
+    Each tool's own class (:class:`Correlation`, ...) is generated from its spec by
+    :func:`action_class`: a frozen dataclass whose fields are the spec's fields in order
+    (``i``, ``j``, ``cond``, ``regime``), with ``cond`` defaulting to ``()`` and ``regime``
+    (``None`` for the observational data, else an experiment index) to ``None``.
+    """
+
+    tool: ClassVar[StatisticTool]
+
+    if TYPE_CHECKING:  # the generated subclasses take their own fields
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The arguments the statistic is computed from: every field but ``regime``."""
+        return {name: getattr(self, name) for name in self.tool.fields if name != "regime"}
+
+    @property
+    def data_regime(self) -> int | None:
+        """The data used: ``None`` for the observational sample, else an experiment index."""
+        regime: int | None = getattr(self, "regime", None)
+        return regime
+
+
+_ACTION_CLASSES: dict[str, type[ToolAction]] = {}
+
+
+def action_class(name: str) -> type[ToolAction]:
+    """The typed action class of the registered tool ``name`` (generated once per spec).
+
+    >>> action_class("partial_correlation")(0, 1, (2,))
+    PartialCorrelation(i=0, j=1, cond=(2,), regime=None)
+    """
+    spec = tools.get_tool(name)
+    cls = _ACTION_CLASSES.get(name)
+    if cls is None or cls.tool is not spec:
+        cls = _ACTION_CLASSES[name] = _make_action_class(spec)
+    return cls
+
+
+def _make_action_class(spec: StatisticTool) -> type[ToolAction]:
+    defaults: dict[str, Any] = {"cond": field(default=()), "regime": field(default=None)}
+    types = {"i": int, "j": int, "cond": tuple[int, ...], "regime": int | None}
+    cls = make_dataclass(
+        spec.action_name,
+        [(name, types[name], defaults[name]) if name in defaults else (name, types[name])
+         for name in spec.fields],
+        bases=(ToolAction,),
+        frozen=True,
+        namespace={
+            "tool": spec,
+            "__doc__": f"The ``{spec.name}`` statistics tool: {spec.description}",
+            "__module__": __name__,
+        },
+    )  # fmt: skip
+    assert issubclass(cls, ToolAction)
+    return cls
+
+
+Correlation = action_class("correlation")
+PartialCorrelation = action_class("partial_correlation")
+IndependenceTest = action_class("independence_test")
+
+Action = Intervene | ToolAction | Submit
 
 
 def action_space(n_nodes: int, max_interventions: int) -> spaces.OneOf:
-    """The ``OneOf`` action space for ``n_nodes`` variables (DESIGN §8).
+    """The ``OneOf`` action space for ``n_nodes`` variables (DESIGN §8), one sub-space per
+    entry of :func:`kind_names`.
 
     Statistics tools carry ``regime``: 0 for the observational data, ``k`` for the ``k``-th
     experiment (1-based).
     """
+    # One sub-space object per argument kind, shared by every kind that uses it: seeding and
+    # sampling the OneOf then draws exactly as the benchmark always has.
     node = spaces.Discrete(n_nodes)
-    regime = spaces.Discrete(max_interventions + 1)
-    pair: dict[str, spaces.Space[Any]] = {"i": node, "j": node, "regime": regime}
-    conditional: dict[str, spaces.Space[Any]] = {**pair, "cond": spaces.MultiBinary(n_nodes)}
-    return spaces.OneOf(
-        [
-            spaces.Dict(
-                {
-                    "var": node,
-                    "value": spaces.Box(-VALUE_BOUND, VALUE_BOUND, shape=(), dtype=np.float64),
-                }
-            ),
-            spaces.Dict(pair),
-            spaces.Dict(conditional),
-            spaces.Dict(conditional),
-            spaces.Dict({"graph": spaces.MultiDiscrete(np.full((n_nodes, n_nodes), 3))}),
-        ]
-    )
+    by_field: dict[str, spaces.Space[Any]] = {
+        "i": node,
+        "j": node,
+        "cond": spaces.MultiBinary(n_nodes),
+        "regime": spaces.Discrete(max_interventions + 1),
+    }
+    value = spaces.Box(-VALUE_BOUND, VALUE_BOUND, shape=(), dtype=np.float64)
+    graph = spaces.MultiDiscrete(np.full((n_nodes, n_nodes), 3))
+    kinds: list[spaces.Space[Any]] = []
+    for name in kind_names():
+        if name == "intervene":
+            kinds.append(spaces.Dict({"var": node, "value": value}))
+        elif name == "submit_graph":
+            kinds.append(spaces.Dict({"graph": graph}))
+        else:
+            spec = tools.get_tool(name)
+            kinds.append(spaces.Dict({key: by_field[key] for key in spec.fields}))
+    return spaces.OneOf(kinds)
 
 
 # --------------------------------------------------------------------------- constructors
 
 
-def intervene(var: int, value: float) -> tuple[int, dict[str, Any]]:
+def intervene(var: int, value: float) -> EncodedAction:
     """The action ``do(X_var = value)``."""
     return (
         int(ActionKind.INTERVENE),
@@ -146,63 +221,76 @@ def intervene(var: int, value: float) -> tuple[int, dict[str, Any]]:
     )
 
 
-def correlation(i: int, j: int, *, regime: int | None = None) -> tuple[int, dict[str, Any]]:
-    """Correlation of ``X_i`` and ``X_j`` (``regime``: experiment index, None = observational)."""
-    return int(ActionKind.CORRELATION), _pair(i, j, regime)
+def tool_action(
+    name: str, *arguments: Any, n_nodes: int | None = None, regime: int | None = None
+) -> EncodedAction:
+    """The action calling statistics tool ``name`` on ``arguments`` (its fields in order).
+
+    Args:
+        name: a registered tool.
+        *arguments: the values of its fields but ``regime``, e.g. ``i, j, cond``.
+        n_nodes: number of variables ``d``; needed by tools with a conditioning set.
+        regime: experiment index, or None for the observational data.
+
+    >>> tool_action("partial_correlation", 0, 1, [2], n_nodes=3)[0]
+    2
+    """
+    cls = action_class(name)
+    if regime is not None and "regime" not in cls.tool.fields:
+        raise ValueError(f"{name} always uses the observational data, got regime {regime}")
+    typed = cls(*arguments) if regime is None else cls(*arguments, regime=regime)
+    return encode(typed, n_nodes=n_nodes)
 
 
-def partial_correlation(
-    i: int, j: int, cond: Iterable[int] = (), *, n_nodes: int, regime: int | None = None
-) -> tuple[int, dict[str, Any]]:
-    """Partial correlation of ``X_i`` and ``X_j`` given ``X_cond``."""
-    return int(ActionKind.PARTIAL_CORRELATION), {
-        **_pair(i, j, regime),
-        "cond": _cond_mask(cond, n_nodes),
-    }
+def _constructor(name: str) -> Callable[..., EncodedAction]:
+    spec = tools.get_tool(name)
+
+    def construct(
+        *arguments: Any, n_nodes: int | None = None, regime: int | None = None
+    ) -> EncodedAction:
+        return tool_action(name, *arguments, n_nodes=n_nodes, regime=regime)
+
+    construct.__name__ = construct.__qualname__ = name
+    construct.__doc__ = (
+        f"The ``{name}`` action on ({', '.join(f for f in spec.fields if f != 'regime')}); "
+        f"keywords ``n_nodes`` and ``regime`` as :func:`tool_action`."
+    )
+    return construct
 
 
-def independence_test(
-    i: int, j: int, cond: Iterable[int] = (), *, n_nodes: int, regime: int | None = None
-) -> tuple[int, dict[str, Any]]:
-    """Fisher-z independence test of ``X_i`` and ``X_j`` given ``X_cond``."""
-    return int(ActionKind.INDEPENDENCE_TEST), {
-        **_pair(i, j, regime),
-        "cond": _cond_mask(cond, n_nodes),
-    }
+correlation = _constructor("correlation")
+partial_correlation = _constructor("partial_correlation")
+independence_test = _constructor("independence_test")
 
 
-def submit(graph: PDAG | DAG) -> tuple[int, dict[str, Any]]:
+def submit(graph: PDAG | DAG) -> EncodedAction:
     """Submit ``graph`` (a DAG is submitted fully directed)."""
     if isinstance(graph, DAG):
         graph = graph.to_pdag()
     return int(ActionKind.SUBMIT_GRAPH), {"graph": graph_to_codes(graph)}
 
 
-def encode(action: Action, *, n_nodes: int) -> tuple[int, dict[str, Any]]:
-    """Encode a typed action as an element of the action space."""
+def encode(action: Action, *, n_nodes: int | None = None) -> EncodedAction:
+    """Encode a typed action as an element of the action space.
+
+    ``n_nodes`` is needed for tools with a conditioning set (the length of its mask).
+    """
     if isinstance(action, Intervene):
         return intervene(action.var, action.value)
-    if isinstance(action, Correlation):
-        return correlation(action.i, action.j, regime=action.regime)
-    if isinstance(action, PartialCorrelation):
-        return partial_correlation(
-            action.i, action.j, action.cond, n_nodes=n_nodes, regime=action.regime
-        )
-    if isinstance(action, IndependenceTest):
-        return independence_test(
-            action.i, action.j, action.cond, n_nodes=n_nodes, regime=action.regime
-        )
     if isinstance(action, Submit):
         return submit(action.graph)
-    raise TypeError(f"not an ACDB action: {action!r}")
-
-
-def _pair(i: int, j: int, regime: int | None) -> dict[str, Any]:
-    return {
-        "i": np.int64(i),
-        "j": np.int64(j),
-        "regime": np.int64(0 if regime is None else regime + 1),
-    }
+    if not isinstance(action, ToolAction):
+        raise TypeError(f"not an ACDB action: {action!r}")
+    spec = action.tool
+    payload: dict[str, Any] = {name: np.int64(getattr(action, name)) for name in spec.node_fields}
+    if "regime" in spec.fields:
+        regime = action.data_regime
+        payload["regime"] = np.int64(0 if regime is None else regime + 1)
+    if "cond" in spec.fields:
+        if n_nodes is None:
+            raise ValueError(f"encoding {spec.name} needs n_nodes (the cond mask's length)")
+        payload["cond"] = _cond_mask(action.arguments["cond"], n_nodes)
+    return _kind_of(spec.name), payload
 
 
 def _cond_mask(cond: Iterable[int], n_nodes: int) -> np.ndarray:
@@ -289,17 +377,23 @@ def decode(action: tuple[int, Mapping[str, Any]], *, n_nodes: int) -> Action:
     kind, payload = action
     if type(kind) is int and kind == ActionKind.INTERVENE:  # the hot case, without the enum
         return Intervene(int(payload["var"]), float(payload["value"]))
-    kind = ActionKind(int(kind))
-    if kind is ActionKind.INTERVENE:
+    names = kind_names()
+    index = int(kind)
+    if not 0 <= index < len(names):
+        raise ValueError(f"action kind must be in [0, {len(names)}), got {index}")
+    name = names[index]
+    if name == "intervene":
         return Intervene(int(payload["var"]), float(payload["value"]))
-    if kind is ActionKind.SUBMIT_GRAPH:
+    if name == "submit_graph":
         return Submit(graph_from_codes(payload["graph"]))
-    i, j = int(payload["i"]), int(payload["j"])
-    regime = int(payload["regime"]) - 1
-    regime_or_none = None if regime < 0 else regime
-    if kind is ActionKind.CORRELATION:
-        return Correlation(i, j, regime_or_none)
-    cond = tuple(int(c) for c in np.flatnonzero(np.asarray(payload["cond"])))
-    if kind is ActionKind.PARTIAL_CORRELATION:
-        return PartialCorrelation(i, j, cond, regime_or_none)
-    return IndependenceTest(i, j, cond, regime_or_none)
+    cls = action_class(name)
+    values: dict[str, Any] = {}
+    for field_name in cls.tool.fields:
+        if field_name == "cond":
+            values["cond"] = tuple(int(c) for c in np.flatnonzero(np.asarray(payload["cond"])))
+        elif field_name == "regime":
+            regime = int(payload["regime"]) - 1
+            values["regime"] = None if regime < 0 else regime
+        else:
+            values[field_name] = int(payload[field_name])
+    return cls(**values)

@@ -14,8 +14,9 @@ from acdb_gym.core.graphs import PDAG, cpdag
 from acdb_gym.core.instance import Instance
 from acdb_gym.core.ladder import Level, get_level
 from acdb_gym.core.session import Session
+from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.discovery import orient_from_interventions, pc_cpdag
-from acdb_gym.envs.acdb_env import Panel, RewardName, _check_choice, choose_instance
+from acdb_gym.envs.acdb_env import RewardName, _check_choice, choose_instance
 
 __all__ = [
     "DesignObservation",
@@ -250,12 +251,12 @@ class InterventionDesignEnv(gym.Env[np.ndarray, np.int64]):
         estimator: Estimator = "pc",
         shift: float = 3.0,
         alpha: float = 0.01,
-        panel: Panel = "active",
+        panel: Panel = PANEL_ACTIVE,
         reward: RewardName = "directed_f1",
     ) -> None:
         self.level: Level = get_level(ladder, level)
         _check_choice("estimator", estimator, get_args(Estimator))
-        _check_choice("panel", panel, get_args(Panel))
+        _check_choice("panel", panel, PANELS)
         _check_choice("reward", reward, get_args(RewardName))
         if not np.isfinite(shift):
             raise ValueError(f"shift must be finite, got {shift}")
@@ -312,7 +313,7 @@ class InterventionDesignEnv(gym.Env[np.ndarray, np.int64]):
         only), and "stop" always."""
         session = self._require_session()
         mask = np.zeros(self.n_nodes + 1, dtype=bool)
-        if self.panel == "active" and session.budget_remaining > 0 and not session.sealed:
+        if self.panel == PANEL_ACTIVE and session.budget_remaining > 0 and not session.sealed:
             mask[: self.n_nodes] = True
         mask[self.n_nodes] = True
         return mask
@@ -352,7 +353,7 @@ class InterventionDesignEnv(gym.Env[np.ndarray, np.int64]):
 
     def _observation(self) -> np.ndarray:
         session = self._require_session()
-        remaining = session.budget_remaining if self.panel == "active" else 0
+        remaining = session.budget_remaining if self.panel == PANEL_ACTIVE else 0
         return self._require_state().observation(budget_remaining=remaining, budget=session.budget)
 
     def _info(self) -> dict[str, Any]:

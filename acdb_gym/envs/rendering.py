@@ -8,13 +8,22 @@ and networkx are imported lazily, only for pictures.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.scoring import ScoreReport
+from acdb_gym.envs import actions
 
-__all__ = ["EDGE_COLOURS", "RenderState", "classify_edges", "render_rgb", "render_text"]
+__all__ = [
+    "EDGE_COLOURS",
+    "RenderState",
+    "classify_edges",
+    "describe_action",
+    "render_rgb",
+    "render_text",
+]
 
 INTERVENED_COLOUR = "#ffd54f"
 
@@ -70,6 +79,17 @@ def classify_edges(truth: DAG, submission: PDAG) -> dict[str, list[tuple[int, in
         i, j = int(i), int(j)
         classes["extra"].append((j, i) if submission.directed[j, i] else (i, j))
     return classes
+
+
+def describe_action(action: Any, *, n_nodes: int) -> str:
+    """How a render names an action of the action space: its typed form, generated for
+    statistics tools from their specs (``Correlation(i=0, j=1, regime=None)``), or, when it
+    does not decode, its kind and why (``invalid submit_graph action (...)``)."""
+    try:
+        return repr(actions.decode(action, n_nodes=n_nodes))
+    except ValueError as error:
+        kind = actions.kind_names()[int(action[0])]
+        return f"invalid {kind} action ({error})"
 
 
 def _edges_text(graph: PDAG) -> str:

@@ -177,6 +177,42 @@ def test_tool_on_the_constant_target_column_is_a_clear_error() -> None:
         session.correlation(2, 3, regime=0)
 
 
+def test_run_tool_calls_the_spec_on_the_chosen_regime() -> None:
+    session = _session()
+    samples = session.intervene(0, 3.0)
+    result = session.run_tool("partial_correlation", {"i": 1, "j": 2, "cond": [3]}, regime=0)
+    assert result == (
+        stats.partial_correlation(samples, 1, 2, [3]),
+        stats.fisher_z_test(samples, 1, 2, [3]).p_value,
+    )
+    observational = session.run_tool("correlation", {"j": 2, "i": np.int64(1)})
+    assert observational.statistic == stats.correlation(INSTANCE.d_obs, 1, 2)
+    assert session.tool_calls == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "regime", "match"),
+    [
+        ("covariance", {"i": 0, "j": 1}, None, "unknown statistics tool 'covariance'"),
+        ("correlation", {"i": 0}, None, r"takes the arguments \['i', 'j'\], got \['i'\]"),
+        ("correlation", {"i": 0, "j": 1, "cond": ()}, None, "got \\['cond', 'i', 'j'\\]"),
+        ("correlation", [0, 1], None, r"got \[0, 1\]"),
+        ("correlation", {"i": 0, "j": 9}, None, r"j must be in \[0, 6\), got 9"),
+        ("correlation", {"i": True, "j": 1}, None, "i must be an integer node index, got True"),
+        ("partial_correlation", {"i": 0, "j": 1, "cond": [7]}, None, "cond entry .* got 7"),
+        ("independence_test", {"i": 0, "j": 1, "cond": [1]}, None, "must not contain i or j"),
+        ("correlation", {"i": 0, "j": 1}, 0, "regime must be an experiment index .* got 0"),
+    ],
+)
+def test_run_tool_errors_name_the_value(
+    name: str, arguments: object, regime: int | None, match: str
+) -> None:
+    session = _session()
+    with pytest.raises(ValueError, match=match):
+        session.run_tool(name, arguments, regime=regime)  # type: ignore[arg-type]
+    assert session.tool_calls == 0
+
+
 def test_submit_scores_and_seals_for_good() -> None:
     session = _session()
     session.intervene(1, 1.0)

@@ -209,3 +209,34 @@ def test_graph_from_codes_names_what_is_wrong(
         codes[i, j] = code
     with pytest.raises(ValueError, match=re.escape(message)):
         actions.graph_from_codes(codes)
+
+
+# --------------------------------------------------------------------------- generated from specs
+
+
+def test_kind_names_follow_action_kind() -> None:
+    assert actions.kind_names() == tuple(kind.name.lower() for kind in ActionKind)
+    for name in actions.kind_names()[1:-1]:
+        cls = actions.action_class(name)
+        assert cls.tool.name == name and cls.__name__ == cls.tool.action_name
+        assert issubclass(cls, actions.ToolAction)
+    assert actions.action_class("correlation") is Correlation
+
+
+def test_tool_action_is_the_generic_constructor() -> None:
+    assert same_action(
+        actions.tool_action("independence_test", 1, 2, [0], n_nodes=D, regime=3),
+        actions.independence_test(1, 2, [0], n_nodes=D, regime=3),
+    )
+    typed = IndependenceTest(1, 2, (0,), 3)
+    assert typed.arguments == {"i": 1, "j": 2, "cond": (0,)} and typed.data_regime == 3
+    assert Correlation(0, 1).data_regime is None
+    with pytest.raises(ValueError, match="unknown statistics tool 'covariance'"):
+        actions.tool_action("covariance", 0, 1)
+    with pytest.raises(ValueError, match="encoding partial_correlation needs n_nodes"):
+        actions.partial_correlation(0, 1, [2])
+
+
+def test_decode_names_an_unknown_kind() -> None:
+    with pytest.raises(ValueError, match=r"action kind must be in \[0, 5\), got 7"):
+        actions.decode((7, {}), n_nodes=D)

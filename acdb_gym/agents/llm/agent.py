@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from acdb_gym.core.types import PANEL_OBSERVATIONAL, PANELS, Panel
 from acdb_gym.envs import actions
-from acdb_gym.envs.acdb_env import Panel
 from acdb_gym.envs.actions import Action, Intervene, Submit
 
 from . import prompts
@@ -293,12 +293,12 @@ class LLMAgent:
         """
         expected = env_kwargs_for(self.variant)
         tools, panel = info.get("tools"), info.get("panel")
-        if tools != expected["tools"] or panel not in ("active", "observational"):
+        if tools != expected["tools"] or panel not in PANELS:
             raise ValueError(
                 f"{self.variant} needs an env with tools={expected['tools']!r}, got "
                 f"tools={tools!r}, panel={panel!r}; build it with env_kwargs_for({self.variant!r})"
             )
-        played: Panel = "observational" if self.variant == "llm_corr_obs" else panel
+        played: Panel = PANEL_OBSERVATIONAL if self.variant == "llm_corr_obs" else panel
         return played, int(info["n_nodes"])
 
     # ------------------------------------------------------------------ model calls

@@ -18,17 +18,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from acdb_gym.envs.acdb_env import Panel
-from acdb_gym.envs.actions import (
-    VALUE_BOUND,
-    Action,
-    Correlation,
-    IndependenceTest,
-    Intervene,
-    PartialCorrelation,
-)
+from acdb_gym.core.tools import INDEPENDENCE_ALPHA
+from acdb_gym.core.types import PANEL_ACTIVE, Panel
+from acdb_gym.envs.actions import VALUE_BOUND, Action, Intervene, ToolAction
 
-from .tools import Variant, check_variant, variable_names
+from .tools import Variant, check_variant, statistics_tool_names, variable_names
 
 __all__ = [
     "DATA_DECIMALS",
@@ -46,8 +40,8 @@ __all__ = [
 DATA_DECIMALS = 3
 """Decimals of every data matrix and of the correlation matrix shown to a model."""
 
-INDEPENDENCE_ALPHA = 0.05
-"""Significance level of the env's independence test (the session's default)."""
+# INDEPENDENCE_ALPHA, the significance level of the env's independence test, is defined with
+# the tool's spec in acdb_gym.core.tools and re-exported here.
 
 
 def format_matrix(data: np.ndarray, names: Sequence[str], decimals: int = DATA_DECIMALS) -> str:
@@ -93,7 +87,7 @@ def task_prompt(variant: Variant, *, panel: Panel, n_nodes: int) -> str:
         "- Every turn, call exactly one tool. Every call, valid or not, uses one step. When the "
         "step limit is reached the episode ends and the empty graph is scored.",
     ]
-    if panel == "active":
+    if panel == PANEL_ACTIVE:
         lines.append(
             "- intervene(variable, value) performs a perfect intervention do(variable = value): "
             "the variable is set to value in every sample and no longer depends on its causes; "
@@ -106,15 +100,7 @@ def task_prompt(variant: Variant, *, panel: Panel, n_nodes: int) -> str:
             "- Interventions are not available in this session: you have observational data only."
         )
     if variant == "llm_stats":
-        lines.append(
-            "- correlation, partial_correlation and independence_test compute statistics on the "
-            + (
-                "observational data (regime 0) or on the samples of your k-th intervention "
-                "(regime k)."
-                if panel == "active"
-                else "observational data."
-            )
-        )
+        lines.append(_statistics_line(panel))
     lines += [
         "- submit_graph(directed_edges, undirected_edges) submits your answer and ends the "
         "episode.",
@@ -123,6 +109,19 @@ def task_prompt(variant: Variant, *, panel: Panel, n_nodes: int) -> str:
         _SCORING,
     ]
     return "\n".join(lines)
+
+
+def _statistics_line(panel: Panel) -> str:
+    """The task prompt's line about the statistics tools, listing every registered tool."""
+    names = statistics_tool_names()
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    verb = "computes" if len(names) == 1 else "compute"
+    where = (
+        "observational data (regime 0) or on the samples of your k-th intervention (regime k)."
+        if panel == PANEL_ACTIVE
+        else "observational data."
+    )
+    return f"- {listed} {verb} statistics on the {where}"
 
 
 def _corr_obs_prompt(names: str) -> str:
@@ -180,7 +179,7 @@ def session_prompt(
         return "\n".join(
             [*lines, f"Step limit: {max_steps} tool calls.", "", *_summary_lines(data, names)]
         )
-    if panel == "active":
+    if panel == PANEL_ACTIVE:
         lines.append(
             f"Intervention budget: {budget} interventions, each returning {n_int} samples; "
             f"values must lie in [{-VALUE_BOUND:g}, {VALUE_BOUND:g}]."
@@ -216,7 +215,7 @@ def _summary_lines(data: np.ndarray, names: list[str]) -> list[str]:
 
 def status_line(*, budget_remaining: int, steps_remaining: int, panel: Panel) -> str:
     """The budget and step counters appended to every tool result."""
-    if panel == "active":
+    if panel == PANEL_ACTIVE:
         return f"[Budget remaining: {budget_remaining}. Steps remaining: {steps_remaining}.]"
     return f"[Steps remaining: {steps_remaining}.]"
 
@@ -232,30 +231,16 @@ def format_intervention(action: Intervene, *, experiment: int, samples: np.ndarr
 
 
 def format_statistic(action: Action, *, statistic: float, p_value: float, regime_text: str) -> str:
-    """The result of a valid statistics tool call as a sentence with numbers."""
-    if isinstance(action, Correlation):
-        return (
-            f"correlation(X{action.i}, X{action.j}) on {regime_text}: "
-            f"r = {statistic:.4f}, p = {p_value:.3g}"
-        )
-    if not isinstance(action, PartialCorrelation | IndependenceTest):
+    """The result of a valid statistics tool call as a sentence with numbers: the call, the
+    data and the numbers as its spec words them (``correlation(X0, X1) on ...: r = ...``)."""
+    if not isinstance(action, ToolAction):
         raise TypeError(f"not a statistics action: {action!r}")
-    given = f" | {_names(action.cond)}" if action.cond else ""
-    if isinstance(action, PartialCorrelation):
-        return (
-            f"partial_correlation(X{action.i}, X{action.j}{given}) on {regime_text}: "
-            f"r = {statistic:.4f}, p = {p_value:.3g}"
-        )
-    independent = p_value > INDEPENDENCE_ALPHA
-    decision = (
-        "independent (independence not rejected)"
-        if independent
-        else "dependent (independence rejected)"
-    )
-    return (
-        f"independence_test(X{action.i}, X{action.j}{given}) on {regime_text}: "
-        f"z = {statistic:.3f}, p = {p_value:.3g}; at alpha = {INDEPENDENCE_ALPHA}: {decision}"
-    )
+    values = action.arguments
+    call = ", ".join(f"X{values[name]}" for name in action.tool.node_fields)
+    cond = values.get("cond", ())
+    given = f" | {_names(cond)}" if cond else ""
+    numbers = action.tool.result_text(statistic, p_value)
+    return f"{action.tool.name}({call}{given}) on {regime_text}: {numbers}"
 
 
 def no_tool_call_error(tool_names: Sequence[str]) -> str:

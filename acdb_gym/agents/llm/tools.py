@@ -1,5 +1,6 @@
-"""The LLM variants, their function tools (generated from the env's typed actions) and the
-parser that turns a model's tool call back into a typed action.
+"""The LLM variants, their function tools and the parser that turns a model's tool call back
+into a typed action. The statistics tools' schemas and parsing are generated from their specs
+(:mod:`acdb_gym.core.tools`).
 
 Variables are named ``X0 .. X{d-1}`` in every tool. ``regime`` numbers the data a statistic is
 computed on as the env's action space does: 0 is the observational sample, ``k`` the ``k``-th
@@ -19,36 +20,34 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, Literal, get_args
 
+from acdb_gym.core import tools as tool_specs
 from acdb_gym.core.graphs import PDAG
-from acdb_gym.envs.acdb_env import STEP_LIMITS, Panel
-from acdb_gym.envs.actions import (
-    VALUE_BOUND,
-    Action,
-    Correlation,
-    IndependenceTest,
-    Intervene,
-    PartialCorrelation,
-    Submit,
-)
+from acdb_gym.core.tools import TOOLS_RAW, TOOLS_STATS, StatisticTool
+from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, Panel
+from acdb_gym.envs.acdb_env import STEP_LIMITS
+from acdb_gym.envs.actions import VALUE_BOUND, Action, Intervene, Submit, action_class
 
 from .conversation import ToolSpec
 
 __all__ = [
-    "STATISTICS_TOOLS",
     "VARIANTS",
     "ToolCallError",
     "Variant",
     "build_tools",
     "env_kwargs_for",
     "parse_tool_arguments",
+    "statistics_tool_names",
     "variable_names",
 ]
 
 Variant = Literal["llm_raw", "llm_stats", "llm_corr_obs"]
 VARIANTS: tuple[str, ...] = get_args(Variant)
 
-STATISTICS_TOOLS = ("correlation", "partial_correlation", "independence_test")
-"""Tools offered only by ``llm_stats``."""
+
+def statistics_tool_names() -> tuple[str, ...]:
+    """The tools offered only by ``llm_stats``: every registered statistics tool."""
+    return tuple(tool.name for tool in tool_specs.statistics_tools())
+
 
 _NAME = re.compile(r"X(\d+)")
 _MAX_SHOWN = 120
@@ -78,10 +77,14 @@ def env_kwargs_for(variant: Variant) -> dict[str, Any]:
     """
     check_variant(variant)
     if variant == "llm_stats":
-        return {"tools": "stats", "max_steps": STEP_LIMITS["stats"]}
+        return {"tools": TOOLS_STATS, "max_steps": STEP_LIMITS[TOOLS_STATS]}
     if variant == "llm_corr_obs":
-        return {"panel": "observational", "tools": "raw", "max_steps": STEP_LIMITS["raw"]}
-    return {"tools": "raw", "max_steps": STEP_LIMITS["raw"]}
+        return {
+            "panel": PANEL_OBSERVATIONAL,
+            "tools": TOOLS_RAW,
+            "max_steps": STEP_LIMITS[TOOLS_RAW],
+        }
+    return {"tools": TOOLS_RAW, "max_steps": STEP_LIMITS[TOOLS_RAW]}
 
 
 def variable_names(n_nodes: int) -> list[str]:
@@ -95,16 +98,16 @@ def variable_names(n_nodes: int) -> list[str]:
 def build_tools(variant: Variant, *, panel: Panel, n_nodes: int) -> tuple[ToolSpec, ...]:
     """The tools a variant offers in a panel, in a fixed order.
 
-    ``intervene`` is offered only by ``llm_raw``/``llm_stats`` in the active panel; the three
-    statistics tools only by ``llm_stats``; ``submit_graph`` always.
+    ``intervene`` is offered only by ``llm_raw``/``llm_stats`` in the active panel; the
+    statistics tools (every registered one) only by ``llm_stats``; ``submit_graph`` always.
     """
     check_variant(variant)
     names = variable_names(n_nodes)
     tools: list[ToolSpec] = []
-    if variant != "llm_corr_obs" and panel == "active":
+    if variant != "llm_corr_obs" and panel == PANEL_ACTIVE:
         tools.append(_intervene_tool(names))
     if variant == "llm_stats":
-        tools.extend(_statistics_tools(names))
+        tools.extend(_statistics_tool(spec, names) for spec in tool_specs.statistics_tools())
     tools.append(_submit_tool(names))
     return tuple(tools)
 
@@ -152,61 +155,36 @@ def _intervene_tool(names: list[str]) -> ToolSpec:
     )
 
 
-def _statistics_tools(names: list[str]) -> list[ToolSpec]:
-    pair = {
-        "i": _variable_schema(names, "The first variable."),
-        "j": _variable_schema(names, "The second variable (different from i)."),
-    }
-    conditioning = {
-        "conditioning_set": {
+def _statistics_tool(spec: StatisticTool, names: list[str]) -> ToolSpec:
+    """The function tool of a statistics tool, from its spec's argument kinds."""
+    properties: dict[str, Any] = {}
+    if "pair" in spec.arguments:
+        properties["i"] = _variable_schema(names, "The first variable.")
+        properties["j"] = _variable_schema(names, "The second variable (different from i).")
+    else:
+        properties["i"] = _variable_schema(names, "The variable.")
+    if "cond" in spec.arguments:
+        excluded = "i or j" if "pair" in spec.arguments else "i"
+        properties["conditioning_set"] = {
             "type": "array",
             "items": {"type": "string", "enum": names},
             "uniqueItems": True,
-            "description": "Variables to condition on (may be empty; must not contain i or j).",
+            "description": (
+                f"Variables to condition on (may be empty; must not contain {excluded})."
+            ),
         }
-    }
-    regime = {"regime": _regime_schema()}
-    return [
-        ToolSpec(
-            name="correlation",
-            description=(
-                "Pearson correlation r of two variables, with the Fisher-z p-value of the test "
-                "r = 0."
-            ),
-            parameters={
-                "type": "object",
-                "properties": {**pair, **regime},
-                "required": ["i", "j"],
-                "additionalProperties": False,
-            },
-        ),
-        ToolSpec(
-            name="partial_correlation",
-            description=(
-                "Partial correlation of i and j given the conditioning set, with the Fisher-z "
-                "p-value of the test that it is 0."
-            ),
-            parameters={
-                "type": "object",
-                "properties": {**pair, **conditioning, **regime},
-                "required": ["i", "j", "conditioning_set"],
-                "additionalProperties": False,
-            },
-        ),
-        ToolSpec(
-            name="independence_test",
-            description=(
-                "Fisher-z test of the conditional independence of i and j given the "
-                "conditioning set at alpha = 0.05: the z statistic, the p-value and the decision."
-            ),
-            parameters={
-                "type": "object",
-                "properties": {**pair, **conditioning, **regime},
-                "required": ["i", "j", "conditioning_set"],
-                "additionalProperties": False,
-            },
-        ),
-    ]
+    if "regime" in spec.arguments:
+        properties["regime"] = _regime_schema()
+    return ToolSpec(
+        name=spec.name,
+        description=spec.description,
+        parameters={
+            "type": "object",
+            "properties": properties,
+            "required": [key for key in properties if key != "regime"],
+            "additionalProperties": False,
+        },
+    )
 
 
 def _submit_tool(names: list[str]) -> ToolSpec:
@@ -284,20 +262,25 @@ def parse_tool_arguments(
     if name == "submit_graph":
         _check_keys(name, arguments, required=("directed_edges", "undirected_edges"))
         return Submit(_graph(arguments, n_nodes))
-    conditional = name != "correlation"
-    required = ("i", "j", "conditioning_set") if conditional else ("i", "j")
-    _check_keys(name, arguments, required=required, optional=("regime",))
-    i = _variable(arguments["i"], "i", n_nodes)
-    j = _variable(arguments["j"], "j", n_nodes)
-    if i == j:
-        raise ToolCallError(f"i and j must be different variables, got X{i} for both")
-    regime = _regime(arguments.get("regime", 0), n_experiments)
-    if not conditional:
-        return Correlation(i, j, regime)
-    cond = _conditioning_set(arguments["conditioning_set"], n_nodes, (i, j))
-    if name == "partial_correlation":
-        return PartialCorrelation(i, j, cond, regime)
-    return IndependenceTest(i, j, cond, regime)
+    return _statistics_call(tool_specs.get_tool(name), arguments, n_nodes, n_experiments)
+
+
+def _statistics_call(
+    spec: StatisticTool, arguments: Mapping[str, Any], n_nodes: int, n_experiments: int
+) -> Action:
+    """Check a statistics tool's arguments in the order of its fields; build its action."""
+    cond_key = ("conditioning_set",) if "cond" in spec.arguments else ()
+    optional = ("regime",) if "regime" in spec.arguments else ()
+    _check_keys(spec.name, arguments, required=(*spec.node_fields, *cond_key), optional=optional)
+    nodes = tuple(_variable(arguments[key], key, n_nodes) for key in spec.node_fields)
+    if len(nodes) == 2 and nodes[0] == nodes[1]:
+        raise ToolCallError(f"i and j must be different variables, got X{nodes[0]} for both")
+    values: dict[str, Any] = dict(zip(spec.node_fields, nodes, strict=True))
+    if optional:
+        values["regime"] = _regime(arguments.get("regime", 0), n_experiments)
+    if cond_key:
+        values["cond"] = _conditioning_set(arguments["conditioning_set"], n_nodes, nodes)
+    return action_class(spec.name)(**values)
 
 
 def _show(value: Any) -> str:
@@ -358,7 +341,7 @@ def _regime(value: Any, n_experiments: int) -> int | None:
     return None if value == 0 else value - 1
 
 
-def _conditioning_set(value: Any, n_nodes: int, pair: tuple[int, int]) -> tuple[int, ...]:
+def _conditioning_set(value: Any, n_nodes: int, pair: tuple[int, ...]) -> tuple[int, ...]:
     if not isinstance(value, list):
         raise ToolCallError(
             f"conditioning_set must be a list of variable names, got {type(value).__name__} "
@@ -368,7 +351,8 @@ def _conditioning_set(value: Any, n_nodes: int, pair: tuple[int, int]) -> tuple[
     clash = sorted({c for c in cond if c in pair})
     if clash:
         raise ToolCallError(
-            f"conditioning_set must not contain i or j, got {[f'X{c}' for c in clash]}"
+            f"conditioning_set must not contain {'i or j' if len(pair) == 2 else 'i'}, "
+            f"got {[f'X{c}' for c in clash]}"
         )
     repeated = sorted({c for c in cond if cond.count(c) > 1})
     if repeated:

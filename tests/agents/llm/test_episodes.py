@@ -8,12 +8,14 @@ from types import SimpleNamespace
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 from acdb_gym.agents.base import Agent, run_episode
 from acdb_gym.agents.llm import LLMAgent, env_kwargs_for
 from acdb_gym.core.graphs import DAG, cpdag
 from acdb_gym.core.ladder import get_level
+from acdb_gym.core.tools import StatisticTool, ToolResult, registered_tool
 
 PROVIDERS = ("openai", "anthropic")
 INSTANCE = get_level("v0", "L0").instance(0)
@@ -294,3 +296,40 @@ def test_correlation_probe_plays_the_same_in_both_panels(fake: SimpleNamespace) 
         assert result.interventions == 0 and result.steps == 2
         bodies.append([request.body for request in server.requests])
     assert bodies[0] == bodies[1]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_registered_statistics_tool_is_offered_and_answered(
+    fake: SimpleNamespace, provider: str
+) -> None:
+    spread = StatisticTool(
+        name="mean_difference",
+        arguments=("pair",),
+        compute=lambda data, *, i, j: ToolResult(float(np.mean(data[:, i] - data[:, j])), 1.0),
+        description="Mean of X_i - X_j.",
+        result_text=lambda statistic, p_value: f"mean = {statistic:.2f}",
+    )
+    script = fake.Script(
+        [
+            fake.Reply((fake.Call("mean_difference", {"i": "X0", "j": "X1"}),)),
+            fake.submit_reply([]),
+        ]
+    )
+    server = fake.serve(script)
+    with registered_tool(spread):
+        result = run_episode(
+            make_env("llm_stats"),
+            make_agent("llm_stats", provider, server, fake.KEY),
+            manifest_index=0,
+        )
+    offered = server.requests[0].body["tools"]
+    names = [
+        tool["name"] if provider == "anthropic" else tool["function"]["name"] for tool in offered
+    ]
+    assert names[-2:] == ["mean_difference", "submit_graph"]
+    expected = float(np.mean(INSTANCE.d_obs[:, 0] - INSTANCE.d_obs[:, 1]))
+    text = server.requests[1].last_results[0][0]
+    assert text.startswith(
+        f"mean_difference(X0, X1) on the observational data (n = 500): mean = {expected:.2f}\n"
+    )
+    assert result.invalid_actions == 0 and result.steps == 2

@@ -11,7 +11,7 @@ import pytest
 
 from acdb_gym.agents.llm import INVALID_ACTION, LLMAgent, build_tools, env_kwargs_for
 from acdb_gym.agents.llm.conversation import Request, ToolResult
-from acdb_gym.agents.llm.prompts import format_matrix, session_prompt, task_prompt
+from acdb_gym.agents.llm.prompts import format_matrix, format_statistic, session_prompt, task_prompt
 from acdb_gym.agents.llm.providers import (
     AnthropicAdapter,
     OpenAIAdapter,
@@ -265,3 +265,64 @@ def test_act_before_reset_raises() -> None:
     agent = LLMAgent("llm_raw", provider="anthropic", model="m", api_key="k")
     with pytest.raises(RuntimeError, match=r"call reset\(\) before act\(\)"):
         agent.act({}, {})
+
+
+def test_generated_statistics_tools_keep_their_wire_text() -> None:
+    """The schemas, prompt line and result texts generated from the specs, pinned as they
+    were written by hand before the specs existed."""
+    names = ["X0", "X1", "X2"]
+    tools = {tool.name: tool for tool in build_tools("llm_stats", panel="active", n_nodes=3)}
+    regime = {
+        "type": "integer",
+        "minimum": 0,
+        "description": (
+            "Which data to use: 0 = the observational data (default); k = the samples of your "
+            "k-th intervention (numbered 1, 2, ... in the order you made them)."
+        ),
+    }
+    pair = {
+        "i": {"type": "string", "enum": names, "description": "The first variable."},
+        "j": {
+            "type": "string",
+            "enum": names,
+            "description": "The second variable (different from i).",
+        },
+    }
+    assert tools["correlation"].to_dict() == {
+        "name": "correlation",
+        "description": (
+            "Pearson correlation r of two variables, with the Fisher-z p-value of the test r = 0."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {**pair, "regime": regime},
+            "required": ["i", "j"],
+            "additionalProperties": False,
+        },
+    }
+    assert tools["partial_correlation"].parameters == {
+        "type": "object",
+        "properties": {
+            **pair,
+            "conditioning_set": {
+                "type": "array",
+                "items": {"type": "string", "enum": names},
+                "uniqueItems": True,
+                "description": "Variables to condition on (may be empty; must not contain i or j).",
+            },
+            "regime": regime,
+        },
+        "required": ["i", "j", "conditioning_set"],
+        "additionalProperties": False,
+    }
+    assert tools["independence_test"].parameters == tools["partial_correlation"].parameters
+    assert (
+        "- correlation, partial_correlation and independence_test compute statistics on the "
+        "observational data (regime 0) or on the samples of your k-th intervention (regime k).\n"
+    ) in task_prompt("llm_stats", panel="active", n_nodes=3)
+    partial = actions.PartialCorrelation(0, 2, (1, 3), 1)
+    assert format_statistic(partial, statistic=0.123456, p_value=0.0412, regime_text="R") == (
+        "partial_correlation(X0, X2 | X1, X3) on R: r = 0.1235, p = 0.0412"
+    )
+    with pytest.raises(TypeError, match="not a statistics action"):
+        format_statistic(actions.Intervene(0, 1.0), statistic=0.0, p_value=1.0, regime_text="R")

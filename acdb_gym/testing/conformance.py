@@ -1,25 +1,15 @@
-"""Conformance checks for ACDB environments, shipped with the package (as PettingZoo does).
+"""The ACDB environment contract as a check: :func:`check_acdb_env` (DESIGN §8).
 
-Run :func:`check_acdb_env` on your own variant of :class:`~acdb_gym.envs.acdb_env.ACDBEnv` (a
-subclass, a wrapper, a custom level) to check that it still keeps the contract of DESIGN §8:
-Gymnasium's API, the typed action and observation spaces, invalid actions that never raise,
-episodes that always end with a score, same-seed determinism, and that nothing about the hidden
-graph reaches the agent before the end. :func:`find_hidden_leak` is the leak detector it uses,
-for checking your own wrappers' observations, infos and renders.
-
->>> import gymnasium as gym
->>> import acdb_gym
->>> check_acdb_env(gym.make("ACDB-L0-v0", render_mode="ansi"), n_random_steps=10)
+Its random rollouts are planned from the action space and the registered statistics tools
+(:mod:`acdb_gym.core.tools`), so a newly registered tool is fuzzed like the built-in ones.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import re
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
@@ -27,28 +17,16 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
 
-from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core import tools
+from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.instance import Instance
-from acdb_gym.core.scm import LinearGaussianSCM
-from acdb_gym.core.scoring import ScoreReport
+from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.envs import actions
+from acdb_gym.envs.acdb_env import OBSERVATION_KEYS
 from acdb_gym.envs.actions import ActionKind
+from acdb_gym.testing.leaks import find_hidden_leak
 
-__all__ = ["OBSERVATION_KEYS", "SCORE_FIELDS", "check_acdb_env", "find_hidden_leak"]
-
-SCORE_FIELDS: tuple[str, ...] = tuple(field.name for field in fields(ScoreReport))
-"""The 18 fields of :class:`~acdb_gym.core.scoring.ScoreReport`, which ``info["score"]`` holds."""
-
-OBSERVATION_KEYS: tuple[str, ...] = (
-    "observational",
-    "interventional",
-    "targets",
-    "values",
-    "budget_remaining",
-    "steps_remaining",
-    "tool_result",
-)
-"""The keys of an ACDB observation (DESIGN §8)."""
+__all__ = ["check_acdb_env"]
 
 _INFINITE_BOUNDS = r".*A Box (observation|action) space (minimum|maximum) value is -?infinity"
 """Gymnasium's notice about unbounded Boxes; data and statistics are unbounded by nature."""
@@ -140,7 +118,7 @@ def _check_spaces(env: gym.Env[Any, Any], *, seed: int) -> None:
         f"budget {instance.budget} exceeds max_interventions {m}: experiments would not fit",
     )
     _check_action_space(env.action_space, n_nodes=d, max_interventions=m)
-    shapes = {
+    shapes: dict[str, tuple[int, ...]] = {
         "observational": (instance.spec.n_obs, d),
         "interventional": (m, instance.spec.n_int, d),
         "targets": (m,),
@@ -171,22 +149,22 @@ def _check_action_space(space: gym.Space[Any], *, n_nodes: int, max_intervention
     _require(isinstance(space, spaces.OneOf), f"action_space must be a OneOf, got {space!r}")
     assert isinstance(space, spaces.OneOf)
     reference = actions.action_space(n_nodes, max_interventions)
+    kinds = [name.upper() for name in actions.kind_names()]
     _require(
-        len(space.spaces) == len(ActionKind),
-        f"action_space must have {len(ActionKind)} kinds {[k.name for k in ActionKind]}, "
-        f"got {len(space.spaces)}",
+        len(space.spaces) == len(kinds),
+        f"action_space must have {len(kinds)} kinds {kinds}, got {len(space.spaces)}",
     )
-    for kind, got, want in zip(ActionKind, space.spaces, reference.spaces, strict=True):
-        _require(isinstance(got, spaces.Dict), f"action kind {kind.name} must be a Dict")
+    for kind, got, want in zip(kinds, space.spaces, reference.spaces, strict=True):
+        _require(isinstance(got, spaces.Dict), f"action kind {kind} must be a Dict")
         assert isinstance(got, spaces.Dict) and isinstance(want, spaces.Dict)
         _require(
             set(got.spaces) == set(want.spaces),
-            f"action kind {kind.name} must have keys {sorted(want.spaces)}, got {sorted(got.spaces)}",
+            f"action kind {kind} must have keys {sorted(want.spaces)}, got {sorted(got.spaces)}",
         )
         for key, subspace in want.spaces.items():
             _require(
                 _same_space_shape(got[key], subspace),
-                f"action kind {kind.name}[{key!r}] must be like {subspace}, got {got[key]}",
+                f"action kind {kind}[{key!r}] must be like {subspace}, got {got[key]}",
             )
 
 
@@ -213,12 +191,14 @@ def _out_of_space_actions(space: spaces.OneOf, n_nodes: int) -> list[tuple[str, 
     assert isinstance(value_space, spaces.Box)
     beyond = float(np.max(value_space.high)) * 2.0 + 1.0
     zero = np.asarray(0.0)
+    n_kinds = len(actions.kind_names())
+    submit = int(ActionKind.SUBMIT_GRAPH)
     return [
         ("an intervention value of NaN", actions.intervene(0, math.nan)),
         (f"an intervention value of {beyond:g}", actions.intervene(0, beyond)),
         (f"var = {n_nodes}", (0, {"var": np.int64(n_nodes), "value": zero})),
-        (f"kind index {len(ActionKind)}", (len(ActionKind), {"var": np.int64(0), "value": zero})),
-        ("a graph code of 3", (4, {"graph": np.full((n_nodes, n_nodes), 3, dtype=np.int64)})),
+        (f"kind index {n_kinds}", (n_kinds, {"var": np.int64(0), "value": zero})),
+        ("a graph code of 3", (submit, {"graph": np.full((n_nodes, n_nodes), 3, dtype=np.int64)})),
         ("a bare integer", 0),
     ]
 
@@ -282,21 +262,34 @@ def _random_plan(env: gym.Env[Any, Any], *, seed: int, n_steps: int) -> list[Any
 
 
 def _plausible_action(rng: np.random.Generator, n_nodes: int, m: int) -> Any:
-    """A typed action with sensible arguments (which may still be invalid in context)."""
+    """A typed action with sensible arguments (which may still be invalid in context): a
+    submission, an intervention or a call of any registered statistics tool."""
     if rng.random() < _SUBMIT_PROBABILITY:
         return actions.submit(_random_pdag(rng, n_nodes))
     i, j = (int(v) for v in rng.choice(n_nodes, size=2, replace=False))
     others = [v for v in range(n_nodes) if v not in (i, j)]
     cond = [int(v) for v in rng.choice(others, size=min(len(others), int(rng.integers(3))))]
     regime = None if rng.random() < 0.6 else int(rng.integers(m))
-    kind = int(rng.integers(4))
-    if kind == ActionKind.INTERVENE:
+    specs = tools.statistics_tools()
+    kind = int(rng.integers(1 + len(specs)))
+    if kind == 0:
         return actions.intervene(i, round(float(rng.normal(0.0, 3.0)), 3))
-    if kind == ActionKind.CORRELATION:
-        return actions.correlation(i, j, regime=regime)
-    if kind == ActionKind.PARTIAL_CORRELATION:
-        return actions.partial_correlation(i, j, cond, n_nodes=n_nodes, regime=regime)
-    return actions.independence_test(i, j, cond, n_nodes=n_nodes, regime=regime)
+    return _tool_call(specs[kind - 1], (i, j), cond, regime, n_nodes)
+
+
+def _tool_call(
+    spec: tools.StatisticTool,
+    pair: tuple[int, int],
+    cond: list[int],
+    regime: int | None,
+    n_nodes: int,
+) -> Any:
+    arguments: list[Any] = list(pair[: len(spec.node_fields)])
+    if "cond" in spec.fields:
+        arguments.append(cond)
+    if "regime" not in spec.fields:
+        regime = None
+    return actions.tool_action(spec.name, *arguments, n_nodes=n_nodes, regime=regime)
 
 
 def _random_pdag(rng: np.random.Generator, n_nodes: int) -> PDAG:
@@ -468,145 +461,3 @@ def _first_difference(a: Any, b: Any, path: str) -> str | None:
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return None
     return None if type(a) is type(b) and bool(a == b) else f"{path}: {a!r} vs {b!r}"
-
-
-# --------------------------------------------------------------------------- leak detection
-
-_NUMBER = re.compile(r"-?\d+\.(\d+)(?:[eE]([-+]?\d+))?")
-
-
-@dataclass(frozen=True)
-class _Hidden:
-    """What must not leak: the true adjacency, the nonzero weights and texts of the edge list."""
-
-    instance: Instance
-    adjacency: np.ndarray
-    weights: np.ndarray
-    edge_texts: tuple[str, ...]
-
-    @classmethod
-    def of(cls, instance: Instance) -> _Hidden:
-        dag = instance.dag
-        edges = dag.edges()
-        texts: list[str] = []
-        if edges:
-            texts.append(", ".join(f"X{i}->X{j}" for i, j in edges))
-            texts.append(str(dag.adjacency.astype(np.int64)))
-            texts.append(str(dag.adjacency))
-        if len(edges) >= 2:
-            # Single spaced edges appear innocently in error messages about a submission.
-            texts.append(", ".join(f"X{i} -> X{j}" for i, j in edges))
-            texts.append(str(edges))
-        weights = np.asarray(instance.weights)[np.asarray(dag.adjacency)]
-        return cls(instance, np.asarray(dag.adjacency), weights, tuple(texts))
-
-
-def find_hidden_leak(value: Any, instance: Instance) -> str | None:
-    """Describe where ``value`` reveals the hidden graph or weights of ``instance``, or None.
-
-    ``value`` is searched recursively through mappings, lists, tuples and arrays. It leaks when
-    it holds the instance or any SCM; the true DAG (or its PDAG); an array whose nonzero pattern
-    is the true adjacency (``(d, d)``, transposed, or flattened when ``d >= 3``); a float array
-    or float holding a true weight exactly; or text (strings, and the ``repr`` of any other
-    object) containing the true edge list (``"X2->X0, X3->X1"``, the adjacency matrix printed by
-    numpy, ...), any true weight printed to 6 or more decimals, or, when there are several
-    edges, every true weight printed to 3 or more decimals.
-
-    Args:
-        value: an observation, an info dict, a render, or anything else shown to an agent.
-        instance: the hidden world.
-
-    Returns:
-        A description of the first leak found, or None.
-
-    >>> from acdb_gym.core.ladder import LADDERS
-    >>> instance = LADDERS["v0"]["L0"].instance(0)
-    >>> find_hidden_leak({"budget": 3, "note": "X0 and X1"}, instance) is None
-    True
-    >>> find_hidden_leak({"graph": instance.dag.adjacency.astype(int)}, instance)
-    "value['graph'] has the true adjacency as its nonzero pattern"
-    """
-    return _search(value, _hidden_of(instance), "value")
-
-
-@functools.lru_cache(maxsize=8)
-def _hidden_of(instance: Instance) -> _Hidden:
-    # Printing a large adjacency matrix costs milliseconds; a rollout asks many times per world.
-    return _Hidden.of(instance)
-
-
-def _search(value: Any, hidden: _Hidden, path: str) -> str | None:
-    if value is None or isinstance(value, bool | np.bool_):
-        return None
-    if isinstance(value, Instance | LinearGaussianSCM):
-        return f"{path} is the hidden {type(value).__name__}"
-    if isinstance(value, DAG | PDAG):
-        truth = hidden.instance.dag
-        if value == truth or value == truth.to_pdag():
-            return f"{path} is the true graph"
-        return _text_leak(repr(value), hidden, path)
-    if isinstance(value, str):
-        return _text_leak(value, hidden, path)
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            found = _search(item, hidden, f"{path}[{key!r}]")
-            if found is not None:
-                return found
-        return None
-    if isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            found = _search(item, hidden, f"{path}[{index}]")
-            if found is not None:
-                return found
-        return None
-    if isinstance(value, np.ndarray | np.number | int | float):
-        return _array_leak(np.asarray(value), hidden, path)
-    return _text_leak(repr(value), hidden, path)
-
-
-def _array_leak(array: np.ndarray, hidden: _Hidden, path: str) -> str | None:
-    d = hidden.adjacency.shape[0]
-    if array.dtype.kind == "O":
-        return _search(array.tolist(), hidden, path)
-    if array.dtype.kind in "biuf" and hidden.adjacency.any():
-        square = array.shape == (d, d) or (d >= 3 and array.shape == (d * d,))
-        if square:
-            pattern = array.reshape(d, d) != 0
-            if np.array_equal(pattern, hidden.adjacency) or np.array_equal(
-                pattern, hidden.adjacency.T
-            ):
-                return f"{path} has the true adjacency as its nonzero pattern"
-    # Exact matches only: data never equals a weight by chance, a copied weight always does.
-    if array.dtype.kind == "f" and np.isin(array, hidden.weights.astype(array.dtype)).any():
-        return f"{path} holds a true edge weight"
-    return None
-
-
-def _text_leak(text: str, hidden: _Hidden, path: str) -> str | None:
-    for pattern in hidden.edge_texts:
-        if pattern in text:
-            return f"{path} contains the true edge list {pattern!r}"
-    if not hidden.weights.size:
-        return None
-    numbers = _printed_numbers(text)
-    magnitudes = np.abs(hidden.weights)
-    precise = [(x, tol) for x, decimals, tol in numbers if decimals >= 6]
-    for weight in magnitudes:
-        if any(abs(x - weight) <= tol for x, tol in precise):
-            return f"{path} prints a true edge weight ({weight:.6f})"
-    if magnitudes.size >= 2:
-        rounded = [(x, tol) for x, decimals, tol in numbers if decimals >= 3]
-        if all(any(abs(x - weight) <= tol for x, tol in rounded) for weight in magnitudes):
-            return f"{path} prints every true edge weight"
-    return None
-
-
-def _printed_numbers(text: str) -> list[tuple[float, int, float]]:
-    """Each decimal number in ``text``: absolute value, decimals shown, rounding tolerance."""
-    numbers = []
-    for match in _NUMBER.finditer(text):
-        exponent = int(match.group(2) or 0)
-        decimals = len(match.group(1)) - exponent
-        tolerance = 0.5 * 10.0**-decimals * (1 + 1e-9)
-        numbers.append((abs(float(match.group(0))), decimals, tolerance))
-    return numbers
