@@ -78,7 +78,7 @@ def _report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from acdb_gym.sweep import SweepConfig, parse_list, run_sweep
+    from acdb_gym.sweep import SweepConfig, parse_list, parse_panels, run_sweep
 
     options = {
         "provider": args.provider,
@@ -93,7 +93,7 @@ def _sweep(args: argparse.Namespace) -> int:
         levels=parse_list(args.levels, LADDERS[args.ladder], what="levels"),
         seeds=args.seeds,
         agents=parse_list(args.agents, what="agents"),
-        panels=parse_list(args.panels, ("active", "observational"), what="panels"),
+        panels=parse_panels(args.panels),
         repeats=args.repeats,
         workers=args.workers,
         backend=args.backend,

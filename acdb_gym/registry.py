@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from acdb_gym.core.tools import TOOLS_RAW, TOOLS_STATS, Tools
+from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, PANELS, Panel
+
 __all__ = [
     "AGENTS",
     "OFFLINE_AGENTS",
@@ -71,8 +74,8 @@ class AgentEntry:
     constructor: str
     summary: str
     construction: Construction = "plain"
-    panels: tuple[str, ...] = ("observational",)
-    tools: str = "raw"
+    panels: tuple[Panel, ...] = (PANEL_OBSERVATIONAL,)
+    tools: Tools = TOOLS_RAW
     draws: int = 1
     max_steps: int | None = None
     extras: tuple[Extra, ...] = ()
@@ -161,7 +164,7 @@ _BIC_ACTIVE: Final = AgentEntry(
     "bic_active",
     f"{_ACTIVE}:GIESActiveAgent",
     "greedy search on the interventional Gaussian BIC, adaptive experiments",
-    panels=("active",),
+    panels=(PANEL_ACTIVE,),
 )
 
 _ENTRIES: Final = (
@@ -178,7 +181,7 @@ _ENTRIES: Final = (
         "pc_greedy",
         f"{_CLASSICAL}:PCGreedyAgent",
         "PC, then intervene on the node with the most undirected edges",
-        panels=("active",),
+        panels=(PANEL_ACTIVE,),
         default=True,
     ),
     AgentEntry(
@@ -205,7 +208,7 @@ _ENTRIES: Final = (
         "pc_active",
         f"{_ACTIVE}:PCActiveAgent",
         "PC, then adaptive experiments whose shift tests correct PC's graph",
-        panels=("active",),
+        panels=(PANEL_ACTIVE,),
     ),
     _BIC_ACTIVE,
     _alias("gies_active", _BIC_ACTIVE),
@@ -214,7 +217,7 @@ _ENTRIES: Final = (
         _LLM,
         "a language model with intervene and submit_graph tools",
         construction="llm",
-        panels=("active", "observational"),
+        panels=PANELS,
         extras=("llm",),
         options=LLM_OPTIONS,
     ),
@@ -223,8 +226,8 @@ _ENTRIES: Final = (
         _LLM,
         "llm_raw plus correlation, partial correlation and independence tests",
         construction="llm",
-        panels=("active", "observational"),
-        tools="stats",
+        panels=PANELS,
+        tools=TOOLS_STATS,
         extras=("llm",),
         options=LLM_OPTIONS,
     ),
@@ -241,7 +244,7 @@ _ENTRIES: Final = (
         "acdb_gym.agents.rl:RLAgent",
         "an intervention policy saved by acdb train",
         construction="policy",
-        panels=("active",),
+        panels=(PANEL_ACTIVE,),
         extras=("rl",),
     ),
 )

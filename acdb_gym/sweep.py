@@ -30,6 +30,7 @@ import numpy as np
 from acdb_gym import __version__
 from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES, get_level
 from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, PANELS, Panel
 from acdb_gym.registry import OFFLINE_AGENTS, AgentEntry, get_agent
 from acdb_gym.results import RESULTS_FILE, Location, ResultRow, ResultsAppender, read_results
 
@@ -107,7 +108,7 @@ class SweepConfig:
     levels: tuple[str, ...] = LEVEL_NAMES
     seeds: int = 8
     agents: tuple[str, ...] = OFFLINE_AGENTS
-    panels: tuple[str, ...] = ("active", "observational")
+    panels: tuple[Panel, ...] = PANELS
     repeats: int = 1
     workers: int = 1
     backend: Backend = "process"
@@ -121,8 +122,8 @@ class SweepConfig:
         if not 1 <= self.seeds <= manifest_size:
             raise ValueError(f"seeds must be in [1, {manifest_size}], got {self.seeds}")
         for panel in self.panels:
-            if panel not in ("active", "observational"):
-                raise ValueError(f"panels must be 'active' or 'observational', got {panel!r}")
+            if panel not in PANELS:
+                raise ValueError(f"panels must be among {list(PANELS)}, got {panel!r}")
         if not self.panels:
             raise ValueError("at least one panel is needed")
         if self.repeats < 1:
@@ -135,10 +136,10 @@ class SweepConfig:
             get_agent(agent)
 
 
-def _panels_for(spec: AgentEntry, requested: Sequence[str]) -> list[str]:
-    if spec.panels == ("observational",):
+def _panels_for(spec: AgentEntry, requested: Sequence[Panel]) -> list[Panel]:
+    if spec.panels == (PANEL_OBSERVATIONAL,):
         # Agents that never intervene behave the same in both panels: run them once.
-        preferred = [p for p in ("observational", "active") if p in requested]
+        preferred = [p for p in (PANEL_OBSERVATIONAL, PANEL_ACTIVE) if p in requested]
         return preferred[:1]
     return [p for p in requested if p in spec.panels]
 
@@ -361,6 +362,12 @@ def _progress(total: int, enabled: bool, initial_note: str) -> Any:
         file=sys.stderr,
         dynamic_ncols=True,
     )
+
+
+def parse_panels(text: str) -> tuple[Panel, ...]:
+    """Split a comma-separated CLI list of panels, in the order given."""
+    by_name: dict[str, Panel] = {panel: panel for panel in PANELS}
+    return tuple(by_name[item] for item in parse_list(text, PANELS, what="panels"))
 
 
 def parse_list(text: str, allowed: Iterable[str] | None = None, *, what: str) -> tuple[str, ...]:

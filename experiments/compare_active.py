@@ -43,10 +43,11 @@ from threadpoolctl import threadpool_limits
 from acdb_gym import registry, report, sweep
 from acdb_gym.baselines.active import GIESActiveAgent, Leftover, PCActiveAgent
 from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
+from acdb_gym.core.types import PANEL_ACTIVE
 from acdb_gym.report.tables import format_number, md_table
 from acdb_gym.report.types import AgentRow, LadderSummary
 
-PANEL = "active"
+PANEL = PANEL_ACTIVE
 BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 ACTIVE_AGENTS: dict[str, type[PCActiveAgent] | type[GIESActiveAgent]] = {
     "pc_active": PCActiveAgent,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acdb_gym import report
+from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL
 from acdb_gym.registry import OFFLINE_AGENTS
 from acdb_gym.sweep import SweepConfig, run_sweep
 
@@ -63,7 +64,7 @@ def main() -> None:
                 out=args.out,
                 ladder="v0",
                 agents=("llm_raw", "llm_stats"),
-                panels=("observational", "active"),
+                panels=(PANEL_OBSERVATIONAL, PANEL_ACTIVE),
                 workers=args.workers,
                 agent_options=options,
             )
@@ -76,7 +77,7 @@ def main() -> None:
                 levels=("L1", "L3", "L5"),
                 seeds=4,
                 agents=("llm_corr_obs",),
-                panels=("observational",),
+                panels=(PANEL_OBSERVATIONAL,),
                 workers=args.workers,
                 agent_options=options,
             )

@@ -22,6 +22,8 @@ import numpy as np
 
 from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
 from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.core.tools import TOOLS_RAW
+from acdb_gym.core.types import PANEL_ACTIVE
 from acdb_gym.report.load import deduplicate
 from acdb_gym.report.statistics import bootstrap_ci
 from acdb_gym.report.types import (
@@ -120,7 +122,7 @@ def group_of(row: Row) -> GroupKey:
     config = row.get("agent_config")
     if isinstance(config, dict) and config.get("model"):
         agent = f"{agent}[{config['model']}]"
-    return (agent, str(row.get("panel", "active")), str(row.get("tools", "raw")))
+    return (agent, str(row.get("panel", PANEL_ACTIVE)), str(row.get("tools", TOOLS_RAW)))
 
 
 def _instance(row: Row) -> InstanceKey:
