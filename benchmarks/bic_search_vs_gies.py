@@ -33,7 +33,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -113,7 +113,7 @@ class Side:
         return [
             f"{statistics.fmean(self.f1):.3f}",
             f"{statistics.fmean(self.shd):.2f}",
-            self.timing().cell(),
+            Timing(tuple(self.times)).cell(),
         ]
 
     def timing(self) -> Timing | None:
@@ -134,36 +134,39 @@ def run_ours(
     """Time and score one of our configurations on every instance."""
     side = Side([], [], [])
     for instance, experiments in instances:
-        timing = measure(
-            lambda i=instance, e=experiments: method(i.d_obs, e),
-            repeats=repeats,
-            warmup=0,
-            min_repeats=1,
-        )
-        side.times.append(timing.median)
-        f1, shd = _score(instance, method(instance.d_obs, experiments))
+
+        def call(i: Instance = instance, e: Experiments = experiments) -> PDAG:
+            return method(i.d_obs, e)
+
+        side.times.append(measure(call, repeats=repeats, warmup=0, min_repeats=1).median)
+        f1, shd = _score(instance, call())
         side.f1.append(f1)
         side.shd.append(shd)
     return side
 
 
-def run_peer(
-    instances: Sequence[tuple[Instance, Experiments]], repeats: int, cap: float
-) -> Side:
+def _gies_on(data: tuple[Instance, Experiments]) -> PDAG:
+    return run_gies(data[0].d_obs, data[1])
+
+
+def run_peer(instances: Sequence[tuple[Instance, Experiments]], repeats: int, cap: float) -> Side:
     """Time and score GIES on every instance, each call in a child capped at ``cap`` s."""
     side = Side([], [], [])
     for instance, experiments in instances:
-        timing, scores = run_capped(
-            lambda i=instance, e=experiments: (i, e),
-            lambda args: run_gies(args[0].d_obs, args[1]),
-            repeats=repeats,
-            cap=cap,
-            check=lambda graph, i=instance: _score(i, graph),
-        )
+
+        def setup(
+            i: Instance = instance, e: Experiments = experiments
+        ) -> tuple[Instance, Experiments]:
+            return i, e
+
+        def check(graph: Any, i: Instance = instance) -> tuple[float, float]:
+            return _score(i, graph)
+
+        timing, scores = run_capped(setup, _gies_on, repeats=repeats, cap=cap, check=check)
         if isinstance(timing, Skipped):
             return Side([], [], [], skipped=timing)
         side.times.append(timing.median)
-        f1, shd = scores  # type: ignore[misc]
+        f1, shd = cast(tuple[float, float], scores)
         side.f1.append(f1)
         side.shd.append(shd)
     return side
