@@ -44,6 +44,7 @@ SCRIPTS = {
     "score": "score_vs_gcastle.py",
     "design": "design_env_steps.py",
     "sweep": "sweep_walltime.py",
+    "gies": "bic_search_vs_gies.py",
 }
 """The benchmark scripts, in the order of the issue, by short name."""
 

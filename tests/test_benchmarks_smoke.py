@@ -22,9 +22,15 @@ SCRIPTS = (
     "score_vs_gcastle.py",
     "design_env_steps.py",
     "sweep_walltime.py",
+    "bic_search_vs_gies.py",
 )
-WITH_PEERS = ("cpdag_vs_peers.py", "reset_timing.py", "score_vs_gcastle.py")
-PEER_PACKAGES = ("causallearn", "graphical_models", "castle")
+WITH_PEERS = (
+    "cpdag_vs_peers.py",
+    "reset_timing.py",
+    "score_vs_gcastle.py",
+    "bic_search_vs_gies.py",
+)
+PEER_PACKAGES = ("causallearn", "graphical_models", "castle", "gies")
 TIMEOUT = 300
 
 

@@ -1,6 +1,6 @@
 """Reference policies built on :mod:`acdb_gym.discovery`; each acts only through ``env.step``."""
 
-from acdb_gym.baselines.active import GIESActiveAgent, PCActiveAgent
+from acdb_gym.baselines.active import BICActiveAgent, GIESActiveAgent, PCActiveAgent
 from acdb_gym.baselines.classical import (
     OracleAgent,
     PCAgent,
@@ -11,6 +11,7 @@ from acdb_gym.baselines.classical import (
 )
 
 __all__ = [
+    "BICActiveAgent",
     "GIESActiveAgent",
     "OracleAgent",
     "PCActiveAgent",

@@ -1,4 +1,4 @@
-"""Input checks and a reachability helper shared by the discovery algorithms (private)."""
+"""Input checks shared by the discovery algorithms (private)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ a descendant of ``t``. For an undirected edge ``t - j`` that means: ``X_j`` shif
 ``t -> j``. Two rules turn that into orientations:
 
 * :func:`orient_from_interventions` tests for a shift in mean or variance
-  (:func:`distribution_shift_pvalue`) and then applies Meek's rules;
+  (:func:`acdb_gym.discovery.shift.distribution_shift_pvalue`) and then applies Meek's rules;
 * :func:`orient_by_mean_shift` is the paper's ``pc_greedy`` heuristic (a fixed threshold on the
   change of the mean, no Meek closure).
 
@@ -23,7 +23,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from acdb_gym.core.graphs import (
     PDAG,
@@ -32,10 +31,10 @@ from acdb_gym.core.graphs import (
 )
 from acdb_gym.core.types import BoolMatrix, FloatArray
 from acdb_gym.discovery._common import as_data_matrix, check_min_rows, check_probability
+from acdb_gym.discovery.shift import distribution_shift_pvalue
 
 __all__ = [
     "Experiment",
-    "distribution_shift_pvalue",
     "orient_by_mean_shift",
     "orient_from_interventions",
 ]
@@ -45,59 +44,6 @@ Experiment = tuple[int, ArrayLike]
 
 Decision = Literal["forward", "backward"] | None
 """``"forward"`` orients ``target -> j``, ``"backward"`` orients ``j -> target``, None abstains."""
-
-
-def _as_sample(values: ArrayLike, name: str) -> FloatArray:
-    sample = np.array(values, dtype=np.float64, copy=True)
-    if sample.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {sample.shape}")
-    if sample.size < 2:
-        raise ValueError(f"{name} needs at least 2 values, got {sample.size}")
-    if not np.isfinite(sample).all():
-        index = int(np.flatnonzero(~np.isfinite(sample))[0])
-        raise ValueError(f"{name} must be finite, got {sample[index]} at index {index}")
-    return sample
-
-
-def distribution_shift_pvalue(obs_col: ArrayLike, int_col: ArrayLike) -> float:
-    """P-value for "the two samples come from the same distribution", sensitive to a change of
-    mean or of spread.
-
-    Combines Welch's t-test on the means and the Brown–Forsythe (median-centred Levene) test on
-    the variances with a Bonferroni correction: ``p = min(1, 2 * min(p_mean, p_var))``.
-
-    Degenerate inputs: when both samples are constant the answer is exact (1 if they hold the
-    same value, else 0). A test that is undefined for the data (e.g. Levene when every absolute
-    deviation equals its group mean) contributes no evidence (its p-value counts as 1).
-
-    Args:
-        obs_col: observational values of one variable, 1-D, at least 2 finite values.
-        int_col: values of the same variable under an intervention, same requirements.
-
-    Returns:
-        A p-value in ``[0, 1]``.
-
-    Raises:
-        ValueError: an input that is not 1-D, has fewer than 2 values or non-finite values.
-
-    >>> rng = np.random.default_rng(0)
-    >>> distribution_shift_pvalue(rng.normal(size=200), rng.normal(3.0, 1.0, size=200)) < 1e-6
-    True
-    >>> distribution_shift_pvalue([1.0, 1.0, 1.0], [1.0, 1.0])
-    1.0
-    """
-    obs = _as_sample(obs_col, "obs_col")
-    inter = _as_sample(int_col, "int_col")
-    obs_constant = obs.min() == obs.max()
-    int_constant = inter.min() == inter.max()
-    if obs_constant and int_constant:
-        return 1.0 if obs[0] == inter[0] else 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p_mean = float(stats.ttest_ind(obs, inter, equal_var=False).pvalue)
-        p_var = float(stats.levene(obs, inter, center="median").pvalue)
-    p_mean = p_mean if np.isfinite(p_mean) else 1.0
-    p_var = p_var if np.isfinite(p_var) else 1.0
-    return min(1.0, 2.0 * min(p_mean, p_var))
 
 
 def orient_from_interventions(
@@ -113,7 +59,7 @@ def orient_from_interventions(
     apply Meek's rules R1–R4.
 
     For each experiment ``(t, samples)`` and each undirected edge ``t - j``, let ``p`` be
-    :func:`distribution_shift_pvalue` of ``X_j`` observational vs interventional. Without
+    :func:`~acdb_gym.discovery.shift.distribution_shift_pvalue` of ``X_j`` observational vs interventional. Without
     ``abstain``: ``p < alpha`` orients ``t -> j``, otherwise ``j -> t``. With ``abstain``:
     ``p < alpha`` orients ``t -> j``, ``p > no_shift_threshold`` orients ``j -> t``, and anything
     in between leaves the edge undirected.

@@ -1,4 +1,4 @@
-"""The stronger active agents (pc_active, gies_active) and pc_active's evidence combination."""
+"""The stronger active agents (pc_active, bic_active and its deprecated alias gies_active)."""
 
 from __future__ import annotations
 
@@ -10,22 +10,15 @@ import pytest
 
 import acdb_gym  # noqa: F401  (registers the env ids)
 from acdb_gym.agents.base import Agent, run_episode
-from acdb_gym.baselines.active import (
-    GIESActiveAgent,
-    PCActiveAgent,
-    ShiftEvidence,
-    combine_shift_evidence,
-    shift_evidence,
-    shift_pvalues,
-)
-from acdb_gym.core.graphs import PDAG, minimum_intervention_set
+from acdb_gym.baselines.active import BICActiveAgent, GIESActiveAgent, PCActiveAgent
+from acdb_gym.core.graphs import minimum_intervention_set
 from acdb_gym.core.instance import Instance
 from acdb_gym.core.ladder import LADDERS
 from acdb_gym.core.scm import LinearGaussianSCM
-from acdb_gym.discovery import distribution_shift_pvalue, greedy_interventional_search, pc_cpdag
+from acdb_gym.discovery import greedy_interventional_search, pc_cpdag
 from acdb_gym.envs import actions
 
-AGENTS = [PCActiveAgent, GIESActiveAgent]
+AGENTS = [PCActiveAgent, BICActiveAgent]
 
 
 def tiny_world(edges: list[tuple[int, int]], seed: int, *, budget: int = 2) -> Instance:
@@ -66,7 +59,7 @@ def test_agents_recover_three_node_worlds(
     agent_class: type[Agent], edges: list[tuple[int, int]], seeds: tuple[int, ...]
 ) -> None:
     # X3 and X4 are isolated. (For pc_active the seeds avoid PC's occasional 5%-level false
-    # edge between independent nodes; gies_active recovers every seed tried.)
+    # edge between independent nodes; bic_active recovers every seed tried.)
     env = gym.make("ACDB-L0-v0")
     for seed in seeds:
         result = run_episode(env, agent_class(), instance=tiny_world(edges, seed))
@@ -77,7 +70,7 @@ def test_agents_recover_three_node_worlds(
 def test_the_chain_needs_an_experiment_and_one_suffices() -> None:
     env = gym.make("ACDB-L0-v0")
     instance = tiny_world(CHAIN, 2, budget=1)
-    for agent in (PCActiveAgent(), GIESActiveAgent()):
+    for agent in (PCActiveAgent(), BICActiveAgent()):
         result = run_episode(env, agent, instance=instance)
         assert result.interventions == 1 and result.score["shd"] == 0
         assert agent.targets in ((0,), (1,), (2,))
@@ -115,7 +108,7 @@ def test_agents_are_deterministic(agent_class: type[Agent]) -> None:
 
 def test_agents_keep_the_last_step_for_the_submission() -> None:
     env = gym.make("ACDB-L0-v0", max_steps=2)
-    for agent in (PCActiveAgent(), GIESActiveAgent()):
+    for agent in (PCActiveAgent(), BICActiveAgent()):
         result = run_episode(env, agent, manifest_index=0)
         assert not result.truncated and result.interventions == 1
 
@@ -126,17 +119,17 @@ def test_observational_panel_submits_the_observational_estimate() -> None:
     pc = PCActiveAgent()
     result = run_episode(env, pc, manifest_index=2)
     assert result.interventions == 0 and pc.graph == pc_cpdag(instance.d_obs)
-    gies = GIESActiveAgent()
-    result = run_episode(env, gies, manifest_index=2)
+    bic = BICActiveAgent()
+    result = run_episode(env, bic, manifest_index=2)
     expected = greedy_interventional_search(instance.d_obs, [], penalty=2.0)
-    assert result.interventions == 0 and gies.graph == expected.essential_graph
+    assert result.interventions == 0 and bic.graph == expected.essential_graph
 
 
 def test_stop_rule_submits_once_nothing_is_undirected() -> None:
     env = gym.make("ACDB-L0-v0")
     instance = tiny_world(CHAIN, 2, budget=4)
-    explore = run_episode(env, GIESActiveAgent(), instance=instance)
-    stop = run_episode(env, GIESActiveAgent(leftover="stop"), instance=instance)
+    explore = run_episode(env, BICActiveAgent(), instance=instance)
+    stop = run_episode(env, BICActiveAgent(leftover="stop"), instance=instance)
     assert stop.interventions == 1 and explore.interventions == 4
     assert stop.score["shd"] == explore.score["shd"] == 0
 
@@ -157,9 +150,9 @@ def test_interventions_scale_with_the_observational_spread() -> None:
         (lambda: PCActiveAgent(shift=0.0), "shift must be finite and non-zero, got 0.0"),
         (lambda: PCActiveAgent(pc_alpha=1.5), r"pc_alpha must be in \(0, 1\), got 1.5"),
         (lambda: PCActiveAgent(alpha=0.1, no_shift_threshold=0.05), "no_shift_threshold"),
-        (lambda: GIESActiveAgent(penalty=-1.0), "penalty must be positive and finite, got -1.0"),
-        (lambda: GIESActiveAgent(restarts=-1), "restarts must be >= 0"),
-        (lambda: GIESActiveAgent(leftover="later"), "leftover must be one of"),  # type: ignore[arg-type]
+        (lambda: BICActiveAgent(penalty=-1.0), "penalty must be positive and finite, got -1.0"),
+        (lambda: BICActiveAgent(restarts=-1), "restarts must be >= 0"),
+        (lambda: BICActiveAgent(leftover="later"), "leftover must be one of"),  # type: ignore[arg-type]
     ],
 )
 def test_agents_reject_bad_settings(factory: Any, message: str) -> None:
@@ -167,123 +160,40 @@ def test_agents_reject_bad_settings(factory: Any, message: str) -> None:
         factory()
 
 
-def test_gies_agent_beats_pc_greedy_on_v0_l3() -> None:
+def test_bic_agent_beats_pc_greedy_on_v0_l3() -> None:
     from acdb_gym.baselines import PCGreedyAgent
 
     env = gym.make("ACDB-L3-v0")
-    gies = [run_episode(env, GIESActiveAgent(), manifest_index=i).score for i in range(3)]
+    bic = [run_episode(env, BICActiveAgent(), manifest_index=i).score for i in range(3)]
     greedy = [run_episode(env, PCGreedyAgent(), manifest_index=i).score for i in range(3)]
-    assert np.mean([s["directed_f1"] for s in gies]) > np.mean([s["directed_f1"] for s in greedy])
-    assert np.mean([s["shd"] for s in gies]) < np.mean([s["shd"] for s in greedy])
+    assert np.mean([s["directed_f1"] for s in bic]) > np.mean([s["directed_f1"] for s in greedy])
+    assert np.mean([s["shd"] for s in bic]) < np.mean([s["shd"] for s in greedy])
 
 
-# --------------------------------------------------------------------------- shift evidence
+# --------------------------------------------------------------------------- deprecated alias
 
 
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # scipy on the constant columns
-def test_shift_pvalues_match_distribution_shift_pvalue_column_by_column() -> None:
-    rng = np.random.default_rng(0)
-    observational = rng.normal(size=(60, 5))
-    samples = rng.normal(0.4, 1.5, size=(25, 5))
-    samples[:, 1] = 3.0  # the intervened column is constant
-    observational[:, 4] = samples[:, 4] = 2.0  # constant everywhere, same value
-    expected = [distribution_shift_pvalue(observational[:, j], samples[:, j]) for j in range(5)]
-    assert shift_pvalues(observational, samples) == pytest.approx(expected, rel=1e-9)
+def test_gies_active_is_a_deprecated_alias_of_bic_active() -> None:
+    with pytest.deprecated_call(match="BICActiveAgent"):
+        alias = GIESActiveAgent(penalty=3.0, leftover="verify")
+    assert isinstance(alias, BICActiveAgent)
+    assert (alias.name, BICActiveAgent.name) == ("gies_active", "bic_active")
+    assert (alias.penalty, alias.leftover) == (3.0, "verify")
+    import acdb_gym.baselines as baselines
+
+    assert baselines.GIESActiveAgent is GIESActiveAgent
+    assert baselines.BICActiveAgent is BICActiveAgent
 
 
-def chain_samples(n: int, rng: np.random.Generator, do0: float | None = None) -> np.ndarray:
-    """X0 -> X1 -> X2 and an isolated X3, unit weights and noise."""
-    noise = rng.normal(size=(n, 4))
-    x0 = noise[:, 0] if do0 is None else np.full(n, do0)
-    x1 = x0 + noise[:, 1]
-    return np.column_stack([x0, x1, x1 + noise[:, 2], noise[:, 3]])
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_gies_active_plays_the_episodes_of_bic_active() -> None:
+    env = gym.make("ACDB-L2-v1")
+    alias = run_episode(env, GIESActiveAgent(), manifest_index=1)
+    renamed = run_episode(env, BICActiveAgent(), manifest_index=1)
+    assert alias.trajectory == renamed.trajectory and alias.score == renamed.score
 
 
-def test_shift_evidence_separates_children_from_indirect_descendants() -> None:
-    rng = np.random.default_rng(1)
-    observational, samples = chain_samples(2000, rng), chain_samples(400, rng, do0=4.0)
-    evidence = shift_evidence(observational, 0, samples, direct_for=np.ones(4, dtype=np.bool_))
-    assert np.isnan(evidence.shift[0]) and np.isnan(evidence.direct[0])
-    assert evidence.shift[1] < 1e-6 and evidence.shift[2] < 1e-6 and evidence.shift[3] > 0.01
-    assert evidence.direct[1] < 1e-6  # X1 is a child of X0
-    assert evidence.direct[2] > 0.01  # X2 shifts only through X1
-
-
-def test_direct_effect_test_is_calibrated_under_the_null() -> None:
-    rng = np.random.default_rng(2)
-    p_values = [
-        shift_evidence(
-            chain_samples(50, rng), 0, chain_samples(20, rng, do0=4.0), direct_for=np.ones(4, bool)
-        ).direct[2]
-        for _ in range(200)
-    ]
-    assert 0.01 < np.mean(np.array(p_values) < 0.05) < 0.10
-
-
-# --------------------------------------------------------------------------- combination
-
-
-def evidence(target: int, shift: list[float], direct: list[float] | None = None) -> ShiftEvidence:
-    shift_array = np.array(shift, dtype=float)
-    shift_array[target] = np.nan
-    direct_array = np.full(len(shift), np.nan) if direct is None else np.array(direct, float)
-    return ShiftEvidence(target, shift_array, direct_array)
-
-
-def test_experiment_orients_incident_edges_and_overrides_pc() -> None:
-    # PC: X0 - X1 <- X2 (the collider orientation is wrong). do(X1): X2 shifts, X0 does not.
-    pc = PDAG.from_edges(3, directed=[(2, 1)], undirected=[(0, 1)])
-    combined = combine_shift_evidence(pc, [evidence(1, [0.6, 0, 1e-8])])
-    assert combined.graph == PDAG.from_edges(3, directed=[(0, 1), (1, 2)])
-    assert combined.settled[0, 1] and combined.settled[1, 2]
-
-
-def test_weak_evidence_abstains_even_against_pc() -> None:
-    pc = PDAG.from_edges(3, directed=[(0, 1)], undirected=[(1, 2)])
-    combined = combine_shift_evidence(pc, [evidence(1, [0.03, 0, 1e-8])])
-    assert combined.graph == PDAG.from_edges(3, directed=[(1, 2)], undirected=[(0, 1)])
-
-
-def test_pc_orientations_fill_in_where_experiments_are_silent() -> None:
-    # do(X3) leaves X2 alone, so X2 -> X3; the collider at X2 is PC's alone and is kept.
-    pc = PDAG.from_edges(4, directed=[(0, 2), (1, 2)], undirected=[(2, 3)])
-    combined = combine_shift_evidence(pc, [evidence(3, [0.9, 0.9, 0.9, 0])])
-    assert combined.graph == PDAG.from_edges(4, directed=[(0, 2), (1, 2), (2, 3)])
-    assert combined.settled[2, 3] and not combined.settled[0, 2]
-
-
-def test_contradictory_experiments_abstain() -> None:
-    pc = PDAG.from_edges(2, undirected=[(0, 1)])
-    both_shift = [evidence(0, [0, 1e-9]), evidence(1, [1e-9, 0])]
-    assert combine_shift_evidence(pc, both_shift).graph == pc
-
-
-def test_two_clean_experiments_remove_an_edge() -> None:
-    pc = PDAG.from_edges(2, undirected=[(0, 1)])
-    neither = [evidence(0, [0, 0.8]), evidence(1, [0.7, 0])]
-    assert combine_shift_evidence(pc, neither).graph == PDAG.empty(2)
-    assert combine_shift_evidence(pc, neither, repair_skeleton=False).graph == pc
-
-
-def test_direct_effects_add_missing_edges_but_indirect_ones_do_not() -> None:
-    pc = PDAG.from_edges(3, undirected=[(1, 2)])
-    direct = evidence(0, [0, 1e-9, 1e-9], direct=[np.nan, 1e-9, 0.4])
-    combined = combine_shift_evidence(pc, [direct])
-    assert combined.graph == PDAG.from_edges(3, directed=[(0, 1), (1, 2)])
-    without = combine_shift_evidence(pc, [direct], repair_skeleton=False)
-    assert without.graph == pc
-
-
-def test_descendant_cut_orients_edges_away_from_the_target() -> None:
-    # do(X0) shifts X1 but clearly not X2, so the undirected X1 - X2 must be X2 -> X1.
-    pc = PDAG.from_edges(3, undirected=[(0, 1), (1, 2)])
-    combined = combine_shift_evidence(pc, [evidence(0, [0, 1e-9, 0.9])])
-    assert combined.graph == PDAG.from_edges(3, directed=[(0, 1), (2, 1)])
-
-
-def test_combination_rejects_bad_thresholds() -> None:
-    pc = PDAG.empty(2)
-    with pytest.raises(ValueError, match=r"alpha must be in \(0, 1\), got 0.0"):
-        combine_shift_evidence(pc, [], alpha=0.0)
-    with pytest.raises(ValueError, match=r"no_shift_threshold must be in \[alpha, 1\)"):
-        combine_shift_evidence(pc, [], alpha=0.05, no_shift_threshold=0.01)
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_gies_active_rejects_bad_settings_as_bic_active_does() -> None:
+    with pytest.raises(ValueError, match=r"penalty must be positive and finite, got -1\.0"):
+        GIESActiveAgent(penalty=-1.0)

@@ -15,9 +15,12 @@ OWN_LAYERS = ("acdb_gym.core", "acdb_gym.discovery")
 
 def test_public_names_are_exported() -> None:
     assert sorted(discovery.__all__) == [
+        "CombinedGraph",
         "Experiment",
         "InterventionalBIC",
         "ScoreSearchResult",
+        "ShiftEvidence",
+        "combine_shift_evidence",
         "distribution_shift_pvalue",
         "greedy_interventional_search",
         "hill_climb",
@@ -27,6 +30,8 @@ def test_public_names_are_exported() -> None:
         "pdag_from_causallearn",
         "pdag_to_causallearn",
         "regress_in_order",
+        "shift_evidence",
+        "shift_pvalues",
         "sortnregress",
     ]
     for name in discovery.__all__:

@@ -1,4 +1,4 @@
-"""Score-based structure learning from observational plus interventional data.
+"""Greedy search on the interventional Gaussian BIC, from observational plus interventional data.
 
 The score is the Gaussian BIC for single-node hard interventions that GIES uses (Hauser &
 Bühlmann 2012): every node ``j`` is a linear regression on its parents with an intercept and
@@ -10,13 +10,15 @@ information about it). The score decomposes over nodes::
 
 with ``n_j`` the number of rows in which ``j`` was not a target.
 
-The search is not GIES's search over interventional essential graphs. It is a greedy hill
-climb over DAGs (:func:`hill_climb`: add, delete or reverse one edge, always the best-scoring
-move), a tabu phase that may take worsening moves to leave a plateau or local optimum (never
-revisiting a DAG), and a few restarts from randomly perturbed copies of the best DAG, keeping
-the best DAG seen. The result is returned as the interventional essential graph of that DAG for
-the intervened targets (:func:`acdb_gym.core.graphs.essential_graph`): what the data can
-identify about the DAG, so orientations the score cannot tell apart stay undirected.
+Only the score is GIES's; the search is not (the real GIES, a greedy search over
+interventional essential graphs, is measured against this one in
+``benchmarks/bic_search_vs_gies.py``). It is a greedy hill climb over DAGs (:func:`hill_climb`:
+add, delete or reverse one edge, always the best-scoring move), a tabu phase that may take
+worsening moves to leave a plateau or local optimum (never revisiting a DAG), and a few restarts
+from randomly perturbed copies of the best DAG, keeping the best DAG seen. The result is
+returned as the interventional essential graph of that DAG for the intervened targets
+(:func:`acdb_gym.core.graphs.essential_graph`): what the data can identify about the DAG, so
+orientations the score cannot tell apart stay undirected.
 
 Every move is scored in closed form. For node ``j`` with parents ``P`` and scatter matrix ``S``
 of its rows, ``RSS(P) = S_jj - S_jP S_PP^{-1} S_Pj``; the Schur complement of ``S`` on ``P``
@@ -41,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from acdb_gym.core.graphs import DAG, PDAG, essential_graph
+from acdb_gym.core.graphs import DAG, PDAG, essential_graph, has_directed_path
 from acdb_gym.core.types import BoolMatrix, FloatArray
 from acdb_gym.discovery._common import as_data_matrix
 
@@ -355,12 +357,12 @@ def _perturb(adjacency: BoolMatrix, rng: np.random.Generator) -> BoolMatrix:
     count = max(1, len(edges) // 5)
     for tail, head in edges[rng.permutation(len(edges))[:count]]:
         perturbed[tail, head] = False
-        if rng.random() < 0.5 and not _transitive_closure(perturbed)[tail, head]:
+        if rng.random() < 0.5 and not has_directed_path(perturbed, tail, head):
             perturbed[head, tail] = True
     for _ in range(count):
         tail, head = (int(v) for v in rng.choice(n, size=2, replace=False))
         free = not (perturbed[tail, head] or perturbed[head, tail])
-        if free and not _transitive_closure(perturbed)[head, tail]:
+        if free and not has_directed_path(perturbed, head, tail):
             perturbed[tail, head] = True
     return perturbed
 
@@ -439,7 +441,11 @@ def _moved(adjacency: BoolMatrix, move: Move) -> BoolMatrix:
 
 
 def _transitive_closure(adjacency: BoolMatrix) -> BoolMatrix:
-    """``reach[a, b]``: a directed path of length >= 1 leads from ``a`` to ``b``."""
+    """``reach[a, b]``: a directed path of length >= 1 leads from ``a`` to ``b``.
+
+    Every move of the search needs all pairs at once; the graph module answers one pair at a
+    time (:func:`acdb_gym.core.graphs.has_directed_path`), which :func:`_perturb` uses.
+    """
     reach = adjacency.copy()
     step = adjacency.astype(np.float32)
     while True:

@@ -1,4 +1,4 @@
-"""Tests for acdb_gym.discovery.gies: the interventional BIC and the score-based search."""
+"""Tests for acdb_gym.discovery.bic_search: the interventional BIC and the greedy search on it."""
 
 from __future__ import annotations
 
