@@ -162,7 +162,7 @@ _LLM: Final = "acdb_gym.agents.llm:LLMAgent"
 
 _BIC_ACTIVE: Final = AgentEntry(
     "bic_active",
-    f"{_ACTIVE}:GIESActiveAgent",
+    f"{_ACTIVE}:BICActiveAgent",
     "greedy search on the interventional Gaussian BIC, adaptive experiments",
     panels=(PANEL_ACTIVE,),
 )

@@ -13,7 +13,7 @@ the report package (``acdb_gym.report``):
   two-sided, mean difference) of each new agent against ``pc_greedy`` on directed F1 and SHD,
   the best new agent (highest mean directed F1 on the ladder) first.
 
-Besides ``pc``, ``sortnregress``, ``pc_greedy``, ``pc_active`` and ``gies_active`` (whose
+Besides ``pc``, ``sortnregress``, ``pc_greedy``, ``pc_active`` and ``bic_active`` (whose
 default ``leftover="explore"`` spends the whole budget), four ablations run by default:
 ``<agent>/stop`` submits as soon as nothing is undirected (the paper's stopping rule) and
 ``<agent>/verify`` also checks orientations no experiment has settled, but explores no further
@@ -41,7 +41,7 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 
 from acdb_gym import registry, report, sweep
-from acdb_gym.baselines.active import GIESActiveAgent, Leftover, PCActiveAgent
+from acdb_gym.baselines.active import BICActiveAgent, Leftover, PCActiveAgent
 from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
 from acdb_gym.core.types import PANEL_ACTIVE
 from acdb_gym.report.tables import format_number, md_table
@@ -49,9 +49,9 @@ from acdb_gym.report.types import AgentRow, LadderSummary
 
 PANEL = PANEL_ACTIVE
 BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-ACTIVE_AGENTS: dict[str, type[PCActiveAgent] | type[GIESActiveAgent]] = {
+ACTIVE_AGENTS: dict[str, type[PCActiveAgent] | type[BICActiveAgent]] = {
     "pc_active": PCActiveAgent,
-    "gies_active": GIESActiveAgent,
+    "bic_active": BICActiveAgent,
 }
 ABLATIONS: tuple[Leftover, ...] = ("stop", "verify")
 AGENTS = (

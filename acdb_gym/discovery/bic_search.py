@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from acdb_gym.core.graphs import DAG, PDAG, essential_graph, has_directed_path
+from acdb_gym.core.graphs import DAG, PDAG, essential_graph, has_directed_path, reachability
 from acdb_gym.core.types import BoolMatrix, FloatArray
 from acdb_gym.discovery._common import as_data_matrix
 
@@ -394,7 +394,7 @@ class _SearchState:
     ) -> tuple[float, Move | None]:
         """The best legal move to an unvisited DAG and its gain (``None``: no such move)."""
         adjacency = self.adjacency
-        reach = _transitive_closure(adjacency)
+        reach = reachability(adjacency)
         adjacent = adjacency | adjacency.T
         # i -> j may be added unless j already reaches i; i -> j may be reversed unless a
         # longer path i -> c ~> j exists (counted through the children c of i).
@@ -438,21 +438,6 @@ def _moved(adjacency: BoolMatrix, move: Move) -> BoolMatrix:
     if kind == _REVERSE:
         result[head, tail] = True
     return result
-
-
-def _transitive_closure(adjacency: BoolMatrix) -> BoolMatrix:
-    """``reach[a, b]``: a directed path of length >= 1 leads from ``a`` to ``b``.
-
-    Every move of the search needs all pairs at once; the graph module answers one pair at a
-    time (:func:`acdb_gym.core.graphs.has_directed_path`), which :func:`_perturb` uses.
-    """
-    reach = adjacency.copy()
-    step = adjacency.astype(np.float32)
-    while True:
-        grown = reach | ((reach.astype(np.float32) @ step) > 0)
-        if np.array_equal(grown, reach):
-            return reach
-        reach = grown
 
 
 def greedy_interventional_search(
