@@ -220,7 +220,7 @@ def _step_parts(env: ACDBEnv) -> dict[str, Any]:
     scm = env.hidden_instance().scm
     rng = np.random.default_rng(0)
     out = np.empty((n_int, d))
-    recognise = getattr(acdb_env, "_plain_intervene", None) or getattr(
+    recognise = getattr(acdb_env, "_intervene_request", None) or getattr(
         actions, "intervene_request", None
     )
     make_matrices: Any = None

@@ -10,7 +10,7 @@ import pytest
 
 from acdb_gym.core.session import Session
 from acdb_gym.envs import actions
-from acdb_gym.envs.acdb_env import ACDBEnv, _plain_intervene
+from acdb_gym.envs.acdb_env import ACDBEnv, _intervene_request
 from acdb_gym.envs.actions import ActionKind, Intervene
 
 D, M = 5, 6
@@ -44,7 +44,7 @@ def _intervene_variants() -> list[Any]:
     ]
 
 
-def test_plain_intervene_accepts_only_certain_elements_of_the_space() -> None:
+def test_intervene_request_accepts_only_certain_elements_of_the_space() -> None:
     """The step's fast recognition never accepts what the space rejects, and then agrees with
     decode."""
     rng = np.random.default_rng(0)
@@ -54,16 +54,16 @@ def test_plain_intervene_accepts_only_certain_elements_of_the_space() -> None:
     candidates += [actions.intervene(int(rng.integers(D)), rng.normal(0, 50)) for _ in range(100)]
     accepted = 0
     for action in candidates:
-        typed = _plain_intervene(action, D)
-        if typed is None:
+        request = _intervene_request(action, D)
+        if request is None:
             continue
         accepted += 1
         assert SPACE.contains(action), action
-        assert actions.decode(action, n_nodes=D) == typed
-        assert type(typed.var) is int and type(typed.value) is float
+        assert actions.decode(action, n_nodes=D) == Intervene(*request)
+        assert type(request[0]) is int and type(request[1]) is float
     # Everything actions.intervene builds within the bounds is recognised.
     assert accepted >= 103
-    assert _plain_intervene(actions.intervene(2, 3.0), D) == Intervene(2, 3.0)
+    assert _intervene_request(actions.intervene(2, 3.0), D) == (2, 3.0)
 
 
 @pytest.mark.parametrize(("ladder", "level"), [("v0", "L3"), ("v1", "L5")])
