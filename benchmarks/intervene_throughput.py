@@ -18,11 +18,15 @@ loop (warm caches), for reference. Every step returns fresh copies of all observ
 
 A second table splits one step into its parts, each timed alone on the same env: the action
 space membership check (Gymnasium's ``OneOf``/``Dict`` ``contains``, which the env skips for an
-action that ``actions.intervene_request`` recognises), that recognition, the draw
-(``LinearGaussianSCM._draw_do``: noise, the intervened column, one product with the target's
-precomputed matrix), making every target's matrix (done once per instance, at reset), building
-the observation and the info dict. "rest" is the step's median minus the parts it uses: the
-session's checks and bookkeeping, Python call overhead.
+``intervene`` action as ``actions.intervene`` builds it), the step's own recognition of such an
+action, the draw (the session's private sampler: noise, the intervened column, one product with
+the target's precomputed matrix), making every target's matrix (done once per instance, when
+its first session starts), building the observation and the info dict. "rest" is the step's
+median minus the parts it uses: the session's checks and bookkeeping, Python call overhead.
+
+The parts are private internals, found by name; a revision that has a part under another name
+(the previous one, run as a baseline) is measured through that name, and a part it lacks shows
+as "–".
 
 Run: ``python benchmarks/intervene_throughput.py [--smoke] [--repeats N]``
 """
@@ -51,8 +55,13 @@ from _common import (
 )
 
 from acdb_gym.core.ladder import LADDERS, LevelSpec
-from acdb_gym.envs import actions
+from acdb_gym.envs import acdb_env, actions
 from acdb_gym.envs.acdb_env import ACDBEnv
+
+try:
+    from acdb_gym.core import _sampler
+except ImportError:  # the previous revision kept the matrices on the SCM
+    _sampler = None
 
 SYNTHETIC = {
     "wide (synthetic)": LevelSpec(d=100, k=150, n_obs=1000, n_int=1000, noise_var=1.0, slack=1),
@@ -204,43 +213,61 @@ def throughput_table(envs: list[tuple[str, str, ACDBEnv]], n_steps: int) -> str:
     return markdown_table(headers, rows)
 
 
-def breakdown_table(envs: list[tuple[str, str, ACDBEnv]], repeats: int) -> str:
-    """The parts of one step. A part the measured version of the package does not have (an
-    older revision, run as a baseline) shows as "–" and is left out of "rest"."""
-    rows = []
-    request = getattr(actions, "intervene_request", None)
-    for ladder_name, level_name, env in envs:
-        env.reset(seed=1)
-        d, n_int = env.n_nodes, env.level.spec.n_int
-        action = actions.intervene(0, 1.0)
-        scm = env.hidden_instance().scm
-        rng = np.random.default_rng(0)
-        out = np.empty((n_int, d))
-        draw = getattr(scm, "_draw_do", None)
+def _step_parts(env: ACDBEnv) -> dict[str, Any]:
+    """The callables of one step's parts on ``env``'s current episode (None where missing)."""
+    d, n_int = env.n_nodes, env.level.spec.n_int
+    action = actions.intervene(0, 1.0)
+    scm = env.hidden_instance().scm
+    rng = np.random.default_rng(0)
+    out = np.empty((n_int, d))
+    recognise = getattr(acdb_env, "_intervene_request", None) or getattr(
+        actions, "intervene_request", None
+    )
+    make_matrices: Any = None
+    draw: Any = None
+    if _sampler is not None:
+        sampler = _sampler.sampler_for(scm)
+        draw = sampler.draw
+
+        def make_matrices(s: Any = scm) -> None:  # every target's for small d, target 0's above
+            if s.n_nodes <= _sampler.BLOCK_MAX_D:
+                _sampler.InterventionSampler(s)
+            else:
+                s.do_matrix(0)
+
+    elif hasattr(scm, "_do_matrices"):  # the previous revision kept them on the SCM
+        draw = scm._draw_do
 
         def make_matrices(s: Any = scm) -> None:
-            s._do_matrices.clear()  # every target's matrix for small d, target 0's for large
+            s._do_matrices.clear()
             s._do_matrix(0)
 
-        parts: dict[str, Any] = {
-            "Gymnasium contains (skipped)": lambda a=action, e=env: e.action_space.contains(a),
-            "intervene_request": (
-                None if request is None else (lambda a=action, n=d: request(a, n))
-            ),
-            "draw": (
-                None if draw is None else (lambda f=draw, n=n_int, r=rng, o=out: f(0, 1.0, n, r, o))
-            ),
-            "matrices (at reset)": make_matrices if hasattr(scm, "_do_matrices") else None,
-            "_observation()": env._observation,
-            "_info()": env._info,
-        }
+    return {
+        "Gymnasium contains (skipped)": lambda a=action, e=env: e.action_space.contains(a),
+        "recognise intervene": (
+            None if recognise is None else (lambda a=action, n=d: recognise(a, n))
+        ),
+        "draw": None if draw is None else (lambda n=n_int, o=out: draw(0, 1.0, n, rng, o)),
+        "matrices (once per instance)": make_matrices,
+        "_observation()": env._observation,
+        "_info()": env._info,
+    }
+
+
+def breakdown_table(envs: list[tuple[str, str, ACDBEnv]], repeats: int) -> str:
+    """The parts of one step. A part the measured version of the package does not have shows
+    as "–" and is left out of "rest"."""
+    rows = []
+    for ladder_name, level_name, env in envs:
+        env.reset(seed=1)
+        parts = _step_parts(env)
         timings = {
             name: None if call is None else measure(call, repeats=repeats)
             for name, call in parts.items()
         }
         step = paired_timing(env, repeats, seed=1, manifest=True).step
         used = [
-            timings[name] for name in ("intervene_request", "draw", "_observation()", "_info()")
+            timings[name] for name in ("recognise intervene", "draw", "_observation()", "_info()")
         ]
         rest = step.median - sum(t.median for t in used if t is not None)
         cells = [f"{t.median * 1e6:.3g} µs" if t is not None else "–" for t in timings.values()]

@@ -5,16 +5,20 @@ of one intervention at each layer of the stack:
 
 1. numpy alone: ``rng.standard_normal((n_int, d)) * noise_std @ mixing`` (the arithmetic of one
    experiment, with ``mixing = (I - W)^{-1}`` precomputed);
-2. ``LinearGaussianSCM.sample_do`` (core SCM sampling);
-3. ``Session.intervene`` (budget bookkeeping, read-only copies);
-4. ``ACDBEnv.step(intervene)`` on the bare env (action-space check, decoding, observation);
-5. the same step through ``gym.make``'s wrappers.
+2. ``LinearGaussianSCM.sample_do`` (the SCM's reference path: it makes the target's
+   do-matrix on every call);
+3. ``Session.intervene`` (checks, budget bookkeeping, a read-only copy; the draw goes through
+   the session's private sampler, which keeps every target's matrix per SCM);
+4. ``Session.intervene(..., out=buffer)`` (no copy: the samples are drawn into a caller's
+   buffer, as the env draws them into its observation block);
+5. ``ACDBEnv.step(intervene)`` on the bare env (action-space check, decoding, observation);
+6. the same step through ``gym.make``'s wrappers.
 
 The env's budget (``|I*| + slack`` <= ``d - 1 + slack``) ends after a few interventions, so the
 env and session loops reset whenever it is spent: to the same injected instance (warm caches:
-the pure per-step cost), or, in the last row, to a fresh world drawn by ``reset`` (which also
-makes the new SCM's per-target intervention matrices; the first steps after generating a world
-run with cold caches). Only the intervene calls are timed,
+the pure per-step cost), or, in the last row, to a fresh world drawn by ``reset`` (whose new
+session also makes the new SCM's per-target intervention matrices; the first steps after
+generating a world run with cold caches). Only the intervene calls are timed,
 each with ``time.perf_counter``; each repeat times ``--steps`` interventions with the garbage
 collector off. The table shows the median over ``--repeats`` repeats of the mean time per
 intervention (and, last column, the median single call, which preemption on a busy machine
@@ -78,16 +82,21 @@ def scm_timer(instance: Instance, seed: int) -> StepTimer:
     return run
 
 
-def session_timer(instance: Instance) -> StepTimer:
+def session_timer(instance: Instance, *, into_buffer: bool = False) -> StepTimer:
+    """``Session.intervene`` calls; with ``into_buffer``, each draws into a fresh slot of a
+    zero-padded block (as the env does) instead of returning a copy."""
     d = instance.n_nodes
+    shape = (instance.budget, instance.spec.n_int, d)
 
     def run(n: int) -> list[float]:
         session, times = Session(instance), []
+        block = np.zeros(shape)
         for k in range(n):
             if session.budget_remaining == 0:
-                session = Session(instance)
+                session, block = Session(instance), np.zeros(shape)
+            out = block[session.interventions_used] if into_buffer else None
             start = time.perf_counter()
-            session.intervene(k % d, 1.5)
+            session.intervene(k % d, 1.5, out=out)
             times.append(time.perf_counter() - start)
         return times
 
@@ -160,6 +169,7 @@ def main() -> None:
         ),
         ("LinearGaussianSCM.sample_do", scm_timer(instance, args.seed)),
         ("Session.intervene", session_timer(instance)),
+        ("Session.intervene(..., out=buffer)", session_timer(instance, into_buffer=True)),
         (
             "ACDBEnv.step(intervene), bare env, injected instance",
             env_timer(

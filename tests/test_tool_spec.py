@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from acdb_gym.agents.llm import build_tools
+from acdb_gym.agents.llm.conversation import Request
 from acdb_gym.agents.llm.prompts import format_statistic, task_prompt
 from acdb_gym.agents.llm.providers import AnthropicAdapter, OpenAIAdapter
 from acdb_gym.agents.llm.tools import parse_tool_arguments
@@ -110,13 +111,15 @@ def test_envs_made_before_registration_keep_their_action_space() -> None:
 
 def _payload_tools(adapter: Any, tools: Any) -> list[dict[str, Any]]:
     payload = adapter.build_payload(
-        model="m",
-        system="s",
-        session="u",
-        history=(),
-        tools=tools,
-        temperature=None,
-        max_tokens=16,
+        Request(
+            model="m",
+            system="s",
+            session="u",
+            history=(),
+            tools=tools,
+            temperature=None,
+            max_tokens=16,
+        )
     )
     result: list[dict[str, Any]] = payload["tools"]
     return result

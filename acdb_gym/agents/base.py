@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 import gymnasium as gym
 
 from acdb_gym.core.instance import Instance
+from acdb_gym.envs.privileged import hidden_instance_of
 
 __all__ = ["Agent", "EpisodeResult", "PrivilegedAgent", "StepRecord", "run_episode"]
 
@@ -124,8 +125,11 @@ def run_episode(
     start = time.perf_counter()
     observation, info = env.reset(seed=seed, options=options or None)
     if getattr(agent, "privileged", False):
-        hidden = env.unwrapped.hidden_instance()  # type: ignore[attr-defined]
-        agent.observe_instance(hidden)  # type: ignore[attr-defined]
+        if not isinstance(agent, PrivilegedAgent):
+            raise TypeError(
+                f"agent {agent.name!r} declares privileged = True but has no observe_instance()"
+            )
+        agent.observe_instance(hidden_instance_of(env))
     agent.reset(observation, info)
     trajectory: list[StepRecord] = []
     reward = 0.0

@@ -97,9 +97,9 @@ class GreedyTargeting:
 class OracleTargeting:
     """Intervenes on the hidden minimum intervention set ``I*`` (ascending), then stops.
 
-    Privileged: :func:`~acdb_gym.agents.base.run_episode` hands it the hidden instance (it reads
-    ``env.unwrapped.hidden_instance().i_star``). The budget ``|I*| + slack`` always covers
-    ``I*``.
+    Privileged: :func:`~acdb_gym.agents.base.run_episode` hands it the hidden instance (from
+    :func:`~acdb_gym.envs.privileged.hidden_instance_of`), whose ``i_star`` it reads. The budget
+    ``|I*| + slack`` always covers ``I*``.
     """
 
     name = "oracle_targeting"

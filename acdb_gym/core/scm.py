@@ -22,11 +22,6 @@ from acdb_gym.core.types import FloatArray, readonly
 
 __all__ = ["LinearGaussianSCM"]
 
-_MIXING = -1
-"""Key of ``(I - W)^{-1}`` in the SCM's matrix cache."""
-_DO_BLOCK_MAX_D = 32
-"""Largest ``d`` whose do-matrices are made all at once (the block is ``8 d^3`` bytes)."""
-
 
 @dataclass(frozen=True, eq=False)
 class LinearGaussianSCM:
@@ -39,9 +34,8 @@ class LinearGaussianSCM:
 
     weights: FloatArray
     noise_std: FloatArray
-    _mixing: dict[int, FloatArray] = field(default_factory=dict, init=False, repr=False)
-    _do_matrices: list[FloatArray | None] = field(default_factory=list, init=False, repr=False)
-    """Each target's do-matrix (see :meth:`_do_matrix`), or None until made."""
+    _mixing: FloatArray = field(init=False, repr=False)
+    """``(I - W)^{-1}``, derived from ``weights`` once (see :attr:`mixing`)."""
 
     def __post_init__(self) -> None:
         weights = np.array(self.weights, dtype=np.float64, copy=True)
@@ -58,6 +52,8 @@ class LinearGaussianSCM:
         DAG(weights != 0)  # raises CycleError / ValueError on a bad support
         object.__setattr__(self, "weights", readonly(weights))
         object.__setattr__(self, "noise_std", readonly(noise_std))
+        mixing = np.linalg.inv(np.eye(d) - self.weights)
+        object.__setattr__(self, "_mixing", readonly(mixing))
 
     @classmethod
     def standardized(cls, weights: FloatArray, noise_var: float) -> LinearGaussianSCM:
@@ -96,21 +92,13 @@ class LinearGaussianSCM:
         """The causal graph (support of ``weights``)."""
         return DAG(self.weights != 0)
 
-    def _mixing_matrix(self) -> FloatArray:
-        """``(I - W)^{-1}``: row ``i`` holds the total effects of ``X_i`` on every variable."""
-        cached = self._mixing.get(_MIXING)
-        if cached is None:
-            cached = readonly(np.linalg.inv(np.eye(self.n_nodes) - self.weights))
-            self._mixing[_MIXING] = cached
-        return cached
+    @property
+    def mixing(self) -> FloatArray:
+        """``(I - W)^{-1}`` (read-only): row ``i`` holds the total effects of ``X_i`` on every
+        variable, and a batch of samples is ``E @ mixing``."""
+        return self._mixing
 
-    def prepare_interventions(self) -> None:
-        """Make the matrices :meth:`sample_do` needs now rather than on its first call (for
-        ``d <= 32``, every target's at once; above that, each is made on its first use)."""
-        if self.n_nodes <= _DO_BLOCK_MAX_D:
-            self._do_matrix(0)
-
-    def _do_matrix(self, var: int) -> FloatArray:
+    def do_matrix(self, var: int) -> FloatArray:
         """The ``(d, d)`` matrix ``A`` with ``samples = z @ A`` under ``do(X_var = value)``, where
         ``z`` is standard normal noise whose column ``var`` was overwritten with ``value``.
 
@@ -118,77 +106,44 @@ class LinearGaussianSCM:
         ``M_cut = M - M[:, var] M[var, :]`` off row ``var``, and ``M_cut[var] = M[var]``. So row
         ``k != var`` of ``A`` is ``noise_std[k] * M_cut[k]``, and row ``var`` is ``M[var]`` (it
         multiplies ``value``). With the diagonal of ``M`` set to exactly 1, column ``var`` is the
-        unit vector, so the intervened column equals ``value`` exactly. No inverse per target:
-        for ``d <= 32`` every target's matrix is made at once on first use (one ``(d, d, d)``
-        block), above that one at a time.
+        unit vector, so the intervened column equals ``value`` exactly. No inverse per target.
         """
-        matrices = self._do_matrices
-        if matrices and matrices[var] is not None:
-            return matrices[var]  # type: ignore[return-value]
-        d = self.n_nodes
-        if not matrices:
-            matrices.extend([None] * d)
-        mixing = self._mixing_matrix().copy()
-        mixing.reshape(-1)[:: d + 1] = 1.0  # the exact diagonal (inv may be off by an ulp)
+        if not 0 <= var < self.n_nodes:
+            raise ValueError(f"var must be in [0, {self.n_nodes}), got {var}")
+        mixing = self._mixing.copy()
+        mixing.reshape(-1)[:: self.n_nodes + 1] = 1.0  # exact (inv may be off by an ulp)
         scaled = self.noise_std[:, None] * mixing
-        if d <= _DO_BLOCK_MAX_D:
-            # block[v] = scaled - scaled[:, v] (outer) mixing[v]. Column v is then exactly 0 and
-            # so is row v (scaled[v] - scaled[v, v] mixing[v], with mixing[v, v] = 1), which
-            # becomes mixing[v]: rows (v, v) of the (d*d, d) view, a plain strided slice.
-            block = np.empty((d, d, d))  # C order, so the reshape below is a view
-            np.multiply(scaled.T[:, :, None], mixing[:, None, :], out=block)
-            np.subtract(scaled[None, :, :], block, out=block)
-            block.reshape(d * d, d)[:: d + 1] = mixing
-            matrices[:] = list(readonly(block))
-            return matrices[var]  # type: ignore[return-value]
         matrix = scaled - np.outer(scaled[:, var], mixing[var])
         matrix[var] = mixing[var]
-        matrices[var] = readonly(matrix)
-        return matrix
+        return readonly(matrix)
 
     def covariance(self) -> FloatArray:
         """Population covariance ``(I - W)^{-T} diag(noise_std**2) (I - W)^{-1}``."""
-        mixing = self._mixing_matrix()
+        mixing = self._mixing
         return readonly((mixing.T * self.noise_std**2) @ mixing)
 
     def sample(self, n: int, rng: np.random.Generator) -> FloatArray:
         """``n`` i.i.d. observational rows, shape ``(n, d)``."""
         _check_n(n)
         noise = rng.standard_normal((n, self.n_nodes)) * self.noise_std
-        return noise @ self._mixing_matrix()
+        return noise @ self._mixing
 
-    def sample_do(
-        self,
-        var: int,
-        value: float,
-        n: int,
-        rng: np.random.Generator,
-        *,
-        out: FloatArray | None = None,
-    ) -> FloatArray:
+    def sample_do(self, var: int, value: float, n: int, rng: np.random.Generator) -> FloatArray:
         """``n`` rows under the hard intervention ``do(X_var = value)``, shape ``(n, d)``.
 
-        The in-edges of ``var`` are cut and its column equals ``value`` exactly. ``out``: a
-        writable C-contiguous float64 ``(n, d)`` array to write the rows into (returned).
+        The in-edges of ``var`` are cut and its column equals ``value`` exactly: standard normal
+        noise with column ``var`` set to ``value``, times :meth:`do_matrix`. A session draws the
+        same samples from the same generator (through matrices it keeps per SCM).
         """
         _check_n(n)
         if not 0 <= var < self.n_nodes:
             raise ValueError(f"var must be in [0, {self.n_nodes}), got {var}")
         if not np.isfinite(value):
             raise ValueError(f"value must be finite, got {value}")
-        return self._draw_do(var, float(value), n, rng, out)
-
-    def _draw_do(
-        self, var: int, value: float, n: int, rng: np.random.Generator, out: FloatArray | None
-    ) -> FloatArray:
-        """:meth:`sample_do` without the argument checks (the session has made them)."""
-        # The cached matrix read here, not through _do_matrix: one call fewer per step.
-        matrices = self._do_matrices
-        matrix = matrices[var] if matrices else None
-        noise = rng.standard_normal((n, len(self.noise_std)))
-        noise[:, var] = value
-        # np.dot, not matmul: half the call overhead at the ladder's small sizes.
-        return np.dot(noise, self._do_matrix(var) if matrix is None else matrix, out=out)
+        noise = rng.standard_normal((n, self.n_nodes))
+        noise[:, var] = float(value)
+        # np.dot, as the session's sampler, so both give the same bits.
+        return np.dot(noise, self.do_matrix(var))
 
 
 def _check_n(n: int) -> None:

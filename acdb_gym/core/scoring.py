@@ -21,7 +21,22 @@ import numpy as np
 from acdb_gym.core.graphs import DAG, PDAG, cpdag, essential_graph, minimum_intervention_set
 from acdb_gym.core.types import BoolMatrix
 
-__all__ = ["SCORE_FIELDS", "InstanceLike", "ScoreReport", "score"]
+__all__ = [
+    "SCORE_FIELDS",
+    "InstanceLike",
+    "ScoreReport",
+    "SubmissionTypeError",
+    "check_submission",
+    "score",
+]
+
+
+class SubmissionTypeError(TypeError, ValueError):
+    """A submission that is neither a :class:`PDAG` nor a :class:`DAG`.
+
+    A ``TypeError`` for :func:`score` and a ``ValueError`` for the session, which refuses every
+    invalid submission with a ``ValueError`` (and stays open).
+    """
 
 
 class InstanceLike(Protocol):
@@ -135,7 +150,7 @@ def score(
             (for ``i_star_size``) disagrees with the instance.
     """
     dag, star = _truth_parts(truth, i_star_size)
-    graph = _as_pdag(submission, dag.n_nodes)
+    graph = check_submission(submission, dag.n_nodes)
     target_list = _checked_targets(targets, dag.n_nodes)
     used = len(target_list) if interventions_used is None else _count_arg(interventions_used)
 
@@ -220,11 +235,19 @@ def _truth_parts(truth: DAG | InstanceLike, i_star_size: int | None) -> tuple[DA
     return dag, star
 
 
-def _as_pdag(submission: Any, n_nodes: int) -> PDAG:
+def check_submission(submission: object, n_nodes: int) -> PDAG:
+    """``submission`` as a :class:`PDAG` over ``n_nodes`` nodes (a :class:`DAG` fully directed).
+
+    Raises:
+        SubmissionTypeError: it is neither a PDAG nor a DAG.
+        ValueError: it has another number of nodes.
+    """
     if isinstance(submission, DAG):
         submission = submission.to_pdag()
     if not isinstance(submission, PDAG):
-        raise TypeError(f"submission must be a PDAG or a DAG, got {type(submission)!r}")
+        raise SubmissionTypeError(
+            f"submission must be a PDAG or a DAG, got {type(submission).__name__}"
+        )
     if submission.n_nodes != n_nodes:
         raise ValueError(
             f"submission has {submission.n_nodes} nodes but the true DAG has {n_nodes}"

@@ -24,9 +24,10 @@ from typing import Any, Literal
 import numpy as np
 
 from acdb_gym.core import stats, tools
+from acdb_gym.core._sampler import sampler_for
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.instance import Instance
-from acdb_gym.core.scoring import ScoreReport, score
+from acdb_gym.core.scoring import ScoreReport, check_submission, score
 from acdb_gym.core.types import FloatArray, readonly
 
 __all__ = [
@@ -77,7 +78,7 @@ class Session:
         self._instance = instance
         self._rng = instance.intervention_rng() if rng is None else rng
         # Plain attributes for the intervention hot path (the properties read these too).
-        self._scm = instance.scm
+        self._sampler = sampler_for(instance.scm)
         self._n_nodes = instance.n_nodes
         self._n_int = instance.spec.n_int
         self._budget = instance.budget
@@ -163,37 +164,27 @@ class Session:
         self._check_open()
         return readonly(self._instance.d_obs.copy())
 
-    def intervene(self, var: int, value: float) -> FloatArray:
+    def intervene(self, var: int, value: float, *, out: FloatArray | None = None) -> FloatArray:
         """Draw ``n_int`` fresh samples under ``do(X_var = value)`` and spend one unit of budget.
+
+        Args:
+            var: the target node.
+            value: the value it is set to (a finite real number).
+            out: a writable C-contiguous float64 ``(n_int, d)`` array, owned by the caller, to
+                draw the samples into (the Gymnasium env draws straight into its observation
+                block this way). The session keeps it as the experiment's samples (and hands
+                it out read-only), so the caller must never write to it again.
+
+        Returns:
+            The samples: a read-only copy, or ``out`` itself when it is given. Either way
+            :attr:`experiments` records them.
 
         Raises:
             SessionSealedError: after ``submit_graph``.
-            ValueError: ``var`` out of range or ``value`` not finite.
+            ValueError: ``var`` out of range, ``value`` not finite, or a bad ``out``.
             BudgetExhaustedError: no budget left.
-        """
-        self.record_intervention(var, value)
-        return readonly(self._samples[-1].copy())
 
-    def run_intervention(
-        self, var: int, value: float, *, out: FloatArray | None = None
-    ) -> Experiment:
-        """:meth:`intervene`, returning the recorded :class:`Experiment` instead of a copy of
-        its samples (they are the session's own read-only array, as in :attr:`experiments`).
-
-        ``out``: as in :meth:`record_intervention`. Raises as :meth:`intervene`.
-        """
-        self.record_intervention(var, value, out=out)
-        return self._experiment(len(self._targets) - 1)
-
-    def record_intervention(self, var: int, value: float, *, out: FloatArray | None = None) -> None:
-        """:meth:`intervene` for callers that keep the samples themselves: nothing is copied
-        and nothing is returned; :attr:`experiments` has the result.
-
-        ``out``: a writable C-contiguous float64 ``(n_int, d)`` array, owned by the caller, to
-        draw the samples into. The session then keeps it (and hands it out
-        read-only), so the caller must never write to it again. The Gymnasium env draws straight
-        into its observation buffer this way. Raises as :meth:`intervene`; an invalid request
-        (a bad ``out`` included) changes nothing, ``out`` and the random stream included.
+        An invalid request changes nothing: no budget, no random draws, ``out`` untouched.
         """
         if self._report is not None:
             self._check_open()
@@ -221,9 +212,11 @@ class Session:
             raise ValueError(
                 f"out must be a writable C-contiguous float64 array of shape {self._row_shape}"
             )
-        self._samples.append(self._scm._draw_do(var, value, self._n_int, self._rng, out))
+        samples = self._sampler.draw(var, value, self._n_int, self._rng, out)
+        self._samples.append(samples)
         self._values.append(value)
         targets.append(var)
+        return readonly(samples.copy()) if out is None else samples
 
     def _experiment(self, index: int) -> Experiment:
         return Experiment(index, self._targets[index], self._values[index], self._samples_of(index))
@@ -320,14 +313,7 @@ class Session:
     def submit_graph(self, graph: PDAG | DAG) -> ScoreReport:
         """Validate, score and seal. Invalid graphs raise ValueError and leave the session open."""
         self._check_open()
-        if isinstance(graph, DAG):
-            graph = graph.to_pdag()
-        if not isinstance(graph, PDAG):
-            raise ValueError(f"submission must be a PDAG or DAG, got {type(graph).__name__}")
-        if graph.n_nodes != self.n_nodes:
-            raise ValueError(
-                f"submission has {graph.n_nodes} nodes, the instance has {self.n_nodes}"
-            )
+        graph = check_submission(graph, self._n_nodes)
         report = score(
             self._instance,
             graph,

@@ -25,6 +25,7 @@ from acdb_gym.core.types import (
 )
 from acdb_gym.envs import actions
 from acdb_gym.envs.actions import VALUE_BOUND, Action
+from acdb_gym.envs.privileged import HiddenInstanceAccess
 
 __all__ = [
     "OBSERVATION_KEYS",
@@ -36,6 +37,7 @@ __all__ = [
     "Tools",
     "choose_instance",
     "observation_space",
+    "reward_of",
 ]
 
 RewardName = Literal["directed_f1", "neg_shd", "skeleton_f1"]
@@ -99,9 +101,50 @@ def _copy_filled(block: np.ndarray, used: int) -> np.ndarray:
     return fresh
 
 
+def reward_of(report: ScoreReport, reward: RewardName) -> float:
+    """The final reward of an episode scored ``report``: its ``directed_f1`` or
+    ``skeleton_f1``, or minus its SHD for ``"neg_shd"``."""
+    if reward == "neg_shd":
+        return -float(report.shd)
+    return float(getattr(report, reward))
+
+
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+
+
+_FLOAT64 = np.dtype(np.float64)
+_INTERVENE = int(actions.ActionKind.INTERVENE)
+
+
+def _intervene_request(action: Any, n_nodes: int) -> tuple[int, float] | None:
+    """``(var, value)`` of an ``intervene`` action exactly as :func:`actions.intervene` builds
+    it (an ``int`` kind, a two-key dict, an ``np.int64`` node and a float64 0-d array), after
+    every check its sub-space makes; None for anything else, which the space itself checks.
+
+    The step's private fast path: Gymnasium's generic ``OneOf``/``Dict``/``Box`` check costs
+    about 10 µs, more than drawing a small level's samples, and a typed action and the generic
+    dispatch cost about as much again as this whole check.
+    """
+    if type(action) is not tuple or len(action) != 2:
+        return None
+    kind, payload = action
+    if type(kind) is not int or kind != _INTERVENE or type(payload) is not dict:
+        return None
+    if len(payload) != 2:
+        return None
+    var = payload.get("var")
+    value = payload.get("value")
+    if type(var) is not np.int64 or type(value) is not np.ndarray:
+        return None
+    if value.dtype is not _FLOAT64 or value.shape != ():
+        return None
+    node = int(var)
+    number = float(value)
+    if not (0 <= node < n_nodes and -VALUE_BOUND <= number <= VALUE_BOUND):  # NaN fails too
+        return None
+    return node, number
 
 
 def choose_instance(level: Level, options: dict[str, Any], rng: np.random.Generator) -> Instance:
@@ -128,7 +171,7 @@ def choose_instance(level: Level, options: dict[str, Any], rng: np.random.Genera
     return generate_instance(level.spec, rng)
 
 
-class ACDBEnv(gym.Env[Observation, tuple[int, dict[str, Any]]]):
+class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, Any]]]):
     """Active causal discovery on a hidden linear-Gaussian SCM.
 
     ## Description
@@ -280,8 +323,6 @@ class ACDBEnv(gym.Env[Observation, tuple[int, dict[str, Any]]]):
         self._last_error: str | None = None
         self._last_action: Any = None
         self._final_info: dict[str, Any] | None = None
-        if self.panel == PANEL_ACTIVE:
-            self._instance.scm.prepare_interventions()  # a few µs, not on the first step
         self._static_info = {
             "ladder": self.level.ladder,
             "level": self.level.name,
@@ -303,7 +344,8 @@ class ACDBEnv(gym.Env[Observation, tuple[int, dict[str, Any]]]):
             info["error"] = "the episode has ended; call reset()"
             truncated_end = bool(self._final_info["truncated_empty_submission"])
             return self._observation(), 0.0, not truncated_end, truncated_end, info
-        request = actions.intervene_request(action, self.n_nodes)
+        # The one membership check; the common action is recognised without the space's own.
+        request = _intervene_request(action, self.n_nodes)
         if request is None and not self.action_space.contains(action):
             raise ValueError(f"action is not an element of the action space: {action!r}")
         self._steps += 1
@@ -312,7 +354,7 @@ class ACDBEnv(gym.Env[Observation, tuple[int, dict[str, Any]]]):
         try:
             if request is not None:  # the hot path: no typed action, no generic dispatch
                 self._intervene(*request)
-            else:
+            else:  # decoding an element can still fail (a cyclic graph): an invalid action
                 self._apply(actions.decode(action, n_nodes=self.n_nodes))
         except (ValueError, SessionError) as error:
             self._last_error = str(error)
@@ -328,7 +370,7 @@ class ACDBEnv(gym.Env[Observation, tuple[int, dict[str, Any]]]):
         if terminated or truncated:
             report = session.report
             assert report is not None
-            reward = self._reward(report)
+            reward = reward_of(report, self.reward_name)
             self._final_info = {
                 "score": report.to_dict(),
                 "submission": session.submission,
@@ -349,14 +391,7 @@ class ACDBEnv(gym.Env[Observation, tuple[int, dict[str, Any]]]):
             return rendering.render_text(state)
         return rendering.render_rgb(state)
 
-    # ------------------------------------------------------------------ privileged access
-    def hidden_instance(self) -> Instance:
-        """The current hidden instance. For the harness and agents declared privileged (the
-        oracle) only; ``run_episode`` passes it explicitly to such agents."""
-        if self._instance is None:
-            raise RuntimeError("call reset() before hidden_instance()")
-        return self._instance
-
+    # ------------------------------------------------------------------ state
     @property
     def session(self) -> Session:
         """The live session (budget, experiments, submission); never exposes the graph."""
@@ -404,16 +439,12 @@ class ACDBEnv(gym.Env[Observation, tuple[int, dict[str, Any]]]):
         assert session is not None
         slot = session.interventions_used
         block = self._interventional
-        # An invalid request raises here and leaves the block untouched.
-        session.record_intervention(var, value, out=block[slot] if slot < len(block) else None)
+        # Drawn straight into the observation block; an invalid request raises here and leaves
+        # the block untouched.
+        session.intervene(var, value, out=block[slot] if slot < len(block) else None)
         self._targets[slot] = var
         self._values[slot] = value
         self._tool_result = _TOOL_OK
-
-    def _reward(self, report: ScoreReport) -> float:
-        if self.reward_name == "neg_shd":
-            return -float(report.shd)
-        return float(getattr(report, self.reward_name))
 
     def _observation(self) -> Observation:
         session = self._session

@@ -45,7 +45,6 @@ __all__ = [
     "graph_to_codes",
     "independence_test",
     "intervene",
-    "intervene_request",
     "kind_names",
     "partial_correlation",
     "submit",
@@ -323,46 +322,6 @@ def graph_from_codes(codes: np.ndarray) -> PDAG:
         i, j = (int(v) for v in np.argwhere(bad)[0])
         raise ValueError(f"graph codes must be 0, 1 or 2, got {codes[i, j]} at ({i}, {j})")
     return PDAG(codes == DIRECTED, codes == UNDIRECTED)
-
-
-# --------------------------------------------------------------------------- fast paths
-
-
-_FLOAT64 = np.dtype(np.float64)
-_INTERVENE = int(ActionKind.INTERVENE)
-
-
-def intervene_request(action: Any, n_nodes: int) -> tuple[int, float] | None:
-    """``(var, value)`` if ``action`` is an ``intervene`` action exactly as :func:`intervene`
-    builds it and certainly an element of :func:`action_space`; otherwise ``None``, meaning
-    "not decided here" (callers then ask the space itself and :func:`decode`).
-
-    Gymnasium's generic ``OneOf``/``Dict``/``Box`` checks cost about 10 µs per step, more than
-    drawing a small level's samples. This accepts exactly the types :func:`intervene` produces
-    (an ``int`` kind, a plain dict, an ``np.int64`` node and a float64 0-d array within the
-    bounds) and repeats every check of the space on them.
-    """
-    if type(action) is not tuple or len(action) != 2:
-        return None
-    kind, payload = action
-    if (
-        type(kind) is not int
-        or kind != _INTERVENE
-        or type(payload) is not dict
-        or len(payload) != 2
-    ):
-        return None
-    var = payload.get("var")
-    value = payload.get("value")
-    if type(var) is not np.int64 or type(value) is not np.ndarray:
-        return None
-    if value.dtype is not _FLOAT64 or value.shape != ():
-        return None
-    node = int(var)
-    number = float(value)
-    if not (0 <= node < n_nodes and -VALUE_BOUND <= number <= VALUE_BOUND):  # NaN fails too
-        return None
-    return node, number
 
 
 # --------------------------------------------------------------------------- decoding

@@ -16,7 +16,8 @@ from acdb_gym.core.ladder import Level, get_level
 from acdb_gym.core.session import Session
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.discovery import orient_from_interventions, pc_cpdag
-from acdb_gym.envs.acdb_env import RewardName, _check_choice, choose_instance
+from acdb_gym.envs.acdb_env import RewardName, _check_choice, choose_instance, reward_of
+from acdb_gym.envs.privileged import HiddenInstanceAccess
 
 __all__ = [
     "DesignObservation",
@@ -181,7 +182,7 @@ class DesignObservation:
         return mask
 
 
-class InterventionDesignEnv(gym.Env[np.ndarray, np.int64]):
+class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64]):
     """Intervention design for RL: pick targets, then stop; a fixed estimator builds the graph.
 
     ## Description
@@ -301,10 +302,7 @@ class InterventionDesignEnv(gym.Env[np.ndarray, np.int64]):
             self._intervene(act)
             return self._observation(), 0.0, False, False, self._info()
         report = session.submit_graph(self._require_state().estimate)
-        if self.reward_name == "neg_shd":
-            reward = -float(report.shd)
-        else:
-            reward = float(getattr(report, self.reward_name))
+        reward = reward_of(report, self.reward_name)
         info = {**self._info(), "score": report.to_dict(), "estimator": self.estimator}
         return self._observation(), reward, True, False, info
 
@@ -318,13 +316,7 @@ class InterventionDesignEnv(gym.Env[np.ndarray, np.int64]):
         mask[self.n_nodes] = True
         return mask
 
-    # ------------------------------------------------------------------ privileged / state
-    def hidden_instance(self) -> Instance:
-        """The hidden instance, for the harness and privileged baselines only."""
-        if self._instance is None:
-            raise RuntimeError("call reset() before hidden_instance()")
-        return self._instance
-
+    # ------------------------------------------------------------------ state
     @property
     def session(self) -> Session:
         """The live session."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium as gym
+import pytest
 
 import acdb_gym  # noqa: F401
 from acdb_gym.agents.base import Agent, PrivilegedAgent, run_episode
@@ -69,3 +70,27 @@ def test_injected_instance_is_used() -> None:
     result = run_episode(env, OracleAgent(), instance=inst)
     assert result.score["directed_f1"] == 1.0
     assert PDAG.empty(6) != inst.dag.to_pdag()
+
+
+class _PrivilegedWithoutInstanceSlot:
+    """Declares privileged access but cannot receive the instance."""
+
+    name = "half_oracle"
+    privileged = True
+
+    def reset(self, observation: Any, info: Any) -> None:
+        pass
+
+    def act(self, observation: Any, info: Any) -> Any:
+        return actions.submit(PDAG.empty(5))
+
+
+def test_a_privileged_agent_must_be_able_to_receive_the_instance() -> None:
+    with pytest.raises(TypeError, match="'half_oracle' declares privileged = True"):
+        run_episode(gym.make("ACDB-L0-v0"), _PrivilegedWithoutInstanceSlot(), manifest_index=0)
+
+
+def test_the_oracle_receives_the_hidden_instance_of_a_wrapped_env() -> None:
+    oracle = OracleAgent()
+    result = run_episode(gym.make("ACDB-L1-v0"), oracle, manifest_index=3)
+    assert result.score["shd"] == 0

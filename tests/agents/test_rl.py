@@ -34,6 +34,7 @@ from acdb_gym.agents.rl_train import (
 )
 from acdb_gym.core.ladder import LADDERS
 from acdb_gym.envs.design_env import InterventionDesignEnv
+from acdb_gym.envs.privileged import hidden_instance_of
 from acdb_gym.registry import get_agent
 from acdb_gym.sweep import Job, run_job
 
@@ -118,7 +119,7 @@ def test_training_instances_never_use_manifest_or_held_out_seeds() -> None:
         seeds.append(env.unwrapped.hidden_instance().seed)  # type: ignore[attr-defined]
     assert min(seeds) >= TRAIN_SEED_LOW and len(set(seeds)) == 20
     env.reset(seed=5)
-    first = env.unwrapped.hidden_instance().seed  # type: ignore[attr-defined]
+    first = hidden_instance_of(env).seed
     env.reset(seed=5)
     assert env.unwrapped.hidden_instance().seed == first  # type: ignore[attr-defined]
 

@@ -83,14 +83,6 @@ def test_sample_do_matches_the_cut_system_inverse_for_every_target(d: int) -> No
         np.testing.assert_allclose(data, expected, rtol=1e-9, atol=1e-9)
 
 
-def test_sample_do_writes_into_out() -> None:
-    scm = LinearGaussianSCM(np.array([[0.0, 1.5], [0.0, 0.0]]), np.ones(2))
-    out = np.empty((4, 2))
-    result = scm.sample_do(0, 2.0, 4, np.random.default_rng(0), out=out)
-    assert result is out and (out[:, 0] == 2.0).all()
-    np.testing.assert_array_equal(out, scm.sample_do(0, 2.0, 4, np.random.default_rng(0)))
-
-
 @pytest.mark.parametrize("bad", [-1, 3])
 def test_sample_do_rejects_bad_var(bad: int) -> None:
     scm = LinearGaussianSCM(np.zeros((3, 3)), np.ones(3))

@@ -20,7 +20,7 @@ from acdb_gym.core.graphs import (
     find_cycle,
     minimum_intervention_set,
 )
-from acdb_gym.core.scoring import ScoreReport, score
+from acdb_gym.core.scoring import ScoreReport, SubmissionTypeError, check_submission, score
 from acdb_gym.core.types import Edge
 
 FIELD_ORDER = [
@@ -358,6 +358,19 @@ def test_bad_types() -> None:
         score(G.adjacency, G)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="submission must be a PDAG or a DAG"):
         score(G, G.adjacency)  # type: ignore[arg-type]
+
+
+def test_one_submission_check_for_score_and_session() -> None:
+    """check_submission is what score and the session both run: a wrong type is a TypeError for
+    score's callers and a ValueError for the session's, with one message."""
+    assert check_submission(G, 4) == G.to_pdag()
+    pdag = PDAG.empty(4)
+    assert check_submission(pdag, 4) is pdag
+    with pytest.raises(SubmissionTypeError, match="a PDAG or a DAG, got ndarray") as caught:
+        check_submission(G.adjacency, 4)
+    assert isinstance(caught.value, TypeError) and isinstance(caught.value, ValueError)
+    with pytest.raises(ValueError, match="submission has 4 nodes but the true DAG has 3"):
+        check_submission(pdag, 3)
 
 
 # --------------------------------------------------------------------------- properties

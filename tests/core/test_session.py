@@ -95,11 +95,12 @@ def test_bad_interventions_name_the_value_and_consume_nothing(
     assert session.interventions_used == 0
 
 
-def test_record_intervention_draws_into_out_as_intervene_would() -> None:
+def test_intervene_draws_into_out_the_samples_it_would_return() -> None:
     session, reference = _session(), _session()
     block = np.zeros((2, INSTANCE.spec.n_int, INSTANCE.n_nodes))
-    session.record_intervention(2, 1.5, out=block[0])
-    session.record_intervention(4, -0.5, out=block[1])
+    first = block[0]
+    assert session.intervene(2, 1.5, out=first) is first
+    session.intervene(4, -0.5, out=block[1])
     np.testing.assert_array_equal(block[0], reference.intervene(2, 1.5))
     np.testing.assert_array_equal(block[1], reference.intervene(4, -0.5))
     experiment = session.experiments[1]
@@ -132,7 +133,7 @@ def test_a_bad_out_is_refused_before_anything_changes(
     out = make_out(INSTANCE.spec.n_int, INSTANCE.n_nodes)
     before = out.copy()
     with pytest.raises(ValueError, match="out must be"):
-        session.record_intervention(1, 2.0, out=out)
+        session.intervene(1, 2.0, out=out)
     np.testing.assert_array_equal(out, before)
     assert session.interventions_used == 0
     # The random stream was not touched: the next draw is the reference's first.
@@ -233,7 +234,7 @@ def test_invalid_submissions_leave_the_session_open() -> None:
     session = _session()
     with pytest.raises(ValueError, match="3 nodes"):
         session.submit_graph(PDAG.empty(3))
-    with pytest.raises(ValueError, match="PDAG or DAG"):
+    with pytest.raises(ValueError, match="PDAG or a DAG, got str"):
         session.submit_graph("X0 -> X1")  # type: ignore[arg-type]
     assert not session.sealed
     session.submit_graph(cpdag(INSTANCE.dag))

@@ -96,54 +96,6 @@ def test_encode_of_decode_is_the_identity_on_sampled_actions() -> None:
     assert decoded_kinds == set(range(len(ActionKind)))
 
 
-def _intervene_variants() -> list[Any]:
-    good = actions.intervene(3, 2.5)
-    payload = good[1]
-    return [
-        good,
-        actions.intervene(0, -1e4),
-        actions.intervene(D - 1, 1e4),
-        actions.intervene(0, 1e4 + 1),  # out of bounds
-        actions.intervene(0, float("nan")),
-        (0, {"var": np.int64(D), "value": payload["value"]}),  # node out of range
-        (0, {"var": np.int64(-1), "value": payload["value"]}),
-        (0, {"var": 3, "value": payload["value"]}),  # Python int: left to the space
-        (0, {"var": payload["var"], "value": 2.5}),  # Python float: left to the space
-        (0, {"var": payload["var"], "value": np.asarray([2.5])}),  # wrong shape
-        (0, {"var": payload["var"], "value": np.asarray(2.5, dtype=np.float32)}),
-        (0, {**payload, "extra": 1}),
-        (0, {"var": payload["var"]}),
-        (np.int64(0), payload),
-        (ActionKind.INTERVENE, payload),
-        [0, payload],
-        (1, payload),
-        (0, payload, 0),
-        "intervene",
-        None,
-    ]
-
-
-def test_intervene_request_accepts_only_certain_elements_of_the_space() -> None:
-    """intervene_request never accepts what the space rejects, and then agrees with decode."""
-    rng = np.random.default_rng(0)
-    candidates = _intervene_variants()
-    SPACE.seed(1)
-    candidates += [SPACE.sample() for _ in range(300)]
-    candidates += [actions.intervene(int(rng.integers(D)), rng.normal(0, 50)) for _ in range(100)]
-    accepted = 0
-    for action in candidates:
-        request = actions.intervene_request(action, D)
-        if request is None:
-            continue
-        accepted += 1
-        assert SPACE.contains(action), action
-        assert actions.decode(action, n_nodes=D) == Intervene(*request)
-        assert type(request[0]) is int and type(request[1]) is float
-    # Everything actions.intervene builds within the bounds is recognised.
-    assert accepted >= 103
-    assert actions.intervene_request(actions.intervene(2, 3.0), D) == (2, 3.0)
-
-
 def test_encode_rejects_what_is_not_an_action() -> None:
     with pytest.raises(TypeError, match="not an ACDB action"):
         actions.encode("intervene", n_nodes=D)  # type: ignore[arg-type]

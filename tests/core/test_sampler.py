@@ -1,0 +1,76 @@
+"""The session's intervention sampler: the same bits as ``sample_do``, matrices kept per SCM."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from dataclasses import fields
+
+import numpy as np
+import pytest
+
+from acdb_gym.core._sampler import BLOCK_MAX_D, InterventionSampler, do_matrix_block, sampler_for
+from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.scm import LinearGaussianSCM
+from acdb_gym.core.session import Session
+
+
+def _random_scm(d: int) -> LinearGaussianSCM:
+    rng = np.random.default_rng(d)
+    weights = np.triu(rng.uniform(0.5, 2.0, (d, d)) * rng.choice([-1, 1], (d, d)), k=1)
+    weights *= rng.random((d, d)) < 0.3
+    order = rng.permutation(d)
+    return LinearGaussianSCM(weights[np.ix_(order, order)], rng.uniform(0.5, 2.0, d))
+
+
+@pytest.mark.parametrize("d", [1, 2, 5, BLOCK_MAX_D])
+def test_the_block_holds_every_targets_do_matrix_bit_for_bit(d: int) -> None:
+    scm = _random_scm(d)
+    block = do_matrix_block(scm)
+    assert len(block) == d
+    for var, matrix in enumerate(block):
+        assert matrix is not None and not matrix.flags.writeable
+        np.testing.assert_array_equal(matrix, scm.do_matrix(var))
+
+
+@pytest.mark.parametrize("d", [2, 5, 10, BLOCK_MAX_D, BLOCK_MAX_D + 1, 45])
+def test_draws_are_bit_identical_to_sample_do_for_every_target(d: int) -> None:
+    """Both the all-at-once matrices (d <= 32) and the one-at-a-time ones (d > 32)."""
+    scm = _random_scm(d)
+    sampler = InterventionSampler(scm)
+    for var in [*range(d), 0]:  # target 0 again: its kept matrix
+        value = float(var) - 1.5
+        drawn = sampler.draw(var, value, 7, np.random.default_rng(var), None)
+        expected = scm.sample_do(var, value, 7, np.random.default_rng(var))
+        assert drawn.tobytes() == expected.tobytes()
+
+
+def test_draw_writes_into_out() -> None:
+    scm = LinearGaussianSCM(np.array([[0.0, 1.5], [0.0, 0.0]]), np.ones(2))
+    sampler = InterventionSampler(scm)
+    out = np.empty((4, 2))
+    result = sampler.draw(0, 2.0, 4, np.random.default_rng(0), out)
+    assert result is out and (out[:, 0] == 2.0).all()
+    np.testing.assert_array_equal(out, scm.sample_do(0, 2.0, 4, np.random.default_rng(0)))
+
+
+def test_one_sampler_per_scm_while_it_lives() -> None:
+    scm = _random_scm(4)
+    sampler = sampler_for(scm)
+    assert sampler_for(scm) is sampler
+    assert sampler_for(_random_scm(4)) is not sampler
+    gone = weakref.ref(sampler)
+    del scm, sampler
+    gc.collect()
+    assert gone() is None
+
+
+def test_sessions_on_one_instance_share_its_sampler_and_the_scm_stays_a_plain_value() -> None:
+    instance = LADDERS["v1"]["L5"].instance(0)
+    first, second = Session(instance), Session(instance)
+    first.intervene(3, 1.0)
+    assert first._sampler is second._sampler is sampler_for(instance.scm)
+    scm = instance.scm
+    assert set(vars(scm)) == {field.name for field in fields(scm)}
+    assert not scm.mixing.flags.writeable
+    np.testing.assert_array_equal(scm.mixing, np.linalg.inv(np.eye(scm.n_nodes) - scm.weights))
