@@ -334,8 +334,6 @@ def decode(action: tuple[int, Mapping[str, Any]], *, n_nodes: int) -> Action:
     reports them; malformed graphs raise ValueError here.
     """
     kind, payload = action
-    if type(kind) is int and kind == ActionKind.INTERVENE:  # the hot case, without the enum
-        return Intervene(int(payload["var"]), float(payload["value"]))
     names = kind_names()
     index = int(kind)
     if not 0 <= index < len(names):

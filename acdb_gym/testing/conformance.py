@@ -24,6 +24,7 @@ from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import OBSERVATION_KEYS
 from acdb_gym.envs.actions import ActionKind
+from acdb_gym.envs.privileged import hidden_instance_of
 from acdb_gym.testing.leaks import find_hidden_leak
 
 __all__ = ["check_acdb_env"]
@@ -111,7 +112,7 @@ def _check_gymnasium_api(base: gym.Env[Any, Any]) -> None:
 
 def _check_spaces(env: gym.Env[Any, Any], *, seed: int) -> None:
     observation, _ = env.reset(seed=seed)
-    instance = env.unwrapped.hidden_instance()  # type: ignore[attr-defined]
+    instance = hidden_instance_of(env)
     d, m = instance.n_nodes, int(env.unwrapped.max_interventions)  # type: ignore[attr-defined]
     _require(
         instance.budget <= m,
@@ -208,7 +209,7 @@ def _check_out_of_space_actions(env: gym.Env[Any, Any], *, seed: int) -> None:
     limit = int(observation["steps_remaining"])
     space = env.action_space
     assert isinstance(space, spaces.OneOf)
-    n_nodes = int(env.unwrapped.hidden_instance().n_nodes)  # type: ignore[attr-defined]
+    n_nodes = hidden_instance_of(env).n_nodes
     for what, action in _out_of_space_actions(space, n_nodes):
         _require(not space.contains(action), f"the action space contains {what}: {action!r}")
         try:
@@ -247,7 +248,7 @@ def _random_plan(env: gym.Env[Any, Any], *, seed: int, n_steps: int) -> list[Any
     """Random actions, fixed in advance so that a replay plays exactly the same ones."""
     space = env.action_space
     assert isinstance(space, spaces.OneOf)
-    n_nodes = int(env.unwrapped.hidden_instance().n_nodes)  # type: ignore[attr-defined]
+    n_nodes = hidden_instance_of(env).n_nodes
     m = int(env.unwrapped.max_interventions)  # type: ignore[attr-defined]
     sampler = actions.action_space(n_nodes, m)
     sampler.seed(seed)
@@ -318,7 +319,7 @@ class _Episode:
     """Step-limit and end-of-episode bookkeeping of one episode."""
 
     def __init__(self, env: gym.Env[Any, Any], observation: Any) -> None:
-        self.instance: Instance = env.unwrapped.hidden_instance()  # type: ignore[attr-defined]
+        self.instance: Instance = hidden_instance_of(env)
         self.limit = int(observation["steps_remaining"])
         self.steps = 0
 
