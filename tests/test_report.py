@@ -264,6 +264,22 @@ def test_random_floor_reports_closed_form_and_measured() -> None:
     assert floors["overall"].measured.mean == pytest.approx(0.8 / 3)
 
 
+def test_the_summary_does_not_depend_on_row_order() -> None:
+    # Several sweep workers write rows in the order jobs finish.
+    rng = np.random.default_rng(3)
+    rows = [
+        make_row(agent, level=level, index=index, f1=float(rng.uniform()))
+        for agent in ("random", "pc")
+        for level in ("L0", "L3")
+        for index in range(6)
+    ]
+    shuffled = [rows[k] for k in rng.permutation(len(rows))]
+    assert format_terminal(summarize(shuffled)) == format_terminal(summarize(rows))
+    assert (
+        summarize(shuffled).ladder("v0").random_floor == summarize(rows).ladder("v0").random_floor
+    )
+
+
 def test_random_floor_without_a_random_agent_has_no_measurement() -> None:
     floors = summarize([make_row("pc", ladder="v1", level="L5")]).ladder("v1").random_floor
     assert floors[0].closed_form == LADDERS["v1"]["L5"].spec.random_floor

@@ -320,8 +320,10 @@ def _random_floor(prepared: Prepared, ladder: str, rows: Sequence[Row]) -> tuple
     for row in rows:
         instances.setdefault(str(row["level"]), set()).add(int(row["manifest_index"]))
     levels = sorted(instances, key=_level_order)
+    # In manifest order, not file order: a sweep with several workers writes rows in the order
+    # jobs finish, and the bootstrap must not depend on that.
     strata = {
-        level: [float(np.mean(values)) for values in measured.get(level, {}).values()]
+        level: [float(np.mean(values)) for _, values in sorted(measured.get(level, {}).items())]
         for level in levels
     }
     floors = [
