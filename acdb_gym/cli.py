@@ -11,6 +11,7 @@ from pathlib import Path
 from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
 from acdb_gym.registry import OFFLINE_AGENTS, agent_help
 from acdb_gym.results import RESULTS_FILE
+from acdb_gym.run_lock import RunDirectoryBusyError
 
 __all__ = ["main"]
 
@@ -57,6 +58,21 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="LLM temperature (default 0; dropped automatically where a model rejects it)",
     )
     p.add_argument("--cache-dir", type=Path, help="on-disk LLM response cache")
+    p.add_argument(
+        "--timeout", type=float, default=None, help="seconds per LLM HTTP request (default 60)"
+    )
+    p.add_argument(
+        "--max-retries",
+        type=int,
+        default=None,
+        help="retries of a transient LLM API failure before the job fails (default 4)",
+    )
+    p.add_argument(
+        "--trust-model",
+        action="store_true",
+        help="load rl:PATH files that need unpickling (runs code from the file: only for "
+        "files whose author you trust)",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
 
@@ -86,6 +102,9 @@ def _sweep(args: argparse.Namespace) -> int:
         "base_url": args.base_url,
         "temperature": args.temperature,
         "cache_dir": str(args.cache_dir) if args.cache_dir else None,
+        "timeout": args.timeout,
+        "max_retries": args.max_retries,
+        "trust_model": True if args.trust_model else None,
     }
     config = SweepConfig(
         out=args.out,
@@ -105,9 +124,16 @@ def _sweep(args: argparse.Namespace) -> int:
         f"{summary.finished} jobs run ({summary.failed} failed), {summary.skipped} already done, "
         f"{summary.planned} planned; {summary.wall_time:.1f} s -> {summary.results}"
     )
+    for agent, error in summary.stopped_agents.items():
+        print(f"acdb: agent {agent} was stopped after repeated failures: {error}", file=sys.stderr)
+    if summary.not_run:
+        print(
+            f"acdb: {summary.not_run} jobs were not run; the next run of this command retries them",
+            file=sys.stderr,
+        )
     if not args.no_report:
         _write_report(args.out, [])
-    return 1 if summary.failed else 0
+    return 1 if summary.failed or summary.not_run else 0
 
 
 def _write_report(run_dir: Path, compare: Sequence[str]) -> None:
@@ -181,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "report":
             return _report(args)
         return _levels(args)
-    except ValueError as error:
+    except (ValueError, RunDirectoryBusyError) as error:
         print(f"acdb: error: {error}", file=sys.stderr)
         return 2
 

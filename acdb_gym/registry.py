@@ -26,6 +26,7 @@ __all__ = [
     "AGENTS",
     "OFFLINE_AGENTS",
     "AgentEntry",
+    "AgentNotReadyError",
     "Construction",
     "Extra",
     "agent_help",
@@ -45,6 +46,10 @@ LLM_OPTIONS: Final = ("provider", "model", "base_url", "temperature")
 
 _REQUIRED: Final = ("provider", "model")
 """The LLM options without which the agent cannot be built."""
+
+_TRANSPORT: Final = ("timeout", "max_retries")
+"""LLM options of the HTTP transport: they change how long a job may take, not its result, so
+they are not part of the job id."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,29 @@ class AgentEntry:
         module_name, _, class_name = self.constructor.partition(":")
         return getattr(importlib.import_module(module_name), class_name)
 
+    @property
+    def model_path(self) -> Path:
+        """The saved model of a bound ``NAME:PATH`` entry."""
+        if not self.takes_path or ":" not in self.name:
+            raise ValueError(f"agent {self.name!r} names no saved model")
+        return Path(self.name.partition(":")[2])
+
+    def check_ready(self, options: Mapping[str, Any]) -> None:
+        """Check, before any job runs, that the agent can be built and can work here.
+
+        LLM agents: ``--provider`` and ``--model`` are given, the provider's SDK is installed,
+        a key is set and the endpoint accepts a connection (no model request is sent). Saved
+        policies: the ``[rl]`` extra is installed and the file loads (without unpickling unless
+        ``trust_model``). Other agents need nothing.
+
+        Raises:
+            AgentNotReadyError: what is missing, and what to do about it.
+        """
+        if self.construction == "llm":
+            _check_llm(self, options)
+        elif self.construction == "policy":
+            _check_policy(self, options)
+
     def build(self, seed: int, options: Mapping[str, Any]) -> Any:
         """A fresh agent for one job.
 
@@ -125,6 +153,7 @@ def _llm(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
     if not all(options.get(name) for name in _REQUIRED):
         raise ValueError(f"{entry.name} needs --provider and --model")
     temperature = options.get("temperature")
+    transport = {name: options[name] for name in _TRANSPORT if options.get(name) is not None}
     return entry.load_class()(
         entry.name,
         provider=options["provider"],
@@ -133,13 +162,47 @@ def _llm(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
         # The paper's protocol is temperature 0; the agent drops it where a model refuses.
         temperature=0.0 if temperature is None else float(temperature),
         cache_dir=Path(options["cache_dir"]) if options.get("cache_dir") else None,
+        **transport,
     )
 
 
 def _policy(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
     # A bound entry is named NAME:PATH (see get_agent); the policy keeps that name.
-    path = entry.name.partition(":")[2]
-    return entry.load_class().load(path, name=entry.name)
+    return entry.load_class().load(
+        entry.model_path, name=entry.name, trust=bool(options.get("trust_model"))
+    )
+
+
+class AgentNotReadyError(ValueError):
+    """An agent of the sweep cannot work here (a missing extra, key, server or model file)."""
+
+
+def _check_llm(entry: AgentEntry, options: Mapping[str, Any]) -> None:
+    missing = [f"--{name}" for name in _REQUIRED if not options.get(name)]
+    if missing:
+        raise AgentNotReadyError(f"{entry.name} needs {' and '.join(missing)}")
+    try:
+        from acdb_gym.agents.llm.preflight import LLMNotReadyError, check_llm_ready
+    except ImportError as error:  # pragma: no cover - the module itself needs no extra
+        raise AgentNotReadyError(f"{entry.name}: {error}") from None
+    try:
+        check_llm_ready(
+            options["provider"],
+            base_url=options.get("base_url"),
+            cache_dir=options.get("cache_dir"),
+            timeout=min(float(options.get("timeout") or 10.0), 10.0),
+        )
+    except LLMNotReadyError as error:
+        raise AgentNotReadyError(f"{entry.name}: {error}") from None
+
+
+def _check_policy(entry: AgentEntry, options: Mapping[str, Any]) -> None:
+    from acdb_gym.agents.rl import load_policy
+
+    try:
+        load_policy(entry.model_path, trust=bool(options.get("trust_model")))
+    except (ImportError, ValueError, OSError) as error:
+        raise AgentNotReadyError(f"{entry.name}: {error}") from None
 
 
 _BUILDERS: Final[dict[str, Callable[[AgentEntry, int, Mapping[str, Any]], Any]]] = {

@@ -92,8 +92,9 @@ class ResultsFileError(ValueError):
 
 
 # --------------------------------------------------------------------------- the row
-_OPTIONAL: Final = frozenset({"agent_stats"})
-"""Keys a row may lack: failed rows carry no agent statistics."""
+_OPTIONAL: Final = frozenset({"agent_stats", "privileged"})
+"""Keys a row may lack: failed rows carry no agent statistics, and rows written before rows
+recorded privileged access do not say."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,6 +109,8 @@ class ResultRow:
 
     Attributes:
         agent_stats: the agent's own episode statistics; None when the row has none (failed).
+        privileged: the agent was handed the hidden instance (the oracle); None in rows
+            written before rows recorded it.
         extras: keys this version does not know (from an older or newer package), kept so that
             :meth:`to_dict` gives back the row as read.
     """
@@ -151,6 +154,7 @@ class ResultRow:
     tokens_out: int | None
     wall_time: float
     agent_stats: Mapping[str, Any] | None = field(default=None, hash=False)
+    privileged: bool | None = None
     extras: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
@@ -193,8 +197,9 @@ class ResultRow:
     def to_dict(self) -> dict[str, Any]:
         """The row as written to the file: equal to the dict :meth:`from_dict` was given."""
         row = {name: getattr(self, name) for name in _ROW_FIELDS}
-        if self.agent_stats is None:
-            del row["agent_stats"]
+        for name in _OPTIONAL:
+            if row[name] is None:
+                del row[name]
         for name in ("agent_config", "agent_stats"):
             if name in row:
                 row[name] = dict(row[name])

@@ -19,7 +19,7 @@ import json
 import sys
 import time
 import traceback
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,6 +33,7 @@ from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, PANELS, Panel
 from acdb_gym.registry import OFFLINE_AGENTS, AgentEntry, get_agent
 from acdb_gym.results import RESULTS_FILE, Location, ResultRow, ResultsAppender, read_results
+from acdb_gym.run_lock import RunDirectoryLock
 
 __all__ = [
     "Job",
@@ -145,7 +146,13 @@ def _panels_for(spec: AgentEntry, requested: Sequence[Panel]) -> list[Panel]:
 
 
 def _agent_config(spec: AgentEntry, options: dict[str, Any]) -> dict[str, Any]:
-    return {k: options[k] for k in spec.options if options.get(k) is not None}
+    config = {k: options[k] for k in spec.options if options.get(k) is not None}
+    if spec.takes_path:
+        # The model's content is part of the job: a replaced file is a new job, not "done".
+        from acdb_gym.agents.rl import policy_digest
+
+        config["model_sha256"] = policy_digest(spec.model_path)
+    return config
 
 
 def plan_jobs(config: SweepConfig) -> list[Job]:
@@ -192,6 +199,7 @@ def run_job(
         "tools": job.tools,
         "repeat": job.repeat,
         "version": __version__,
+        "privileged": get_agent(job.agent).privileged,
     }
     try:
         row = _run_episodes(job, dict(agent_options or {}), out)
@@ -254,7 +262,18 @@ def _run_episodes(job: Job, options: dict[str, Any], out: Path | None) -> dict[s
 # --------------------------------------------------------------------------- the sweep
 @dataclass(frozen=True)
 class SweepSummary:
-    """What a sweep run did."""
+    """What a sweep run did.
+
+    Attributes:
+        planned: jobs of the config.
+        skipped: jobs already done (an ``ok`` row) before this run.
+        finished: jobs run now (rows written), ``ok`` or ``failed``.
+        failed: of those, the failed ones.
+        wall_time: seconds.
+        results: the results file.
+        not_run: jobs left unrun because their agent was stopped (the next run retries them).
+        stopped_agents: agent name -> the error its jobs kept failing with.
+    """
 
     planned: int
     skipped: int
@@ -262,20 +281,29 @@ class SweepSummary:
     failed: int
     wall_time: float
     results: Path
+    not_run: int = 0
+    stopped_agents: dict[str, str] = field(default_factory=dict)
 
 
-def _execute(jobs: Sequence[Job], config: SweepConfig) -> Iterator[dict[str, Any]]:
+def _execute(
+    jobs: Sequence[Job], config: SweepConfig, skip: Callable[[Job], bool]
+) -> Iterator[dict[str, Any]]:
+    """Run ``jobs`` and yield their rows as they finish; a job for which ``skip`` is true when
+    its turn comes is not run (its agent was stopped)."""
     options = config.agent_options
     if config.backend == "ray":
-        yield from _execute_ray(jobs, config)
+        yield from _execute_ray(jobs, config, skip)
     elif config.workers == 1 or len(jobs) <= 1:
         for job in jobs:
-            yield run_job(job, options, config.out)
+            if not skip(job):
+                yield run_job(job, options, config.out)
     else:
-        yield from _execute_pool(jobs, config)
+        yield from _execute_pool(jobs, config, skip)
 
 
-def _execute_pool(jobs: Sequence[Job], config: SweepConfig) -> Iterator[dict[str, Any]]:
+def _execute_pool(
+    jobs: Sequence[Job], config: SweepConfig, skip: Callable[[Job], bool]
+) -> Iterator[dict[str, Any]]:
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
@@ -285,13 +313,19 @@ def _execute_pool(jobs: Sequence[Job], config: SweepConfig) -> Iterator[dict[str
         # Keep a bounded number of jobs in flight so results stream back as they finish.
         while queue or pending:
             while queue and len(pending) < 2 * config.workers:
-                pending.add(pool.submit(run_job, queue.pop(0), config.agent_options, config.out))
+                job = queue.pop(0)
+                if not skip(job):
+                    pending.add(pool.submit(run_job, job, config.agent_options, config.out))
+            if not pending:
+                break
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 yield future.result()
 
 
-def _execute_ray(jobs: Sequence[Job], config: SweepConfig) -> Iterator[dict[str, Any]]:
+def _execute_ray(
+    jobs: Sequence[Job], config: SweepConfig, skip: Callable[[Job], bool]
+) -> Iterator[dict[str, Any]]:
     try:
         import ray
     except ModuleNotFoundError:
@@ -301,16 +335,69 @@ def _execute_ray(jobs: Sequence[Job], config: SweepConfig) -> Iterator[dict[str,
     if not ray.is_initialized():
         ray.init(num_cpus=config.workers, include_dashboard=False, log_to_driver=False)
     remote = ray.remote(run_job)
-    pending = [remote.remote(job, config.agent_options, config.out) for job in jobs]
-    while pending:
+    queue = list(jobs)
+    pending: list[Any] = []
+    while queue or pending:
+        while queue and len(pending) < 2 * config.workers:
+            job = queue.pop(0)
+            if not skip(job):
+                pending.append(remote.remote(job, config.agent_options, config.out))
+        if not pending:
+            break
         done, pending = ray.wait(pending, num_returns=1)
         yield ray.get(done[0])
 
 
+STOP_AFTER_SAME_FAILURES = 3
+"""An agent whose last this many jobs all failed with the same error is not given more jobs."""
+
+
+class _FailureWatch:
+    """Stops scheduling an agent whose jobs keep failing the same way (a bad key, a server that
+    is gone): the rest of its jobs would only fail too, slowly or at a cost."""
+
+    def __init__(self, limit: int = STOP_AFTER_SAME_FAILURES) -> None:
+        self.limit = limit
+        self.stopped: dict[str, str] = {}
+        self._streaks: dict[str, tuple[str, int]] = {}
+
+    def record(self, row: ResultRow) -> str | None:
+        """Note a finished job; the error that stops its agent, when it does."""
+        if row.status == "ok" or row.error is None:
+            self._streaks.pop(row.agent, None)
+            return None
+        error, count = self._streaks.get(row.agent, (row.error, 0))
+        count = count + 1 if error == row.error else 1
+        self._streaks[row.agent] = (row.error, count)
+        if count >= self.limit and row.agent not in self.stopped:
+            self.stopped[row.agent] = row.error
+            return row.error
+        return None
+
+    def skips(self, job: Job) -> bool:
+        return job.agent in self.stopped
+
+
 def run_sweep(config: SweepConfig) -> SweepSummary:
-    """Run every unfinished job of ``config`` and append its rows; see the module docstring."""
+    """Run every unfinished job of ``config`` and append its rows; see the module docstring.
+
+    Before any job runs, every agent is checked (:meth:`AgentEntry.check_ready`: an LLM
+    agent's SDK, key and server; a saved policy's extra and file) and the run directory is
+    locked for this sweep alone.
+
+    Raises:
+        AgentNotReadyError: an agent cannot work here; nothing was run.
+        RunDirectoryBusyError: another sweep is running in ``config.out``; nothing was run.
+        ResultsFileError: the results file has an unreadable line before its end.
+    """
     start = time.perf_counter()
-    config.out.mkdir(parents=True, exist_ok=True)
+    for name in dict.fromkeys(config.agents):
+        get_agent(name).check_ready(config.agent_options)
+    with RunDirectoryLock(config.out):
+        return _run_locked(config, start)
+
+
+def _run_locked(config: SweepConfig, start: float) -> SweepSummary:
     results = config.out / RESULTS_FILE
     rows = read_results(results, mode="strict", repair=True).rows
     done = {row.job_id for row in rows if row.status == "ok"}
@@ -318,15 +405,23 @@ def run_sweep(config: SweepConfig) -> SweepSummary:
     todo = [job for job in jobs if job.job_id not in done]
     _write_config(config)
     writer = ResultsAppender(results)
+    watch = _FailureWatch()
     finished = failed = 0
     bar = _progress(len(todo), config.progress, initial_note=f"{len(jobs) - len(todo)} done")
     try:
-        for data in _execute(todo, config):
+        for data in _execute(todo, config, watch.skips):
             # Checked before writing: the file never holds a row the resume cannot read.
             row = ResultRow.from_dict(data, where=Location(results))
             writer.append(row)
             finished += 1
             failed += row.status == "failed"
+            stop = watch.record(row)
+            if stop is not None:
+                bar.write(
+                    f"acdb: stopping agent {row.agent}: its last {watch.limit} jobs failed with "
+                    f"the same error: {stop}",
+                    file=sys.stderr,
+                )
             bar.set_postfix(failed=failed, refresh=False)
             bar.update(1)
     finally:
@@ -339,6 +434,8 @@ def run_sweep(config: SweepConfig) -> SweepSummary:
         failed=failed,
         wall_time=time.perf_counter() - start,
         results=results,
+        not_run=len(todo) - finished,
+        stopped_agents=dict(watch.stopped),
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 from acdb_gym.cli import main as cli_main
 from acdb_gym.core.ladder import get_level
 from acdb_gym.results import read_results
+from acdb_gym.sweep import SweepConfig, run_sweep
 
 TRUTH = get_level("v0", "L0").instance(0).dag
 
@@ -50,10 +51,40 @@ def test_sweep_runs_llm_agents_through_the_cli(
     )
 
 
-def test_llm_agent_without_model_is_a_failed_row_with_a_clear_error(tmp_path: Path) -> None:
+def test_llm_agent_without_model_stops_the_sweep_before_any_job(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "run"
     argv = ["sweep", "--levels", "L0", "--seeds", "1", "--agents", "llm_raw", "--panels",
             "active", "--out", str(out), "--no-progress", "--no-report"]  # fmt: skip
-    assert cli_main(argv) == 1
-    (row,) = read_results(out / "results.jsonl", mode="strict").as_dicts()
-    assert row["status"] == "failed" and "needs --provider and --model" in row["error"]
+    assert cli_main(argv) == 2
+    assert "llm_raw needs --provider and --model" in capsys.readouterr().err
+    assert not (out / "results.jsonl").exists()
+
+
+def test_an_agent_whose_jobs_keep_failing_alike_is_stopped(
+    fake: SimpleNamespace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A server that refuses every request (a revoked key, say): the endpoint answers, so the
+    # preflight passes, and every job fails the same way.
+    server = fake.serve(lambda request: fake.Fault("status", status=401))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-revoked-0123456789")
+    config = SweepConfig(
+        out=tmp_path,
+        agents=("llm_raw", "oracle"),
+        levels=("L0", "L1", "L2"),
+        seeds=2,
+        panels=("active",),
+        agent_options={
+            "provider": "openai",
+            "model": "m",
+            "base_url": server.base_url("openai"),
+        },
+        progress=False,
+    )
+    summary = run_sweep(config)
+    rows = read_results(tmp_path / "results.jsonl", mode="strict").rows
+    llm = [row for row in rows if row.agent == "llm_raw"]
+    assert len(llm) == 3 and all(row.status == "failed" for row in llm)
+    assert summary.not_run == 3 and "401" in summary.stopped_agents["llm_raw"]
+    assert sum(row.agent == "oracle" and row.status == "ok" for row in rows) == 6
