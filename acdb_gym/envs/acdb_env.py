@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal, SupportsFloat, TypedDict, cast, get_args
 
 import gymnasium as gym
@@ -35,7 +36,9 @@ __all__ = [
     "Panel",
     "RewardName",
     "Tools",
+    "check_level_arguments",
     "choose_instance",
+    "final_info_copy",
     "observation_space",
     "reward_of",
 ]
@@ -101,6 +104,12 @@ def _copy_filled(block: np.ndarray, used: int) -> np.ndarray:
     return fresh
 
 
+def final_info_copy(final_info: dict[str, Any]) -> dict[str, Any]:
+    """The end-of-episode info for one step: its score is a new dict every time, so editing
+    what one step returned never changes what a later step returns."""
+    return {**final_info, "score": dict(final_info["score"])}
+
+
 def reward_of(report: ScoreReport, reward: RewardName) -> float:
     """The final reward of an episode scored ``report``: its ``directed_f1`` or
     ``skeleton_f1``, or minus its SHD for ``"neg_shd"``."""
@@ -147,12 +156,24 @@ def _intervene_request(action: Any, n_nodes: int) -> tuple[int, float] | None:
     return node, number
 
 
-def choose_instance(level: Level, options: dict[str, Any], rng: np.random.Generator) -> Instance:
+def choose_instance(level: Level, options: object, rng: np.random.Generator) -> Instance:
     """The instance a ``reset(options=...)`` asks for: ``{"instance": inst}`` (checked to fit
-    the level), ``{"manifest_index": i}``, or else a fresh draw from ``rng``."""
+    the level), ``{"manifest_index": i}``, or else (``None`` or ``{}``) a fresh draw from ``rng``.
+
+    Raises:
+        ValueError: options that are not a dict, an unknown key, a ``manifest_index`` that is not
+            an integer in range, an ``instance`` that is not an :class:`Instance` of the level's
+            shape. Each message names the option.
+    """
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a dict, got {type(options).__name__} {options!r}")
     unknown = set(options) - {"manifest_index", "instance"}
     if unknown:
-        raise ValueError(f"unknown reset options {sorted(unknown)}")
+        raise ValueError(f"unknown reset options {sorted(map(str, unknown))}")
+    if "instance" in options and "manifest_index" in options:
+        raise ValueError("reset options 'instance' and 'manifest_index' exclude each other")
     if "instance" in options:
         instance = options["instance"]
         if not isinstance(instance, Instance):
@@ -167,8 +188,22 @@ def choose_instance(level: Level, options: dict[str, Any], rng: np.random.Genera
             )
         return instance
     if "manifest_index" in options:
-        return level.instance(int(options["manifest_index"]))
+        index = options["manifest_index"]
+        if isinstance(index, bool | np.bool_) or not isinstance(index, int | np.integer):
+            raise ValueError(
+                "options['manifest_index'] must be an integer in "
+                f"[0, {len(level.manifest)}), got {type(index).__name__} {index!r}"
+            )
+        return level.instance(int(index))
     return generate_instance(level.spec, rng)
+
+
+def check_level_arguments(level: object, ladder: object) -> None:
+    """ValueError unless ``level`` is a level name or a :class:`Level` and ``ladder`` a name."""
+    if not isinstance(level, str | Level):
+        raise ValueError(f"level must be a level name or a Level, got {level!r}")
+    if not isinstance(ladder, str):
+        raise ValueError(f"ladder must be a ladder name, got {ladder!r}")
 
 
 class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, Any]]]):
@@ -279,18 +314,23 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         reward: RewardName = "directed_f1",
         render_mode: str | None = None,
     ) -> None:
+        check_level_arguments(level, ladder)
         self.level: Level = level if isinstance(level, Level) else get_level(ladder, level)
         _check_choice("panel", panel, PANELS)
         _check_choice("tools", tools, TOOL_VARIANTS)
         _check_choice("reward", reward, get_args(RewardName))
         if render_mode is not None:
             _check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
-        if max_steps is not None and max_steps < 1:
-            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        if max_steps is not None and (
+            isinstance(max_steps, bool | np.bool_)
+            or not isinstance(max_steps, int | np.integer)
+            or max_steps < 1
+        ):
+            raise ValueError(f"max_steps must be an integer >= 1 or None, got {max_steps!r}")
         self.panel: Panel = panel
         self.tools: Tools = tools
         self.reward_name: RewardName = reward
-        self.max_steps = STEP_LIMITS[tools] if max_steps is None else max_steps
+        self.max_steps = STEP_LIMITS[tools] if max_steps is None else int(max_steps)
         self.render_mode = render_mode
 
         spec = self.level.spec
@@ -306,7 +346,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
         super().reset(seed=seed)
-        self._instance = self._choose_instance(options or {})
+        self._instance = self._choose_instance(options)
         session = self._session = Session(self._instance)
         spec = self.level.spec
         m = self.max_interventions
@@ -340,7 +380,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         if session is None:
             raise RuntimeError("call reset() before step()")
         if self._final_info is not None:
-            info = {**self._info(), **self._final_info}
+            info = {**self._info(), **final_info_copy(self._final_info)}
             info["error"] = "the episode has ended; call reset()"
             truncated_end = bool(self._final_info["truncated_empty_submission"])
             return self._observation(), 0.0, not truncated_end, truncated_end, info
@@ -377,7 +417,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
                 "truncated_empty_submission": truncated,
                 "instance_seed": self._instance.seed if self._instance else None,
             }
-            info.update(self._final_info)
+            info.update(final_info_copy(self._final_info))
         return self._observation(), reward, terminated, truncated, info
 
     def render(self) -> str | np.ndarray | None:
@@ -408,7 +448,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         return self._steps
 
     # ------------------------------------------------------------------ internals
-    def _choose_instance(self, options: dict[str, Any]) -> Instance:
+    def _choose_instance(self, options: object) -> Instance:
         return choose_instance(self.level, options, self.np_random)
 
     def _require_session(self) -> Session:

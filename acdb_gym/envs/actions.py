@@ -94,12 +94,48 @@ def _kind_of(name: str) -> int:
     return kind_names().index(name)
 
 
+def node_index(name: str, value: Any) -> int:
+    """``value`` as a node index: an ``int`` or NumPy integer, never a bool, float or string.
+
+    Ranges are the session's to check (an out-of-range index is an invalid step, not an error
+    of the caller's types).
+
+    >>> node_index("var", np.int64(2))
+    2
+    >>> node_index("var", 1.7)
+    Traceback (most recent call last):
+    ...
+    ValueError: var must be an integer node index, got float 1.7
+    """
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise ValueError(
+            f"{name} must be an integer node index, got {type(value).__name__} {value!r}"
+        )
+    return int(value)
+
+
+def real_number(name: str, value: Any) -> float:
+    """``value`` as a float: an ``int``, ``float`` or NumPy real scalar, never a bool or string
+    (finiteness and bounds are the action space's to check)."""
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iuf":
+        value = value[()]
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+        raise ValueError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    if isinstance(value, np.complexfloating):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    return float(value)
+
+
 @dataclass(frozen=True)
 class Intervene:
     """``do(X_var = value)``."""
 
     var: int
     value: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "var", node_index("var", self.var))
+        object.__setattr__(self, "value", real_number("value", self.value))
 
 
 @dataclass(frozen=True)
@@ -124,6 +160,19 @@ class ToolAction:
     if TYPE_CHECKING:  # the generated subclasses take their own fields
 
         def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def __post_init__(self) -> None:
+        for name in self.tool.fields:
+            value = getattr(self, name)
+            if name == "cond":
+                if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+                    raise ValueError(f"cond must be a sequence of node indices, got {value!r}")
+                value = tuple(node_index("cond entry", c) for c in value)
+            elif name == "regime":
+                value = None if value is None else node_index("regime", value)
+            else:
+                value = node_index(name, value)
+            object.__setattr__(self, name, value)
 
     @property
     def arguments(self) -> dict[str, Any]:
@@ -213,10 +262,18 @@ def action_space(n_nodes: int, max_interventions: int) -> spaces.OneOf:
 
 
 def intervene(var: int, value: float) -> EncodedAction:
-    """The action ``do(X_var = value)``."""
+    """The action ``do(X_var = value)``.
+
+    Raises:
+        ValueError: ``var`` is not an integer (a bool, float or string) or ``value`` is not a
+            real number.
+    """
     return (
         int(ActionKind.INTERVENE),
-        {"var": np.int64(var), "value": np.asarray(value, dtype=np.float64)},
+        {
+            "var": np.int64(node_index("var", var)),
+            "value": np.asarray(real_number("value", value), dtype=np.float64),
+        },
     )
 
 

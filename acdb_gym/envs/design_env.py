@@ -16,7 +16,15 @@ from acdb_gym.core.ladder import Level, get_level
 from acdb_gym.core.session import Session
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.discovery import orient_from_interventions, pc_cpdag
-from acdb_gym.envs.acdb_env import RewardName, _check_choice, choose_instance, reward_of
+from acdb_gym.envs.acdb_env import (
+    RewardName,
+    _check_choice,
+    check_level_arguments,
+    choose_instance,
+    final_info_copy,
+    reward_of,
+)
+from acdb_gym.envs.actions import real_number
 from acdb_gym.envs.privileged import HiddenInstanceAccess
 
 __all__ = [
@@ -226,7 +234,9 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
     ## Episode End
 
     Termination on "stop" (explicit, or an intervention that is masked out). Episodes last at
-    most ``budget + 1`` steps, so there is no truncation.
+    most ``budget + 1`` steps, so there is no truncation. A step after the end changes nothing
+    and returns the final info with ``info["error"]``, as ``ACDBEnv`` does. An action outside
+    ``Discrete(d + 1)`` raises ``ValueError``.
 
     ## Arguments
 
@@ -236,13 +246,14 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
     * ``shift``: intervention value in observational standard deviations above the mean.
     * ``alpha``: significance level of the orientation tests.
     * ``panel``: ``"active"`` or ``"observational"``; ``reward``: as ``ACDBEnv``.
+    * ``render_mode``: ``"ansi"`` (text) or ``"rgb_array"`` (picture), as ``ACDBEnv``.
 
     ## Version History
 
     * v0: initial version, on the v0 ladder.
     """
 
-    metadata = {"render_modes": []}  # noqa: RUF012
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012
 
     def __init__(
         self,
@@ -254,15 +265,24 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         alpha: float = 0.01,
         panel: Panel = PANEL_ACTIVE,
         reward: RewardName = "directed_f1",
+        render_mode: str | None = None,
     ) -> None:
+        check_level_arguments(level, ladder)
+        if not isinstance(level, str):
+            raise ValueError(f"level must be a level name, got {level!r}")
         self.level: Level = get_level(ladder, level)
         _check_choice("estimator", estimator, get_args(Estimator))
         _check_choice("panel", panel, PANELS)
         _check_choice("reward", reward, get_args(RewardName))
+        if render_mode is not None:
+            _check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+        shift = real_number("shift", shift)
+        alpha = real_number("alpha", alpha)
         if not np.isfinite(shift):
             raise ValueError(f"shift must be finite, got {shift}")
         if not 0 < alpha < 1:
             raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+        self.render_mode = render_mode
         self.estimator: Estimator = estimator
         self.shift = float(shift)
         self.alpha = float(alpha)
@@ -275,14 +295,18 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         self._session: Session | None = None
         self._instance: Instance | None = None
         self._state: DesignState | None = None
+        self._final_info: dict[str, Any] | None = None
+        self._last_action: str | None = None
 
     # ------------------------------------------------------------------ gym API
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        instance = choose_instance(self.level, dict(options or {}), self.np_random)
+        instance = choose_instance(self.level, options, self.np_random)
         self._instance = instance
+        self._final_info = None
+        self._last_action = None
         self._session = Session(instance)
         data = instance.d_obs
         start = cpdag(instance.dag) if self.estimator == "true_cpdag" else pc_cpdag(data)
@@ -293,18 +317,56 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         self, action: np.int64 | int
     ) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         session = self._require_session()
-        if session.sealed:
-            raise RuntimeError("the episode has ended; call reset()")
         if not self.action_space.contains(action):
             raise ValueError(f"action must be in [0, {self.n_nodes}], got {action!r}")
+        if self._final_info is not None:
+            # As ACDBEnv: a step after the end changes nothing and says so.
+            info = {**self._info(), **final_info_copy(self._final_info)}
+            info["error"] = "the episode has ended; call reset()"
+            return self._observation(), 0.0, True, False, info
         act = int(action)
         if act < self.n_nodes and self.action_masks()[act]:
             self._intervene(act)
+            self._last_action = f"intervene on X{act}"
             return self._observation(), 0.0, False, False, self._info()
+        self._last_action = "stop"
         report = session.submit_graph(self._require_state().estimate)
         reward = reward_of(report, self.reward_name)
-        info = {**self._info(), "score": report.to_dict(), "estimator": self.estimator}
+        self._final_info = {"score": report.to_dict(), "estimator": self.estimator}
+        info = {**self._info(), **final_info_copy(self._final_info)}
         return self._observation(), reward, True, False, info
+
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: budget, experiments and the current estimate (what the observation shows);
+        once stopped, the submission against the true DAG and its score. ``rgb_array``: the
+        same as a picture, as :class:`~acdb_gym.envs.acdb_env.ACDBEnv` draws it."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode=")
+            return None
+        from acdb_gym.envs.rendering import RenderState, render_rgb, render_text
+
+        session = self._require_session()
+        ended = self._final_info is not None
+        draw = render_text if self.render_mode == "ansi" else render_rgb
+        return draw(
+            RenderState(
+                title=f"{self.level.env_id.replace('ACDB-', 'ACDB-Design-')} "
+                f"estimator={self.estimator} panel={self.panel}",
+                n_nodes=self.n_nodes,
+                budget=session.budget if self.panel == PANEL_ACTIVE else 0,
+                budget_remaining=session.budget_remaining if self.panel == PANEL_ACTIVE else 0,
+                steps=session.interventions_used + int(ended),
+                max_steps=session.budget + 1,
+                experiments=[(e.target, e.value) for e in session.experiments],
+                last_action=self._last_action,
+                last_error=None,
+                tool_result=None,
+                estimate=None if ended else self._require_state().estimate,
+                submission=session.submission if ended else None,
+                truth=self._instance.dag if ended and self._instance is not None else None,
+                report=session.report if ended else None,
+            )
+        )
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of valid actions: interventions while budget remains (active panel

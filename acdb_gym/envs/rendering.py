@@ -38,7 +38,11 @@ EDGE_COLOURS = {
 
 @dataclass(frozen=True)
 class RenderState:
-    """What a render may show; ``truth``, ``submission`` and ``report`` only once ended."""
+    """What a render may show; ``truth``, ``submission`` and ``report`` only once ended.
+
+    ``tool_result`` is None for envs without statistics tools (the design env), and
+    ``estimate`` is the design env's current graph, which its observations show too.
+    """
 
     title: str
     n_nodes: int
@@ -49,7 +53,8 @@ class RenderState:
     experiments: list[tuple[int, float]]
     last_action: str | None
     last_error: str | None
-    tool_result: tuple[float, float, float]
+    tool_result: tuple[float, float, float] | None
+    estimate: PDAG | None = None
     submission: PDAG | None = None
     truth: DAG | None = None
     report: ScoreReport | None = None
@@ -114,8 +119,11 @@ def render_text(state: RenderState) -> str:
         lines.append(f"last action: {state.last_action}")
     if state.last_error is not None:
         lines.append(f"error: {state.last_error}")
-    stat, p_value, valid = state.tool_result
-    lines.append(f"tool result: statistic={stat:.4g} p={p_value:.4g} valid={int(valid)}")
+    if state.tool_result is not None:
+        stat, p_value, valid = state.tool_result
+        lines.append(f"tool result: statistic={stat:.4g} p={p_value:.4g} valid={int(valid)}")
+    if state.estimate is not None:
+        lines.append(f"current estimate: {_edges_text(state.estimate)}")
     if state.submission is not None and state.truth is not None and state.report is not None:
         lines.append(f"submitted: {_edges_text(state.submission)}")
         lines.append(f"true DAG:  {_edges_text(state.truth.to_pdag())}")

@@ -85,7 +85,7 @@ def test_default_step_limits_follow_the_tool_variant() -> None:
         ({"panel": "passive"}, "panel must be one of"),
         ({"tools": "all"}, "tools must be one of"),
         ({"reward": "accuracy"}, "reward must be one of"),
-        ({"max_steps": 0}, "max_steps must be at least 1, got 0"),
+        ({"max_steps": 0}, "max_steps must be an integer >= 1 or None, got 0"),
         ({"render_mode": "human"}, "render_mode must be one of"),
         ({"level": "L9"}, "level must be one of"),
         ({"ladder": "v2"}, "ladder must be one of"),
