@@ -132,7 +132,7 @@ def test_a_dead_base_url_ends_the_sweep_at_once_with_the_connection_error(tmp_pa
     url = f"http://127.0.0.1:{_free_port()}/v1"
     start = time.monotonic()
     done = _acdb("sweep", "--agents", "llm_raw", "--provider", "openai", "--model", "m",
-                 "--base-url", url, "--levels", "L0,L1", "--seeds", "1", "--panels", "active",
+                 "--base-url", url, "--levels", "L0,L1", "--seeds", "2", "--panels", "active",
                  "--out", str(tmp_path), "--no-progress")  # fmt: skip
     assert time.monotonic() - start < 60
     assert done.returncode == 2

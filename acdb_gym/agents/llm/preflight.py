@@ -2,9 +2,9 @@
 
 A sweep of LLM jobs that cannot work (the ``[llm]`` extra missing, no API key, a server that is
 not there) should stop at once with the reason, not run every job into the same failure.
-:func:`check_llm_ready` checks, in order and without sending any model request: that the
-provider's SDK imports, that a key is configured, and that the endpoint accepts a TCP
-connection. Each failure is an :class:`LLMNotReadyError` whose message says what to do.
+:func:`check_llm_ready` checks, in order and without sending any model request: that a key is
+configured, that the provider's SDK imports, and that the endpoint accepts a TCP connection.
+Each failure is an :class:`LLMNotReadyError` whose message says what to do.
 """
 
 from __future__ import annotations
@@ -54,6 +54,13 @@ def check_llm_ready(
     """
     if provider not in PROVIDERS:
         raise LLMNotReadyError(f"unknown provider {provider!r}; choose from {list(PROVIDERS)}")
+    # Cheapest first: the key is an environment lookup, the SDK import takes a second or two.
+    key = api_key if api_key is not None else os.environ.get(API_KEY_ENV[provider])
+    if not key and base_url is None and cache_dir is None:
+        raise LLMNotReadyError(
+            f"no API key for provider {provider!r}: set {API_KEY_ENV[provider]} "
+            "(or pass --base-url for a local OpenAI-compatible server)"
+        )
     try:
         importlib.import_module(provider)
     except ImportError:
@@ -61,12 +68,6 @@ def check_llm_ready(
             f"the {provider} provider needs the {provider!r} package, which is not installed: "
             f"{INSTALL_HINT}"
         ) from None
-    key = api_key if api_key is not None else os.environ.get(API_KEY_ENV[provider])
-    if not key and base_url is None and cache_dir is None:
-        raise LLMNotReadyError(
-            f"no API key for provider {provider!r}: set {API_KEY_ENV[provider]} "
-            "(or pass --base-url for a local OpenAI-compatible server)"
-        )
     _check_endpoint(_endpoint(provider, base_url), timeout)
 
 
