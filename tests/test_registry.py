@@ -99,3 +99,20 @@ def test_an_entry_is_data() -> None:
     entry = AgentEntry("x", "acdb_gym.baselines.classical:PCAgent", "PC again")
     assert entry.panels == ("observational",) and entry.construction == "plain"
     assert type(entry.build(0, {})).__name__ == "PCAgent"
+
+
+def test_llm_transport_options_reach_the_agent_but_not_the_job_id() -> None:
+    pytest.importorskip("openai")
+    from acdb_gym.sweep import SweepConfig, plan_jobs
+
+    options = {"provider": "openai", "model": "m", "base_url": "http://127.0.0.1:1/v1"}
+    agent = get_agent("llm_raw").build(0, {**options, "timeout": 5.0, "max_retries": 1})
+    assert (agent.timeout, agent.max_retries) == (5.0, 1)
+
+    def ids(extra: dict[str, object]) -> list[str]:
+        config = SweepConfig(
+            out=Path("unused"), agents=("llm_raw",), agent_options={**options, **extra}
+        )
+        return [job.job_id for job in plan_jobs(config)]
+
+    assert ids({"timeout": 5.0, "max_retries": 1}) == ids({})
