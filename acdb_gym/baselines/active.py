@@ -340,25 +340,11 @@ class GIESActiveAgent(BICActiveAgent):
 
     name = "gies_active"
 
-    def __init__(
-        self,
-        *,
-        penalty: float = 2.0,
-        shift: float = 4.0,
-        tabu_steps: int = 30,
-        restarts: int = 3,
-        leftover: Leftover = "explore",
-    ) -> None:
+    def __init__(self, **arguments: Any) -> None:
         warnings.warn(
             "GIESActiveAgent (gies_active) is deprecated: it is BICActiveAgent (bic_active), "
             "a greedy search on GIES's score, not GIES",
             DeprecationWarning,
             stacklevel=2,
         )
-        super().__init__(
-            penalty=penalty,
-            shift=shift,
-            tabu_steps=tabu_steps,
-            restarts=restarts,
-            leftover=leftover,
-        )
+        super().__init__(**arguments)
