@@ -8,7 +8,9 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+from acdb_gym import __version__
 from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
+from acdb_gym.core.types import PANELS
 from acdb_gym.registry import OFFLINE_AGENTS, agent_help
 from acdb_gym.results import RESULTS_FILE
 from acdb_gym.run_lock import RunDirectoryBusyError
@@ -16,8 +18,15 @@ from acdb_gym.run_lock import RunDirectoryBusyError
 __all__ = ["main"]
 
 
-class _HelpFormatter(argparse.HelpFormatter):
-    """Wraps one-paragraph texts; keeps the line breaks of a text laid out as a table."""
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Says every option's default; wraps one-paragraph texts and keeps the line breaks of a
+    text laid out as a table."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        # Only real defaults: "(default: None)" and "(default: False)" say nothing.
+        if action.default in (None, False, argparse.SUPPRESS) or action.required:
+            return action.help
+        return super()._get_help_string(action)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         if "\n" in text:
@@ -31,22 +40,32 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="run agents on a ladder's preflighted seeds (resumable), then write the report",
         description="Run every agent on the same preflighted seeds and append one JSON line per "
         f"finished episode to OUT/{RESULTS_FILE}. Rerunning the same command skips finished jobs "
-        "and retries failed ones.",
+        "and retries failed ones. Jobs are levels x seeds x agents x the agent's panels x "
+        "repeats: an agent that never intervenes runs once, in the observational panel; an "
+        "active agent runs in the active panel; the llm_raw and llm_stats agents run in each "
+        "requested panel (each agent's panels are listed below).",
         epilog=f"agents:\n{agent_help()}",
         formatter_class=_HelpFormatter,
     )
-    p.add_argument("--ladder", default="v0", choices=sorted(LADDERS), help="ladder (default v0)")
+    p.add_argument("--ladder", default="v0", choices=sorted(LADDERS), help="ladder")
     p.add_argument("--levels", default=",".join(LEVEL_NAMES), help="comma-separated levels")
     p.add_argument("--seeds", type=int, default=8, help="first N manifest seeds per level (1-8)")
     p.add_argument(
-        "--agents",
-        default=",".join(OFFLINE_AGENTS),
-        help="comma-separated agents, listed below (default: %(default)s)",
+        "--agents", default=",".join(OFFLINE_AGENTS), help="comma-separated agents, listed below"
     )
-    p.add_argument("--panels", default="active,observational", help="active and/or observational")
+    p.add_argument(
+        "--panels",
+        default=",".join(PANELS),
+        help="the panels to run: each agent runs in those of its panels asked for (see above)",
+    )
     p.add_argument("--repeats", type=int, default=1, help="repeats of every job")
     p.add_argument("--workers", type=int, default=1, help="parallel worker processes")
-    p.add_argument("--backend", default="process", choices=["process", "ray"])
+    p.add_argument(
+        "--backend",
+        default="process",
+        choices=["process", "ray"],
+        help="run jobs in a local process pool, or on Ray (pip install 'acdb_gym[ray]')",
+    )
     p.add_argument("--out", type=Path, required=True, help="run directory, e.g. runs/NAME")
     p.add_argument("--provider", choices=["openai", "anthropic"], help="LLM provider")
     p.add_argument("--model", help="LLM model name")
@@ -180,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acdb", description="Active Causal Discovery Benchmark (ACDB) command line."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _sweep_parser(sub)
     _report_parser(sub)

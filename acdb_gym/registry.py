@@ -357,6 +357,7 @@ def agent_help() -> str:
         needs += [f"--{name}" for name in entry.options if name in _REQUIRED]
         if entry.privileged:
             needs.append("privileged access to the hidden instance")
-        if needs:
-            lines.append(f"  {'':<{width}}  needs: {', '.join(needs)}")
+        panels = "each panel asked for" if len(entry.panels) > 1 else f"{entry.panels[0]} panel"
+        details = f"runs in: {panels}" + (f"; needs: {', '.join(needs)}" if needs else "")
+        lines.append(f"  {'':<{width}}  {details}")
     return "\n".join(lines)

@@ -407,7 +407,12 @@ def _run_locked(config: SweepConfig, start: float) -> SweepSummary:
     writer = ResultsAppender(results)
     watch = _FailureWatch()
     finished = failed = 0
-    bar = _progress(len(todo), config.progress, initial_note=f"{len(jobs) - len(todo)} done")
+    earlier = len(jobs) - len(todo)
+    bar = _progress(
+        len(todo),
+        config.progress,
+        label="sweep" if not earlier else f"sweep ({earlier} of {len(jobs)} done by earlier runs)",
+    )
     try:
         for data in _execute(todo, config, watch.skips):
             # Checked before writing: the file never holds a row the resume cannot read.
@@ -448,12 +453,12 @@ def _write_config(config: SweepConfig) -> None:
     (config.out / "sweep_config.json").write_text(json.dumps(data, indent=2, default=str) + "\n")
 
 
-def _progress(total: int, enabled: bool, initial_note: str) -> Any:
+def _progress(total: int, enabled: bool, label: str) -> Any:
     from tqdm import tqdm
 
     return tqdm(
         total=total,
-        desc=f"sweep ({initial_note})",
+        desc=label,
         unit="job",
         disable=not enabled,
         file=sys.stderr,

@@ -8,6 +8,7 @@ message; rerunning the script resumes where it stopped.
 
     python experiments/paper_v0.py --out runs/paper_v0 --workers 2
     python experiments/paper_v0.py --openai-model gpt-5.4 --anthropic-model claude-sonnet-4-6
+    python experiments/paper_v0.py --levels L1 --seeds 2 --out runs/paper_small   # a small grid
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ import argparse
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from acdb_gym import report
+from acdb_gym.core.ladder import LEVEL_NAMES
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL
 from acdb_gym.registry import OFFLINE_AGENTS
-from acdb_gym.sweep import SweepConfig, run_sweep
+from acdb_gym.sweep import SweepConfig, parse_list, run_sweep
 
 
 @dataclass(frozen=True)
@@ -33,16 +36,40 @@ class Backbone:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path("runs/paper_v0"))
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--openai-model", default="gpt-5.4")
-    parser.add_argument("--anthropic-model", default="claude-sonnet-4-6")
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--out", type=Path, default=Path("runs/paper_v0"), help="run directory")
+    parser.add_argument("--workers", type=int, default=2, help="parallel worker processes")
+    parser.add_argument(
+        "--levels",
+        default=",".join(LEVEL_NAMES),
+        help="comma-separated v0 levels of the baseline and LLM parts (shrinks the grid)",
+    )
+    parser.add_argument("--seeds", type=int, default=8, help="first N manifest seeds per level")
+    parser.add_argument(
+        "--probe-seeds",
+        type=int,
+        default=4,
+        help="manifest seeds per level of the llm_corr_obs probe (on L1, L3, L5)",
+    )
+    parser.add_argument("--openai-model", default="gpt-5.4", help="the OpenAI backbone")
+    parser.add_argument(
+        "--anthropic-model", default="claude-sonnet-4-6", help="the Anthropic backbone"
+    )
     parser.add_argument("--cache-dir", type=Path, default=None, help="LLM response cache")
     args = parser.parse_args()
+    levels = parse_list(args.levels, LEVEL_NAMES, what="levels")
+    grid: dict[str, Any] = {
+        "ladder": "v0",
+        "levels": levels,
+        "seeds": args.seeds,
+        "workers": args.workers,
+    }
 
-    # 1. Baselines: every level, all 8 manifest seeds, both panels where they differ.
-    run_sweep(SweepConfig(out=args.out, ladder="v0", agents=OFFLINE_AGENTS, workers=args.workers))
+    # 1. Baselines: every level asked for, both panels where they differ.
+    run_sweep(SweepConfig(out=args.out, agents=OFFLINE_AGENTS, **grid))
 
     backbones = [
         Backbone("openai", args.openai_model, "OPENAI_API_KEY"),
@@ -62,29 +89,30 @@ def main() -> None:
         run_sweep(
             SweepConfig(
                 out=args.out,
-                ladder="v0",
                 agents=("llm_raw", "llm_stats"),
                 panels=(PANEL_OBSERVATIONAL, PANEL_ACTIVE),
-                workers=args.workers,
                 agent_options=options,
+                **grid,
             )
         )
-        # 3. The correlation-only ablation probe: L1/L3/L5, 4 seeds per level.
-        run_sweep(
-            SweepConfig(
-                out=args.out,
-                ladder="v0",
-                levels=("L1", "L3", "L5"),
-                seeds=4,
-                agents=("llm_corr_obs",),
-                panels=(PANEL_OBSERVATIONAL,),
-                workers=args.workers,
-                agent_options=options,
+        # 3. The correlation-only ablation probe: L1/L3/L5 (those asked for), 4 seeds per level.
+        probe_levels = tuple(level for level in ("L1", "L3", "L5") if level in levels)
+        if probe_levels:
+            run_sweep(
+                SweepConfig(
+                    out=args.out,
+                    ladder="v0",
+                    levels=probe_levels,
+                    seeds=min(args.probe_seeds, args.seeds),
+                    agents=("llm_corr_obs",),
+                    panels=(PANEL_OBSERVATIONAL,),
+                    workers=args.workers,
+                    agent_options=options,
+                )
             )
-        )
 
     files = report.write_report(args.out, compare=[])
-    print(report.format_terminal(report.summarize(report.load_results(args.out))))
+    print(report.format_terminal(files.summary))
     print(f"report written to {files.markdown}")
 
 

@@ -235,6 +235,9 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     ``regime`` 0 means the observational data, ``k`` the ``k``-th experiment. In the
     observational panel ``intervene`` is invalid; with ``tools="raw"`` the statistics tools
     are invalid. Their specs (:mod:`acdb_gym.core.tools`) define their payloads and results.
+    Every kind is an element of the space, but ``action_space.sample()`` draws only the kinds
+    the variant carries out (a :class:`~acdb_gym.envs.actions.VariantOneOf`), so a
+    random-action rollout submits; ``sample(mask=...)`` draws from every kind.
 
     ## Observation Space
 
@@ -336,10 +339,23 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         spec = self.level.spec
         self.n_nodes = spec.d
         self.max_interventions = spec.max_interventions
-        self.action_space = actions.action_space(spec.d, self.max_interventions)
+        self.action_space = actions.action_space(
+            spec.d, self.max_interventions, sampled_kinds=self._accepted_kinds()
+        )
         self.observation_space = observation_space(self.level, self.max_steps)
         self._instance: Instance | None = None
         self._session: Session | None = None
+
+    def _accepted_kinds(self) -> list[int]:
+        """The action kinds this variant carries out (the sampler draws only these)."""
+        accepted = []
+        for index, name in enumerate(actions.kind_names()):
+            if name == "intervene":
+                if self.panel == PANEL_ACTIVE:
+                    accepted.append(index)
+            elif name == "submit_graph" or self.tools == TOOLS_STATS:
+                accepted.append(index)
+        return accepted
 
     # ------------------------------------------------------------------ gym API
     def reset(
@@ -524,6 +540,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             info["error"] = self._last_error
         return info
 
+    def _last_action_was_tool(self) -> bool:
+        if self._last_action is None:
+            return False
+        name = actions.kind_names()[int(self._last_action[0])]
+        return name not in ("intervene", "submit_graph")
+
     def _render_state(self) -> Any:
         from acdb_gym.envs.rendering import RenderState, describe_action
 
@@ -543,10 +565,15 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
                 else describe_action(self._last_action, n_nodes=self.n_nodes)
             ),
             last_error=self._last_error,
+            # Only after a statistics tool: at reset or after an intervention there is none.
             tool_result=(
-                float(self._tool_result[0]),
-                float(self._tool_result[1]),
-                float(self._tool_result[2]),
+                (
+                    float(self._tool_result[0]),
+                    float(self._tool_result[1]),
+                    float(self._tool_result[2]),
+                )
+                if self._last_action_was_tool()
+                else None
             ),
             submission=session.submission if ended else None,
             truth=self._instance.dag if ended and self._instance is not None else None,

@@ -13,7 +13,7 @@ Submit(graph=PDAG(n_nodes=3, directed=[(0, 1)], undirected=[(1, 2)]))
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, make_dataclass
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -228,12 +228,66 @@ IndependenceTest = action_class("independence_test")
 Action = Intervene | ToolAction | Submit
 
 
-def action_space(n_nodes: int, max_interventions: int) -> spaces.OneOf:
+class VariantOneOf(spaces.OneOf):
+    """The action space of one env variant: every kind is an element (a kind the variant
+    refuses is an invalid step, not an error), but :meth:`sample` draws only the kinds the
+    variant accepts, and a sampled ``submit_graph`` holds a random DAG (a valid submission,
+    where uniform codes almost never are), so random-action rollouts end by submitting.
+
+    Args:
+        spaces: one sub-space per kind.
+        sampled_kinds: the kinds :meth:`sample` draws from (uniformly), by index.
+        n_nodes: the number of variables (the size of a sampled graph).
+    """
+
+    def __init__(
+        self,
+        spaces: Sequence[spaces.Space[Any]],
+        sampled_kinds: Sequence[int],
+        *,
+        n_nodes: int,
+        seed: Any = None,
+    ) -> None:
+        super().__init__(spaces, seed=seed)
+        self.n_nodes = n_nodes
+        if not sampled_kinds or not all(0 <= k < len(self.spaces) for k in sampled_kinds):
+            raise ValueError(f"sampled_kinds must be kinds of the space, got {sampled_kinds}")
+        self.sampled_kinds = tuple(int(k) for k in sampled_kinds)
+
+    def sample(
+        self,
+        mask: tuple[Any | None, ...] | None = None,
+        probability: tuple[Any | None, ...] | None = None,
+    ) -> tuple[int, Any]:
+        """A random element of an accepted kind; with ``mask`` or ``probability``, as
+        ``OneOf.sample`` (any kind)."""
+        if mask is not None or probability is not None:
+            return super().sample(mask=mask, probability=probability)
+        index = int(self.np_random.integers(0, len(self.sampled_kinds)))
+        kind = self.sampled_kinds[index]
+        if kind == ActionKind.SUBMIT_GRAPH:
+            return kind, {"graph": _random_dag_codes(self.np_random, self.n_nodes)}
+        return kind, self.spaces[kind].sample()
+
+
+def _random_dag_codes(rng: np.random.Generator, n_nodes: int) -> np.ndarray:
+    """Codes of a random DAG: a random order, each forward pair an edge with probability 1/2."""
+    order = rng.permutation(n_nodes)
+    upper = np.triu(rng.random((n_nodes, n_nodes)) < 0.5, k=1)
+    adjacency = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
+    adjacency[np.ix_(order, order)] = upper
+    return np.where(adjacency, DIRECTED, NO_EDGE).astype(np.int64)
+
+
+def action_space(
+    n_nodes: int, max_interventions: int, *, sampled_kinds: Sequence[int] | None = None
+) -> spaces.OneOf:
     """The ``OneOf`` action space for ``n_nodes`` variables (DESIGN §8), one sub-space per
     entry of :func:`kind_names`.
 
     Statistics tools carry ``regime``: 0 for the observational data, ``k`` for the ``k``-th
-    experiment (1-based).
+    experiment (1-based). With ``sampled_kinds``, a :class:`VariantOneOf` whose ``sample``
+    draws only those kinds.
     """
     # One sub-space object per argument kind, shared by every kind that uses it: seeding and
     # sampling the OneOf then draws exactly as the benchmark always has.
@@ -255,7 +309,9 @@ def action_space(n_nodes: int, max_interventions: int) -> spaces.OneOf:
         else:
             spec = tools.get_tool(name)
             kinds.append(spaces.Dict({key: by_field[key] for key in spec.fields}))
-    return spaces.OneOf(kinds)
+    if sampled_kinds is None:
+        return spaces.OneOf(kinds)
+    return VariantOneOf(kinds, sampled_kinds, n_nodes=n_nodes)
 
 
 # --------------------------------------------------------------------------- constructors

@@ -19,6 +19,8 @@ from acdb_gym.report.tables import (
     TABLE2_HEADERS,
     comparison_body,
     floor_body,
+    floor_measured,
+    floor_unmeasured_note,
     format_difference,
     format_number,
     format_p_value,
@@ -112,12 +114,15 @@ def _md_ladder(table: LadderSummary) -> list[str]:
     lines += ["### Table 3: directed F1 per level", "", "Values in %; brackets: 95% CI.", ""]
     lines += md_table(["agent", *table.levels, "overall"], table3_body(table, ci=True))
     lines += ["### Random floor (directed F1, %)", ""]
-    lines += [
-        "Closed form: the expectation of the structure-blind random DAG baseline; "
-        "overall weighted by instances per level. Measured: the `random` agent.",
-        "",
-    ]
-    lines += md_table(FLOOR_HEADERS, floor_body(table, ci=True))
+    if floor_measured(table):
+        lines += [
+            "Closed form: the expectation of the structure-blind random DAG baseline; "
+            "overall weighted by instances per level. Measured: the `random` agent.",
+            "",
+        ]
+        lines += md_table(FLOOR_HEADERS, floor_body(table, ci=True))
+    else:
+        lines += [f"Random floor {floor_unmeasured_note(table)}.", ""]
     lines += ["### Precision vs recall (directed edges)", ""]
     lines += [
         "Precision / recall = true edges / oriented edges per episode, so precision above "
@@ -165,7 +170,8 @@ def _md_shortcuts(table: LadderSummary) -> list[str]:
         lines.append(
             f"- **Density leakage**: a structure-blind random DAG scores "
             f"{format_number(overall.closed_form, 'directed_f1')}% directed F1 in expectation "
-            "(closed form; measured above); results near it carry no evidence of discovery."
+            f"(closed form{'; measured above' if floor_measured(table) else ''}); results "
+            "near it carry no evidence of discovery."
         )
     return [*lines, ""]
 

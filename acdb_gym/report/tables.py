@@ -27,6 +27,8 @@ __all__ = [
     "TABLE2_HEADERS",
     "comparison_body",
     "floor_body",
+    "floor_measured",
+    "floor_unmeasured_note",
     "format_difference",
     "format_number",
     "format_p_value",
@@ -176,6 +178,20 @@ TABLE2_HEADERS: Final = (
 FLOOR_HEADERS: Final = ("level", "closed form", "measured (random)", "seeds")
 
 
+def floor_measured(table: LadderSummary) -> bool:
+    """Whether the run holds ``random`` rows to measure the floor with."""
+    return any(floor.measured.n for floor in table.random_floor)
+
+
+def floor_unmeasured_note(table: LadderSummary) -> str:
+    """The one line that replaces the floor table when no ``random`` rows were run."""
+    closed = ", ".join(
+        f"{floor.level} {format_number(floor.closed_form, 'directed_f1')}"
+        for floor in table.random_floor
+    )
+    return f"not measured: this run has no `random` rows (closed form, %: {closed})"
+
+
 def comparison_body(summary: Summary) -> tuple[list[str], list[list[str]]]:
     names = [table.ladder for table in summary.ladders]
     headers = ["agent"]
@@ -214,7 +230,10 @@ def format_terminal(summary: Summary) -> str:
         lines += ["", f"== ladder {table.ladder}: Table 3 (directed F1 per level) =="]
         lines += _text_table(["agent", *table.levels, "overall"], table3_body(table, ci=False))
         lines += ["", f"== ladder {table.ladder}: random floor (directed F1) =="]
-        lines += _text_table(FLOOR_HEADERS, floor_body(table, ci=False))
+        if floor_measured(table):
+            lines += _text_table(FLOOR_HEADERS, floor_body(table, ci=False))
+        else:
+            lines.append(floor_unmeasured_note(table))
     if len(summary.ladders) > 1:
         headers, body = comparison_body(summary)
         lines += ["", "== ladders side by side =="]
