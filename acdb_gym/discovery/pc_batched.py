@@ -311,7 +311,9 @@ class _Orientation:
         self.directed[tail][head] = True
         self._adjust_dpath(tail, head)
 
-    def orient_colliders(self, sepsets: Mapping[tuple[int, int], tuple[frozenset[int], ...]]) -> None:
+    def orient_colliders(
+        self, sepsets: Mapping[tuple[int, int], tuple[frozenset[int], ...]]
+    ) -> None:
         """``uc_sepset`` with priority 2: earlier colliders win over conflicting later ones."""
         for y in range(self.n_nodes):
             neighbours = [v for v in range(self.n_nodes) if self.adjacent[y][v]]
