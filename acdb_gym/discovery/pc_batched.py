@@ -15,10 +15,12 @@ per test. Being the same algorithm means copying causal-learn's choices, includi
   (numpy's vectorized log may differ in the last bit), and ``p = 2 (1 - Phi(sqrt(n - l - 3)
   |z|))``. So p-values are bit-identical, and an edge is removed when ``p > alpha`` (strictly),
   as in causal-learn.
-* **Separating sets.** PC-stable tests every set (no early stop) and records the *union* of all
-  sets that passed from ``x``'s side; both sides append their union, ``x``'s side also an empty
-  one when only ``y``'s side passed (unless ``x`` has fewer than ``l - 1`` neighbours, which
-  causal-learn skips). :attr:`BatchedPCResult.sepsets` keeps exactly these lists.
+* **Separating sets.** PC-stable tests every set (no early stop) and records, per side, the
+  *union* of all sets that passed from that side. For a pair ``a < b`` removed at depth ``l``,
+  ``a`` appends its union if one of its sets passed; ``b``, visited later, appends its union
+  (empty when none of its own sets passed) whenever the pair goes, unless ``b`` has fewer than
+  ``l - 1`` neighbours, which causal-learn skips. :attr:`BatchedPCResult.sepsets` keeps exactly
+  these lists.
 * **Colliders** (``uc_priority=2``, "prioritize existing colliders"): unshielded triples
   ``x - y - z`` (``x < z``) are visited by ``y``, then ``x``, then ``z``; ``y`` is a collider
   when it is in none of the recorded sets of ``(x, z)``, and is oriented ``x -> y <- z`` only if
@@ -111,7 +113,7 @@ def pc_batched(data: ArrayLike, *, alpha: float = 0.05) -> BatchedPCResult:
     check_min_rows(array, "data", n_nodes + 1)
     check_no_constant_column(array, "data")
     # The same call on the same contiguous array as causal-learn's FisherZ, for the same bits.
-    corr: FloatArray = np.corrcoef(np.ascontiguousarray(array).T)
+    corr = np.asarray(np.corrcoef(np.ascontiguousarray(array).T), dtype=np.float64)
     skeleton, sepsets, n_tests = _skeleton(corr, n_samples, alpha)
     orientation = _Orientation(skeleton)
     orientation.orient_colliders(sepsets)
@@ -349,14 +351,15 @@ class _Orientation:
         return unshielded, triangles
 
     def _kites(self, triangles: list[tuple[int, int, int]]) -> list[tuple[int, int, int, int]]:
-        """causal-learn's kites ``(i, j, k, l)`` in its order."""
+        """causal-learn's kites ``(i, j, k, m)`` in its order: triangles ``i, j, m`` and
+        ``i, k, m`` with ``j < k`` not adjacent."""
         groups: dict[tuple[int, int], list[int]] = {}
-        for i, j, l in triangles:
-            groups.setdefault((i, l), []).append(j)
+        for i, j, m in triangles:
+            groups.setdefault((i, m), []).append(j)
         return [
-            (i, j, k, l)
-            for i, j, l in triangles
-            for k in groups[(i, l)]
+            (i, j, k, m)
+            for i, j, m in triangles
+            for k in groups[(i, m)]
             if j < k and not self.adjacent[j][k]
         ]
 
@@ -381,12 +384,12 @@ class _Orientation:
             for i, j, k in triangles:
                 if directed[i][j] and directed[j][k] and self.is_undirected(i, k):
                     changed |= self._try_orient(i, k)
-            for i, j, k, l in kites:
+            for i, j, k, m in kites:
                 if (
                     self.is_undirected(i, j)
                     and self.is_undirected(i, k)
-                    and directed[j][l]
-                    and directed[k][l]
-                    and self.is_undirected(i, l)
+                    and directed[j][m]
+                    and directed[k][m]
+                    and self.is_undirected(i, m)
                 ):
-                    changed |= self._try_orient(i, l)
+                    changed |= self._try_orient(i, m)
