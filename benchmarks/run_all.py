@@ -45,6 +45,7 @@ SCRIPTS = {
     "design": "design_env_steps.py",
     "sweep": "sweep_walltime.py",
     "gies": "bic_search_vs_gies.py",
+    "pc": "pc_batched_vs_causallearn.py",
 }
 """The benchmark scripts, in the order of the issue, by short name."""
 

@@ -23,12 +23,14 @@ SCRIPTS = (
     "design_env_steps.py",
     "sweep_walltime.py",
     "bic_search_vs_gies.py",
+    "pc_batched_vs_causallearn.py",
 )
 WITH_PEERS = (
     "cpdag_vs_peers.py",
     "reset_timing.py",
     "score_vs_gcastle.py",
     "bic_search_vs_gies.py",
+    "pc_batched_vs_causallearn.py",
 )
 PEER_PACKAGES = ("causallearn", "graphical_models", "castle", "gies")
 TIMEOUT = 300

@@ -1,0 +1,395 @@
+"""PC-stable with Fisher-z tests, batched, reproducing causal-learn's ``pc`` decision for decision.
+
+:func:`pc_batched` runs the same algorithm as causal-learn's
+``pc(data, alpha, "fisherz", show_progress=False)`` with its defaults (``stable=True``,
+``uc_rule=0``, ``uc_priority=2``) and returns the same skeleton, separating sets and oriented
+graph, but tests every conditioning set of one size in one numpy batch instead of one Python call
+per test. Being the same algorithm means copying causal-learn's choices, including the odd ones:
+
+* **Tests.** Each depth ``l`` tests, for every ordered adjacent pair ``(x, y)`` of the graph at
+  the start of the depth, every ``S`` of ``l`` other neighbours of ``x``. The p-value is
+  causal-learn's, operation for operation: the inverse of the correlation submatrix over
+  ``[min(x, y), max(x, y), *sorted(S)]`` (``np.linalg.inv``, which runs the same LAPACK routine
+  on each matrix of a stack as on a single one), ``r = -P01 / sqrt(|P00 P11|)`` clipped to
+  ``±(1 - eps)``, ``z = atanh`` written as ``0.5 log((1 + r) / (1 - r))`` with ``math.log``
+  (numpy's vectorized log may differ in the last bit), and ``p = 2 (1 - Phi(sqrt(n - l - 3)
+  |z|))``. So p-values are bit-identical, and an edge is removed when ``p > alpha`` (strictly),
+  as in causal-learn.
+* **Separating sets.** PC-stable tests every set (no early stop) and records, per side, the
+  *union* of all sets that passed from that side. For a pair ``a < b`` removed at depth ``l``,
+  ``a`` appends its union if one of its sets passed; ``b``, visited later, appends its union
+  (empty when none of its own sets passed) whenever the pair goes, unless ``b`` has fewer than
+  ``l - 1`` neighbours, which causal-learn skips. :attr:`BatchedPCResult.sepsets` keeps exactly
+  these lists.
+* **Colliders** (``uc_priority=2``, "prioritize existing colliders"): unshielded triples
+  ``x - y - z`` (``x < z``) are visited by ``y``, then ``x``, then ``z``; ``y`` is a collider
+  when it is in none of the recorded sets of ``(x, z)``, and is oriented ``x -> y <- z`` only if
+  neither edge already points away from ``y``. A later conflicting collider therefore loses.
+* **Meek** rules 1-3 in causal-learn's visiting order (its triple lists are built once, from the
+  graph after the colliders), each orientation refused when the head is already an "ancestor"
+  of the tail in causal-learn's incremental ancestor matrix, which is not a full transitive
+  closure and depends on the order edges were oriented; :class:`_Orientation` keeps the same
+  matrix with the same updates.
+
+Where floating point could still disagree: nowhere in the arithmetic above (IEEE operations in
+the same order, the same LAPACK and ``ndtr`` calls), provided numpy's ``corrcoef`` and
+``linalg.inv`` give the same bits in this process as in causal-learn's, which they do when both
+run in one process on one BLAS. A decision can only flip if a p-value differed, and then only
+when it lies within that difference of ``alpha``.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.special import ndtr
+
+from acdb_gym.core.types import BoolMatrix, FloatArray, IntArray
+from acdb_gym.discovery._common import (
+    as_data_matrix,
+    check_min_rows,
+    check_no_constant_column,
+    check_probability,
+)
+
+__all__ = ["BatchedPCResult", "fisher_z_pvalues", "pc_batched"]
+
+_MAX_BATCH = 1 << 16
+"""Tests per call of the batched inverse: bounds memory (about 8 MB of matrices at depth 3)."""
+
+Sepsets = dict[tuple[int, int], tuple[frozenset[int], ...]]
+
+
+@dataclass(frozen=True)
+class BatchedPCResult:
+    """What PC found, in causal-learn's terms.
+
+    Attributes:
+        skeleton: symmetric adjacency after the skeleton phase.
+        sepsets: for each removed pair ``(a, b)`` with ``a < b``, the sets causal-learn appends
+            to ``cg.sepset[a, b]``, in order (each the union of the passing conditioning sets
+            from one side).
+        directed: ``directed[i, j]`` for an edge oriented ``i -> j`` (may hold a directed cycle
+            on unfaithful data, as causal-learn's output may).
+        undirected: symmetric matrix of the edges left unoriented.
+        n_tests: conditional-independence tests run, counting both sides of a pair as
+            causal-learn's calls do (it answers the second from its cache).
+    """
+
+    skeleton: BoolMatrix
+    sepsets: Mapping[tuple[int, int], tuple[frozenset[int], ...]]
+    directed: BoolMatrix
+    undirected: BoolMatrix
+    n_tests: int
+
+
+def pc_batched(data: ArrayLike, *, alpha: float = 0.05) -> BatchedPCResult:
+    """Run PC-stable with Fisher-z tests and causal-learn's orientation (see the module doc).
+
+    Args:
+        data: observational samples, shape ``(n_samples, d)``, finite, no constant column,
+            ``n_samples >= d + 1``. Copied; never modified.
+        alpha: significance level in ``(0, 1)``; a pair is separated when ``p > alpha``.
+
+    Returns:
+        The skeleton, separating sets and orientation.
+
+    Raises:
+        ValueError: ``alpha`` outside ``(0, 1)``; ``data`` of the wrong shape, with too few rows,
+            non-finite values or a constant column; or a singular correlation submatrix.
+    """
+    check_probability(alpha, "alpha")
+    array = as_data_matrix(data, "data")
+    n_samples, n_nodes = array.shape
+    if n_nodes < 2:
+        nothing = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
+        return BatchedPCResult(nothing, {}, nothing, nothing.copy(), 0)
+    check_min_rows(array, "data", n_nodes + 1)
+    check_no_constant_column(array, "data")
+    # The same call on the same contiguous array as causal-learn's FisherZ, for the same bits.
+    corr = np.asarray(np.corrcoef(np.ascontiguousarray(array).T), dtype=np.float64)
+    skeleton, sepsets, n_tests = _skeleton(corr, n_samples, alpha)
+    orientation = _Orientation(skeleton)
+    orientation.orient_colliders(sepsets)
+    orientation.apply_meek_rules()
+    directed = orientation.directed_matrix()
+    undirected = skeleton & ~directed & ~directed.T
+    return BatchedPCResult(skeleton, sepsets, directed, undirected, n_tests)
+
+
+# --------------------------------------------------------------------------- tests
+
+
+def fisher_z_pvalues(
+    corr: FloatArray, n_samples: int, pairs: IntArray, conditions: IntArray
+) -> FloatArray:
+    """Fisher-z p-values of ``X_a _||_ X_b | X_S`` for a batch of tests, as causal-learn computes
+    them.
+
+    Args:
+        corr: the ``(d, d)`` correlation matrix of the data.
+        n_samples: rows of the data.
+        pairs: ``(T, 2)`` with ``a < b`` in each row.
+        conditions: ``(T, l)``, each row sorted ascending, disjoint from its pair.
+
+    Returns:
+        ``(T,)`` p-values.
+
+    Raises:
+        ValueError: a correlation submatrix is singular.
+    """
+    size = conditions.shape[1]
+    variables = np.concatenate([pairs, conditions], axis=1)
+    blocks = corr[variables[:, :, None], variables[:, None, :]]
+    try:
+        precision = np.linalg.inv(blocks)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            "the data's correlation matrix is singular: cannot run the Fisher-z test"
+        ) from None
+    r = -precision[:, 0, 1] / np.sqrt(np.abs(precision[:, 0, 0] * precision[:, 1, 1]))
+    clip = np.abs(r) >= 1
+    r[clip] = (1.0 - np.finfo(float).eps) * np.sign(r[clip])
+    ratio = (1 + r) / (1 - r)
+    z = 0.5 * np.fromiter(map(math.log, ratio.tolist()), dtype=np.float64, count=ratio.size)
+    statistic = math.sqrt(n_samples - size - 3) * np.abs(z)
+    pvalues: FloatArray = 2 * (1 - ndtr(np.abs(statistic)))
+    return pvalues
+
+
+@functools.lru_cache(maxsize=256)
+def _combinations(n_items: int, size: int) -> IntArray:
+    """All ``size``-subsets of ``range(n_items)`` in itertools order, one per row."""
+    rows = list(itertools.combinations(range(n_items), size))
+    return np.array(rows, dtype=np.int64).reshape(len(rows), size)
+
+
+@functools.lru_cache(maxsize=256)
+def _others(n_items: int) -> IntArray:
+    """Row ``k``: ``range(n_items)`` without ``k``."""
+    full = np.arange(n_items, dtype=np.int64)
+    return np.array([np.delete(full, k) for k in range(n_items)], dtype=np.int64).reshape(
+        n_items, max(n_items - 1, 0)
+    )
+
+
+def _depth_tests(
+    neighbours: list[IntArray], depth: int
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """Every test of one depth in causal-learn's order.
+
+    Returns:
+        ``xs`` and ``ys`` of the ordered pairs that get at least one test, the pair index of each
+        test, and the ``(T, depth)`` conditioning sets.
+    """
+    xs: list[IntArray] = []
+    ys: list[IntArray] = []
+    conditions: list[IntArray] = []
+    counts: list[int] = []
+    for x, nbrs in enumerate(neighbours):
+        degree = nbrs.size
+        if degree - 1 < depth:
+            continue
+        combos = _combinations(degree - 1, depth)
+        positions = _others(degree)[:, combos]  # (degree, C, depth)
+        conditions.append(nbrs[positions].reshape(degree * combos.shape[0], depth))
+        xs.append(np.full(degree, x, dtype=np.int64))
+        ys.append(nbrs)
+        counts.extend([combos.shape[0]] * degree)
+    if not xs:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty, np.zeros((0, depth), dtype=np.int64)
+    pair_of_test = np.repeat(np.arange(len(counts)), counts)
+    return np.concatenate(xs), np.concatenate(ys), pair_of_test, np.concatenate(conditions)
+
+
+def _depth_pvalues(
+    corr: FloatArray, n_samples: int, xs: IntArray, ys: IntArray, pair: IntArray, cond: IntArray
+) -> FloatArray:
+    """The p-value of every test of one depth, in chunks of :data:`_MAX_BATCH`."""
+    pairs = np.stack([np.minimum(xs, ys), np.maximum(xs, ys)], axis=1)[pair]
+    chunks = [
+        fisher_z_pvalues(corr, n_samples, pairs[s : s + _MAX_BATCH], cond[s : s + _MAX_BATCH])
+        for s in range(0, pair.size, _MAX_BATCH)
+    ]
+    return np.concatenate(chunks) if chunks else np.zeros(0)
+
+
+def _skeleton(corr: FloatArray, n_samples: int, alpha: float) -> tuple[BoolMatrix, Sepsets, int]:
+    """PC-stable's adjacency search, one batch of tests per depth."""
+    n_nodes = corr.shape[0]
+    adjacent = ~np.eye(n_nodes, dtype=np.bool_)
+    sepsets: dict[tuple[int, int], list[frozenset[int]]] = {}
+    n_tests = 0
+    depth = -1
+    while int(adjacent.sum(axis=1).max()) - 1 > depth:
+        depth += 1
+        neighbours = [np.flatnonzero(adjacent[x]) for x in range(n_nodes)]
+        xs, ys, pair, cond = _depth_tests(neighbours, depth)
+        n_tests += pair.size
+        passed = _depth_pvalues(corr, n_samples, xs, ys, pair, cond) > alpha
+        separated = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
+        union = np.zeros((xs.size, n_nodes), dtype=np.bool_)
+        separated[xs[pair[passed]], ys[pair[passed]]] = True
+        union[np.repeat(pair[passed], depth), cond[passed].ravel()] = True
+        row_of = {(int(x), int(y)): k for k, (x, y) in enumerate(zip(xs, ys, strict=True))}
+        removed = separated | separated.T
+        skipped = [nbrs.size < depth - 1 for nbrs in neighbours]
+        for a, b in zip(*np.nonzero(np.triu(removed)), strict=True):
+            a, b = int(a), int(b)
+            entries = sepsets.setdefault((a, b), [])
+            if separated[a, b]:
+                entries.append(_union_set(union, row_of, a, b))
+            if not skipped[b]:
+                entries.append(_union_set(union, row_of, b, a))
+        adjacent &= ~removed
+    return adjacent, {pair: tuple(sets) for pair, sets in sepsets.items()}, n_tests
+
+
+def _union_set(
+    union: BoolMatrix, row_of: Mapping[tuple[int, int], int], x: int, y: int
+) -> frozenset[int]:
+    """The union of the passing sets from ``x``'s side of ``(x, y)`` (empty if it had no tests)."""
+    row = row_of.get((x, y))
+    return frozenset() if row is None else frozenset(int(v) for v in np.flatnonzero(union[row]))
+
+
+# --------------------------------------------------------------------------- orientation
+
+
+class _Orientation:
+    """causal-learn's graph state during orientation: directed edges among the skeleton and
+    its ancestor matrix ``dpath`` (``dpath[j, i]`` when ``i`` counts as an ancestor of ``j``),
+    updated exactly as causal-learn's ``GeneralGraph`` updates it."""
+
+    def __init__(self, skeleton: BoolMatrix) -> None:
+        self.n_nodes = skeleton.shape[0]
+        self.adjacent: list[list[bool]] = skeleton.tolist()
+        self.directed: list[list[bool]] = [[False] * self.n_nodes for _ in range(self.n_nodes)]
+        self.dpath = np.eye(self.n_nodes, dtype=np.bool_)
+
+    def directed_matrix(self) -> BoolMatrix:
+        """The directed edges as a boolean matrix."""
+        return np.array(self.directed, dtype=np.bool_).reshape(self.n_nodes, self.n_nodes)
+
+    def is_undirected(self, i: int, j: int) -> bool:
+        """``i - j`` is an edge with no orientation."""
+        return self.adjacent[i][j] and not self.directed[i][j] and not self.directed[j][i]
+
+    def _adjust_dpath(self, i: int, j: int) -> None:
+        # causal-learn's one-step update for a new edge i -> j: ancestors of i become ancestors
+        # of j and i becomes an ancestor of j's descendants (ancestors of i are not linked to
+        # descendants of j). For i != j no cell it writes is one it reads later in its loop.
+        dpath = self.dpath
+        ancestors_of_i = dpath[i].copy()
+        descendants_of_j = dpath[:, j].copy()
+        dpath[j, i] = True
+        dpath[j, ancestors_of_i] = True
+        dpath[descendants_of_j, i] = True
+
+    def _rebuild_dpath(self) -> None:
+        # causal-learn rebuilds from scratch when a directed edge is removed, adding its edges
+        # in reverse (min, max) order.
+        self.dpath = np.eye(self.n_nodes, dtype=np.bool_)
+        edges = np.argwhere(np.triu(np.array(self.adjacent, dtype=np.bool_)))
+        for a, b in edges[::-1].tolist():
+            if self.directed[a][b]:
+                self._adjust_dpath(a, b)
+            elif self.directed[b][a]:
+                self._adjust_dpath(b, a)
+
+    def orient(self, tail: int, head: int) -> None:
+        """Remove the edge and add ``tail -> head`` as causal-learn's graph does."""
+        was_directed = self.directed[tail][head] or self.directed[head][tail]
+        self.directed[tail][head] = self.directed[head][tail] = False
+        if was_directed:
+            self._rebuild_dpath()
+        self.directed[tail][head] = True
+        self._adjust_dpath(tail, head)
+
+    def orient_colliders(
+        self, sepsets: Mapping[tuple[int, int], tuple[frozenset[int], ...]]
+    ) -> None:
+        """``uc_sepset`` with priority 2: earlier colliders win over conflicting later ones."""
+        for y in range(self.n_nodes):
+            neighbours = [v for v in range(self.n_nodes) if self.adjacent[y][v]]
+            for x, z in itertools.combinations(neighbours, 2):
+                if self.adjacent[x][z] or any(y in s for s in sepsets[(x, z)]):
+                    continue
+                if not self.directed[y][x] and not self.directed[y][z]:
+                    self.orient(x, y)
+                    self.orient(z, y)
+
+    def _adjacency_list(self) -> list[tuple[int, int]]:
+        """causal-learn's ``find_adj`` order: tail marks, then arrowhead marks, row by row."""
+        adjacent = np.array(self.adjacent, dtype=np.bool_).reshape(self.n_nodes, self.n_nodes)
+        directed = self.directed_matrix()
+        tails = np.nonzero(adjacent & ~directed.T)
+        arrows = np.nonzero(directed.T)
+        return [(c, r) for r, c in zip(*(t.tolist() for t in tails), strict=True)] + [
+            (c, r) for r, c in zip(*(a.tolist() for a in arrows), strict=True)
+        ]
+
+    def _triples(self) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
+        """Unshielded triples and triangles in causal-learn's order."""
+        pairs = self._adjacency_list()
+        by_first: list[list[int]] = [[] for _ in range(self.n_nodes)]
+        for a, b in pairs:
+            by_first[a].append(b)
+        unshielded: list[tuple[int, int, int]] = []
+        triangles: list[tuple[int, int, int]] = []
+        for a, b in pairs:
+            for c in by_first[b]:
+                if c != a:
+                    (triangles if self.adjacent[a][c] else unshielded).append((a, b, c))
+        return unshielded, triangles
+
+    def _kites(self, triangles: list[tuple[int, int, int]]) -> list[tuple[int, int, int, int]]:
+        """causal-learn's kites ``(i, j, k, m)`` in its order: triangles ``i, j, m`` and
+        ``i, k, m`` with ``j < k`` not adjacent."""
+        groups: dict[tuple[int, int], list[int]] = {}
+        for i, j, m in triangles:
+            groups.setdefault((i, m), []).append(j)
+        return [
+            (i, j, k, m)
+            for i, j, m in triangles
+            for k in groups[(i, m)]
+            if j < k and not self.adjacent[j][k]
+        ]
+
+    def _try_orient(self, tail: int, head: int) -> bool:
+        """Orient ``tail -> head`` unless ``head`` counts as an ancestor of ``tail``."""
+        if self.dpath[tail, head]:
+            return False
+        self.orient(tail, head)
+        return True
+
+    def apply_meek_rules(self) -> None:
+        """Meek rules 1-3, repeated until nothing changes, over lists built once."""
+        unshielded, triangles = self._triples()
+        kites = self._kites(triangles)
+        directed = self.directed
+        changed = True
+        while changed:
+            changed = False
+            for i, j, k in unshielded:
+                if directed[i][j] and self.is_undirected(j, k):
+                    changed |= self._try_orient(j, k)
+            for i, j, k in triangles:
+                if directed[i][j] and directed[j][k] and self.is_undirected(i, k):
+                    changed |= self._try_orient(i, k)
+            for i, j, k, m in kites:
+                if (
+                    self.is_undirected(i, j)
+                    and self.is_undirected(i, k)
+                    and directed[j][m]
+                    and directed[k][m]
+                    and self.is_undirected(i, m)
+                ):
+                    changed |= self._try_orient(i, m)
