@@ -464,7 +464,8 @@ def train(config: TrainConfig) -> TrainResult:
         device="cpu",
         verbose=0,
     )
-    model.set_logger(configure(str(config.out), ["csv"]))
+    logger = configure(str(config.out), ["csv"])
+    model.set_logger(logger)
     metadata = PolicyMetadata(
         algo=config.algo,
         ladder=config.ladder,
@@ -480,7 +481,10 @@ def train(config: TrainConfig) -> TrainResult:
     # 4. Learn, evaluating on held-out validation instances and checkpointing on schedule.
     start, start_cpu = time.perf_counter(), time.process_time()
     evaluator = _Evaluator(config, metadata, start)
-    model.learn(total_timesteps=config.total_timesteps, callback=evaluator)
+    try:
+        model.learn(total_timesteps=config.total_timesteps, callback=evaluator)
+    finally:
+        logger.close()  # progress.csv: closed here, not whenever the logger is collected
     timing = _timing(
         timesteps=model.num_timesteps,
         workers=config.workers,
