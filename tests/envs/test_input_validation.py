@@ -65,6 +65,7 @@ def test_good_reset_options_still_work(env_id: str) -> None:
         ({"ladder": None}, "ladder"),
     ],
 )
+@pytest.mark.filterwarnings("ignore:.*render_mode='video'")  # Gymnasium warns, then we refuse
 def test_bad_constructor_arguments_fail_at_make(kwargs: dict[str, Any], named: str) -> None:
     with pytest.raises(ValueError, match=named):
         gym.make("ACDB-L1-v0", **kwargs)
