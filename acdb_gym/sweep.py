@@ -304,9 +304,7 @@ def _execute(
 def _execute_pool(
     jobs: Sequence[Job], config: SweepConfig, skip: Callable[[Job], bool]
 ) -> Iterator[dict[str, Any]]:
-    import multiprocessing
-
-    context = multiprocessing.get_context("spawn")
+    context = _worker_context()
     with ProcessPoolExecutor(max_workers=config.workers, mp_context=context) as pool:
         pending: set[Future[dict[str, Any]]] = set()
         queue = list(jobs)
@@ -321,6 +319,25 @@ def _execute_pool(
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 yield future.result()
+
+
+_WORKER_PRELOAD = ("acdb_gym.sweep", "acdb_gym.agents.base", "acdb_gym.baselines", "gymnasium")
+"""What every worker imports before its first job: a forkserver imports it once and forks the
+workers from it, so they do not each pay the import (about a second each)."""
+
+
+def _worker_context() -> Any:
+    """A forkserver with the sweep's modules preloaded where the platform has one, else spawn
+    (never plain fork: a forked copy of this process would inherit its threads and locks).
+    Either way each worker imports the main script as spawn does, so agents a script registers
+    at top level exist in the workers too."""
+    import multiprocessing
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(_WORKER_PRELOAD))
+    return context
 
 
 def _execute_ray(

@@ -302,3 +302,24 @@ def test_sigkill_at_random_times_then_resume(tmp_path: Path) -> None:
     rows = load_rows(killed / "results.jsonl")
     assert len(rows) == len({r["job_id"] for r in rows}) == len(expected)
     assert _stable(rows) == expected
+
+
+def test_a_script_registering_its_own_agent_runs_it_on_several_workers(tmp_path: Path) -> None:
+    # Workers start from a forkserver that imports the script as spawn would, so an agent the
+    # script registers at top level exists in every worker.
+    script = tmp_path / "my_sweep.py"
+    script.write_text(
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from acdb_gym import registry\n"
+        "from acdb_gym.sweep import SweepConfig, run_sweep\n"
+        'registry.AGENTS["my_pc"] = registry.AgentEntry(\n'
+        '    "my_pc", "acdb_gym.baselines.classical:PCAgent", "PC under another name")\n'
+        'if __name__ == "__main__":\n'
+        "    run_sweep(SweepConfig(out=Path(sys.argv[1]), agents=('my_pc',), levels=('L0', 'L1'),\n"
+        "                          seeds=2, workers=2, progress=False))\n"
+    )
+    out = tmp_path / "run"
+    subprocess.run([sys.executable, str(script), str(out)], check=True, capture_output=True)
+    rows = load_rows(out / "results.jsonl")
+    assert len(rows) == 4 and all(row["status"] == "ok" for row in rows)
