@@ -181,10 +181,9 @@ def _check_llm(entry: AgentEntry, options: Mapping[str, Any]) -> None:
     missing = [f"--{name}" for name in _REQUIRED if not options.get(name)]
     if missing:
         raise AgentNotReadyError(f"{entry.name} needs {' and '.join(missing)}")
-    try:
-        from acdb_gym.agents.llm.preflight import LLMNotReadyError, check_llm_ready
-    except ImportError as error:  # pragma: no cover - the module itself needs no extra
-        raise AgentNotReadyError(f"{entry.name}: {error}") from None
+    # The preflight module needs no extra; it reports a missing SDK itself.
+    from acdb_gym.agents.llm.preflight import LLMNotReadyError, check_llm_ready
+
     try:
         check_llm_ready(
             options["provider"],

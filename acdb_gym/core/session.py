@@ -28,7 +28,7 @@ from acdb_gym.core._sampler import sampler_for
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.instance import Instance
 from acdb_gym.core.scoring import ScoreReport, check_submission, score
-from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.types import FloatArray, is_integer, readonly
 
 __all__ = [
     "BudgetExhaustedError",
@@ -330,7 +330,7 @@ class Session:
             raise SessionSealedError("the session is sealed: a graph was already submitted")
 
     def _check_node(self, node: object, name: str) -> int:
-        if isinstance(node, bool) or not isinstance(node, int | np.integer):
+        if not is_integer(node):
             raise ValueError(f"{name} must be an integer node index, got {node!r}")
         if not 0 <= int(node) < self.n_nodes:
             raise ValueError(f"{name} must be in [0, {self.n_nodes}), got {node}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Final, Literal, get_args
+from typing import Any, Final, Literal, TypeGuard, get_args
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,6 +27,15 @@ PANELS: tuple[Panel, ...] = get_args(Panel)
 
 PANEL_ACTIVE: Final[Panel] = "active"
 PANEL_OBSERVATIONAL: Final[Panel] = "observational"
+
+
+def is_integer(value: object) -> TypeGuard[int | np.integer[Any]]:
+    """An ``int`` or NumPy integer, and not a bool: what node indices and counts must be.
+
+    >>> is_integer(3), is_integer(np.int64(3)), is_integer(True), is_integer(3.0)
+    (True, True, False, False)
+    """
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
 
 
 def readonly(array: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ from acdb_gym.core.types import (
     FloatArray,
     IntArray,
     Panel,
+    is_integer,
     readonly,
 )
 from acdb_gym.envs import actions
@@ -189,7 +190,7 @@ def choose_instance(level: Level, options: object, rng: np.random.Generator) -> 
         return instance
     if "manifest_index" in options:
         index = options["manifest_index"]
-        if isinstance(index, bool | np.bool_) or not isinstance(index, int | np.integer):
+        if not is_integer(index):
             raise ValueError(
                 "options['manifest_index'] must be an integer in "
                 f"[0, {len(level.manifest)}), got {type(index).__name__} {index!r}"
@@ -324,11 +325,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         _check_choice("reward", reward, get_args(RewardName))
         if render_mode is not None:
             _check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
-        if max_steps is not None and (
-            isinstance(max_steps, bool | np.bool_)
-            or not isinstance(max_steps, int | np.integer)
-            or max_steps < 1
-        ):
+        if max_steps is not None and (not is_integer(max_steps) or max_steps < 1):
             raise ValueError(f"max_steps must be an integer >= 1 or None, got {max_steps!r}")
         self.panel: Panel = panel
         self.tools: Tools = tools

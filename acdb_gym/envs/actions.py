@@ -24,6 +24,7 @@ from gymnasium import spaces
 from acdb_gym.core import tools
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.tools import StatisticTool
+from acdb_gym.core.types import is_integer
 
 __all__ = [
     "VALUE_BOUND",
@@ -107,7 +108,7 @@ def node_index(name: str, value: Any) -> int:
     ...
     ValueError: var must be an integer node index, got float 1.7
     """
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+    if not is_integer(value):
         raise ValueError(
             f"{name} must be an integer node index, got {type(value).__name__} {value!r}"
         )

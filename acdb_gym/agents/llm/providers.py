@@ -209,9 +209,11 @@ def _cap_text(text: str) -> str:
 
 def _argument_problem(arguments: Any) -> str | None:
     """Why decoded tool arguments cannot be used or echoed, or None."""
-    if not is_json_compliant(arguments):
+    try:
+        text = canonical_json(arguments)
+    except (TypeError, ValueError):
         return "arguments hold a number JSON does not allow (NaN or infinity)"
-    if len(canonical_json(arguments)) > MAX_ARGUMENT_CHARS:
+    if len(text) > MAX_ARGUMENT_CHARS:
         return f"arguments are longer than {MAX_ARGUMENT_CHARS} characters"
     return None
 
