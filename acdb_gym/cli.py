@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from acdb_gym import __version__
-from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
+from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES, MANIFEST_SIZE
 from acdb_gym.core.types import PANELS
 from acdb_gym.registry import OFFLINE_AGENTS, agent_help
 from acdb_gym.results import RESULTS_FILE
@@ -49,7 +49,9 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     p.add_argument("--ladder", default="v0", choices=sorted(LADDERS), help="ladder")
     p.add_argument("--levels", default=",".join(LEVEL_NAMES), help="comma-separated levels")
-    p.add_argument("--seeds", type=int, default=8, help="first N manifest seeds per level (1-8)")
+    p.add_argument(
+        "--seeds", type=int, default=8, help=f"first N manifest seeds per level (1-{MANIFEST_SIZE})"
+    )
     p.add_argument(
         "--agents", default=",".join(OFFLINE_AGENTS), help="comma-separated agents, listed below"
     )

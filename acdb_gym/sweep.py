@@ -93,7 +93,7 @@ class SweepConfig:
         out: run directory; results go to its :data:`~acdb_gym.results.RESULTS_FILE`.
         ladder: ``"v0"`` or ``"v1"``.
         levels: level names.
-        seeds: the first ``seeds`` manifest seeds of each level (at most 8).
+        seeds: the first ``seeds`` manifest seeds of each level (at most the manifest size, 200).
         agents: agent names (see :data:`acdb_gym.registry.AGENTS`; ``rl:PATH`` for a saved
             policy).
         panels: ``"active"`` and/or ``"observational"``.

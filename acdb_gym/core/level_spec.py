@@ -11,14 +11,17 @@ other.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 
 import numpy as np
 
 __all__ = ["LevelSpec"]
 
+_ALWAYS_SHOWN = 10
+"""The paper's fields (``d`` to ``standardized``), always part of the repr."""
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class LevelSpec:
     """Everything that defines how a level's instances are drawn.
 
@@ -64,6 +67,22 @@ class LevelSpec:
             )
         if not 0 <= self.faithfulness_eps < 1:
             raise ValueError(f"faithfulness_eps must be in [0, 1), got {self.faithfulness_eps}")
+
+    def __repr__(self) -> str:
+        """The dataclass repr of the first ten fields, then only fields not at their default.
+
+        Instance digests hash this repr, so a field added after the paper's ten (a family, an
+        acceptance rule, ...) leaves every existing level's digest unchanged while its default
+        holds, and is part of the digest as soon as a level sets it.
+        """
+        shown = []
+        for index, spec_field in enumerate(fields(self)):
+            value = getattr(self, spec_field.name)
+            at_default = spec_field.default is not MISSING and value == spec_field.default
+            if index >= _ALWAYS_SHOWN and at_default:
+                continue
+            shown.append(f"{spec_field.name}={value!r}")
+        return f"LevelSpec({', '.join(shown)})"
 
     @property
     def n_pairs(self) -> int:
