@@ -27,7 +27,7 @@ ENV_IDS = ("ACDB-L1-v0", "ACDB-Design-L1-v0")
         ({"manifest_index": 1.5}, "manifest_index"),
         ({"manifest_index": True}, "manifest_index"),
         ({"manifest_index": "3"}, "manifest_index"),
-        ({"manifest_index": 99}, "manifest_index"),
+        ({"manifest_index": 200}, "manifest_index"),
         ({"manifest_index": -1}, "manifest_index"),
         ({"instance": "x"}, "instance"),
         ({"seed": 3}, "unknown reset options"),
