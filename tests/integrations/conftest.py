@@ -5,8 +5,13 @@ fixture is loaded from ``tests/agents/llm/conftest.py`` (tests run with
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 _PATH = Path(__file__).parents[1] / "agents" / "llm" / "conftest.py"
 _NAME = "_acdb_llm_test_server"
@@ -24,3 +29,20 @@ def _load() -> object:
 
 
 fake = _load().fake  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def mcp_command() -> Callable[..., Any]:
+    """Builds the ``StdioServerParameters`` of ``acdb mcp`` on v0 L0 seed 0 writing to a run
+    directory, as a subprocess running this checkout."""
+    from mcp import StdioServerParameters
+
+    root = Path(__file__).parents[2]
+
+    def command(run_dir: Path, *args: str) -> StdioServerParameters:
+        env = {**os.environ, "PYTHONPATH": str(root)}
+        argv = ["-m", "acdb_gym.cli", "mcp", "--ladder", "v0", "--level", "L0"]
+        argv += ["--seed-index", "0", "--out", str(run_dir), *args]
+        return StdioServerParameters(command=sys.executable, args=argv, env=env)
+
+    return command

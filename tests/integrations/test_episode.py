@@ -92,9 +92,7 @@ def test_step_limit_scores_the_empty_graph_and_later_calls_change_nothing() -> N
 
 def test_observational_variant_and_bad_arguments() -> None:
     episode = ToolEpisode(ladder="v1", level="L2", manifest_index=3, variant="llm_corr_obs")
-    assert episode.panel == "observational" and [t.name for t in episode.tools] == [
-        "submit_graph"
-    ]
+    assert episode.panel == "observational" and [t.name for t in episode.tools] == ["submit_graph"]
     assert "Correlation matrix" in episode.session_prompt
     refused = episode.call("intervene", {"variable": "X0", "value": 1.0})
     assert refused.is_error and "unknown tool 'intervene'" in refused.text

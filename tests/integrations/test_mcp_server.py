@@ -4,8 +4,6 @@ with an invalid call, an unknown tool and a call after the end; its row and tran
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +12,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import anyio
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 
 from acdb_gym.agents.llm import build_tools
@@ -23,26 +21,15 @@ from acdb_gym.integrations.episode import ENDED_ERROR, ToolEpisode
 from acdb_gym.integrations.mcp_server import EpisodeServer
 from acdb_gym.results import RESULTS_FILE, read_results
 
-ROOT = Path(__file__).parents[2]
-
-
-def server_parameters(run_dir: Path, *args: str) -> StdioServerParameters:
-    """``acdb mcp`` on v0 L0 seed 0 writing to ``run_dir``, as a subprocess of this checkout."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = ["-m", "acdb_gym.cli", "mcp", "--ladder", "v0", "--level", "L0", "--seed-index"]
-    return StdioServerParameters(
-        command=sys.executable, args=[*command, "0", "--out", str(run_dir), *args], env=env
-    )
-
 
 def _text(result: Any) -> str:
     return "".join(block.text for block in result.content)
 
 
-async def _session(run_dir: Path) -> list[tuple[str, bool]]:
+async def _session(run_dir: Path, mcp_command: Any) -> list[tuple[str, bool]]:
     truth = get_level("v0", "L0").instance(0).dag.edges()
     async with (
-        stdio_client(server_parameters(run_dir, "--model", "tester")) as (read, write),
+        stdio_client(mcp_command(run_dir, "--model", "tester")) as (read, write),
         ClientSession(read, write) as session,
     ):
         init = await session.initialize()
@@ -70,8 +57,8 @@ async def _session(run_dir: Path) -> list[tuple[str, bool]]:
         return seen
 
 
-def test_a_client_session_over_stdio(tmp_path: Path) -> None:
-    seen = anyio.run(_session, tmp_path)
+def test_a_client_session_over_stdio(tmp_path: Path, mcp_command: Any) -> None:
+    seen = anyio.run(_session, tmp_path, mcp_command)
     replay = ToolEpisode(ladder="v0", level="L0", manifest_index=0)
     observe, *played = seen
     assert observe == (f"{replay.system_prompt}\n\n{replay.session_prompt}", False)
@@ -84,11 +71,20 @@ def test_a_client_session_over_stdio(tmp_path: Path) -> None:
     assert played[5][0] == ENDED_ERROR
 
     [row] = read_results(tmp_path / RESULTS_FILE, mode="strict").rows
-    assert (row.agent, dict(row.agent_config), row.status) == ("mcp:llm_raw", {"model": "tester"}, "ok")
+    assert (row.agent, dict(row.agent_config), row.status) == (
+        "mcp:llm_raw",
+        {"model": "tester"},
+        "ok",
+    )
     assert (row.steps, row.invalid_actions, row.interventions_used) == (5, 3, 1)
     assert (row.directed_f1, row.efficiency) == (1.0, 1.0)
-    transcript = [json.loads(line) for line in Path(row.agent_stats["transcript"]).read_text().splitlines()]  # type: ignore[index]
-    assert [e["event"] for e in transcript] == ["episode_start"] + ["call"] * 6 + ["episode_end", "call"]
+    transcript = [
+        json.loads(line) for line in Path(row.agent_stats["transcript"]).read_text().splitlines()
+    ]  # type: ignore[index]
+    assert [e["event"] for e in transcript] == ["episode_start"] + ["call"] * 6 + [
+        "episode_end",
+        "call",
+    ]
     assert transcript[-2]["score"]["directed_f1"] == 1.0
 
 
@@ -98,6 +94,11 @@ def test_a_client_that_leaves_early_leaves_a_failed_row(tmp_path: Path) -> None:
     assert not served.call("correlation", {"i": "X0", "j": "X1"}).is_error
     served.close()
     [row] = read_results(tmp_path / RESULTS_FILE, mode="strict").rows
-    assert (row.status, row.agent, row.tools, row.directed_f1) == ("failed", "mcp:llm_stats", "stats", None)
+    assert (row.status, row.agent, row.tools, row.directed_f1) == (
+        "failed",
+        "mcp:llm_stats",
+        "stats",
+        None,
+    )
     assert row.error == "the MCP client left after 1 step(s), before the episode ended"
     assert row.job_id == served.job_id and served.transcript_path.exists()
