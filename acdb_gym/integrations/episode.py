@@ -50,6 +50,7 @@ from acdb_gym.envs.actions import Action, Intervene, Submit
 from acdb_gym.results import Location, ResultRow, ResultsFileError
 
 __all__ = [
+    "ENDED_ERROR",
     "IDENTITY_KEYS",
     "RECORD_KEYS",
     "ToolEpisode",
@@ -133,13 +134,18 @@ class ToolEpisode:
         )
         self._info: dict[str, Any] = info
         self._ended = False
-        self.truncated = False
+        self._truncated = False
 
     # ------------------------------------------------------------------ state
     @property
     def ended(self) -> bool:
         """The episode is over (submitted, or the step limit was reached)."""
         return self._ended
+
+    @property
+    def truncated(self) -> bool:
+        """The step limit ended the episode (the empty graph was scored)."""
+        return self._truncated
 
     @property
     def steps(self) -> int:
@@ -213,7 +219,7 @@ class ToolEpisode:
         observation, _, terminated, truncated, info = self._env.step(action)
         self._observation, self._info = observation, info
         self._ended = bool(terminated or truncated)
-        self.truncated = bool(truncated)
+        self._truncated = bool(truncated)
 
     def _n_experiments(self) -> int:
         return int(np.count_nonzero(np.asarray(self._observation["targets"]) < self.n_nodes))

@@ -15,7 +15,9 @@ Needs ``pip install 'acdb_gym[inspect]'``. One task per ladder, levels, panel an
   :class:`~acdb_gym.core.scoring.ScoreReport` field, with the mean of each (and the standard
   error of directed F1) as the task's metrics.
 
-Any inspect model string works (``openai/...``, ``anthropic/...``, ``mockllm/model``, a local
+inspect's own limits (``--message-limit``, ``--token-limit``, ``--time-limit``) are not part
+of the protocol: a sample they stop before the episode ends has no score and becomes a
+``failed`` row. Any inspect model string works (``openai/...``, ``anthropic/...``, ``mockllm/model``, a local
 server through ``--model-base-url``). :mod:`acdb_gym.integrations.inspect_log` turns the log
 into result rows (``acdb inspect-import``) for ``acdb report``.
 """
@@ -234,8 +236,8 @@ def acdb_score() -> Scorer:
         record = state.store.get(EPISODE_KEY)
         if record is None:
             raise ValueError(
-                f"sample {state.sample_id!r} has no {EPISODE_KEY!r} in its store: "
-                "its solver must be acdb_agent()"
+                f"sample {state.sample_id!r} has no finished episode ({EPISODE_KEY!r} is not in "
+                "its store): an inspect limit stopped it, or its solver is not acdb_agent()"
             )
         values = {name: float(record["score"][name]) for name in SCORE_FIELDS}
         end = "step limit (empty graph scored)" if record["truncated"] else "submitted"
