@@ -1,4 +1,5 @@
-"""The ``acdb`` command: ``acdb sweep``, ``acdb report``, ``acdb train``, ``acdb levels``."""
+"""The ``acdb`` command: ``acdb sweep``, ``acdb report``, ``acdb train``, ``acdb levels``,
+``acdb mcp`` and ``acdb inspect-import``."""
 
 from __future__ import annotations
 
@@ -114,6 +115,59 @@ def _report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
 
 
+def _mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "mcp",
+        help="serve one episode's tools to an MCP client over stdio (pip install 'acdb_gym[mcp]')",
+        description="Serve one ACDB episode over the Model Context Protocol (stdio): observe, "
+        "intervene, the statistics tools (llm_stats) and submit_graph, with the LLM agents' "
+        f"step limits and budgets. When it ends, its row is appended to OUT/{RESULTS_FILE} and "
+        "its transcript written to OUT/transcripts/.",
+        formatter_class=_HelpFormatter,
+    )
+    p.add_argument("--ladder", default="v1", choices=sorted(LADDERS), help="ladder")
+    p.add_argument("--level", default="L0", help="level, e.g. L2")
+    p.add_argument(
+        "--seed-index", type=int, default=0, help=f"manifest seed index (0-{MANIFEST_SIZE - 1})"
+    )
+    p.add_argument(
+        "--variant",
+        default="llm_raw",
+        choices=["llm_raw", "llm_stats", "llm_corr_obs"],
+        help="the tools served, as the LLM agent of that name has them",
+    )
+    p.add_argument("--panel", default="active", choices=list(PANELS), help="panel")
+    p.add_argument("--out", type=Path, required=True, help="run directory, e.g. runs/NAME")
+    p.add_argument("--model", help="the model behind the client, to name the row in reports")
+    p.add_argument("--repeat", type=int, default=0, help="repeat number of the job")
+
+
+def _inspect_import_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "inspect-import",
+        help="append the rows of inspect_ai logs of the ACDB task to a run directory",
+        description=f"Turn inspect_ai logs of the acdb_gym/acdb task into rows of OUT/{RESULTS_FILE} "
+        "(agent inspect:<variant>, the inspect model in its config) for `acdb report`; jobs that "
+        "already have a successful row are skipped.",
+    )
+    p.add_argument("logs", type=Path, nargs="+", help="inspect log files (.eval or .json)")
+    p.add_argument("--out", type=Path, required=True, help="run directory, e.g. runs/NAME")
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from acdb_gym.integrations import mcp_server
+
+    return mcp_server.main(args)
+
+
+def _inspect_import(args: argparse.Namespace) -> int:
+    from acdb_gym.integrations.inspect_log import import_logs
+
+    appended, skipped = import_logs(args.logs, args.out)
+    print(f"{appended} rows appended to {args.out / RESULTS_FILE} ({skipped} already present)")
+    return 0
+
+
 def _sweep(args: argparse.Namespace) -> int:
     from acdb_gym.sweep import SweepConfig, parse_list, parse_panels, run_sweep
 
@@ -206,6 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
     _sweep_parser(sub)
     _report_parser(sub)
     sub.add_parser("levels", help="print both ladders' level tables")
+    _mcp_parser(sub)
+    _inspect_import_parser(sub)
     sub.add_parser(
         "train",
         help="train an RL intervention policy on ACDB-Design-* (acdb train --help)",
@@ -228,6 +284,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sweep(args)
         if args.command == "report":
             return _report(args)
+        if args.command == "mcp":
+            return _mcp(args)
+        if args.command == "inspect-import":
+            return _inspect_import(args)
         return _levels(args)
     except (ValueError, RunDirectoryBusyError) as error:
         print(f"acdb: error: {error}", file=sys.stderr)

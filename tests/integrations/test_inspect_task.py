@@ -1,0 +1,106 @@
+"""The inspect_ai task: manifest seeds as samples, the LLM agents' tools, the protocol played by
+inspect's mock model, every ScoreReport field as the score, and logs converted to result rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("inspect_ai")
+
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+from acdb_gym.agents.llm import build_tools
+from acdb_gym.core.ladder import get_level
+from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.integrations.episode import ToolEpisode
+from acdb_gym.integrations.inspect_log import import_logs, rows_from_log
+from acdb_gym.integrations.inspect_task import acdb, tool_info
+from acdb_gym.results import RESULTS_FILE, read_results
+
+MODEL = "mockllm/model"
+
+
+def test_samples_are_the_manifest_seeds() -> None:
+    task = acdb(ladder="v1", levels="L0, L2", seeds=3, variant="llm_stats")
+    samples = list(task.dataset)
+    assert [s.id for s in samples] == [f"v1-{lv}-{i:03d}" for lv in ("L0", "L2") for i in range(3)]
+    for sample in samples:
+        meta = sample.metadata or {}
+        level = get_level("v1", meta["level"])
+        assert meta["seed"] == level.manifest_seed(meta["manifest_index"])
+        assert (meta["variant"], meta["panel"]) == ("llm_stats", "active")
+    probe = acdb(ladder="v0", levels=["L1"], seeds=1, variant="llm_corr_obs")
+    assert next(iter(probe.dataset)).metadata["panel"] == "observational"
+    with pytest.raises(ValueError, match="L9"):
+        acdb(ladder="v1", levels="L9")
+    with pytest.raises(ValueError, match="seeds must be an integer in"):
+        acdb(ladder="v1", levels="L0", seeds=0)
+    with pytest.raises(ValueError, match="panel must be one of"):
+        acdb(ladder="v1", levels="L0", panel="passive")
+
+
+def test_tools_are_the_llm_agents_tools() -> None:
+    for spec in build_tools("llm_stats", panel="active", n_nodes=4):
+        info = tool_info(spec)
+        params = info.parameters.model_dump(exclude_none=True)
+        assert (info.name, info.description) == (spec.name, spec.description)
+        assert params["required"] == spec.parameters["required"]
+        assert params["properties"].keys() == spec.parameters["properties"].keys()
+        for key, schema in spec.parameters["properties"].items():
+            assert schema.get("enum") == params["properties"][key].get("enum")
+
+
+def _output(name: str | None, arguments: dict[str, Any] | None = None) -> ModelOutput:
+    if name is None:
+        output = ModelOutput.from_content(MODEL, "Let me think about it.")
+    else:
+        output = ModelOutput.for_tool_call(MODEL, name, arguments or {})
+    # Set usage, or inspect's mock model counts tokens with a tokenizer it downloads.
+    output.usage = ModelUsage(input_tokens=1000, output_tokens=20, total_tokens=1020)
+    return output
+
+
+def test_mock_model_plays_a_full_episode_and_the_log_becomes_rows(tmp_path: Path) -> None:
+    truth = get_level("v0", "L0").instance(0).dag.edges()
+    submission = {
+        "directed_edges": [[f"X{i}", f"X{j}"] for i, j in truth[:-1]],
+        "undirected_edges": [],
+    }
+    calls: list[tuple[str | None, dict[str, Any] | None]] = [
+        ("intervene", {"variable": "X0", "value": 2.5}),
+        ("intervene", {"variable": "X7", "value": 1.0}),
+        (None, None),
+        ("submit_graph", submission),
+    ]
+    model = get_model(MODEL, custom_outputs=[_output(*call) for call in calls])
+    task = acdb(ladder="v0", levels="L0", seeds=1)
+    [log] = inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success", log.error
+    [sample] = log.samples or []
+    score = sample.scores["acdb_score"] if sample.scores else None
+    assert score is not None and set(score.value) == set(SCORE_FIELDS)  # type: ignore[arg-type]
+
+    replay = ToolEpisode(ladder="v0", level="L0", manifest_index=0)
+    texts = []
+    for name, arguments in calls:
+        texts.append(replay.call(name, arguments).text if name else replay.no_call().text)
+    assert replay.score == score.value and replay.score["directed_recall"] < 1.0
+    shown = [m.text for m in sample.messages if m.role in ("tool", "user")][1:]
+    assert shown == texts
+    assert log.results is not None
+    metrics = {s.name: s.metrics for s in log.results.scores}
+    assert metrics["directed_f1"]["mean"].value == replay.score["directed_f1"]
+
+    [row] = rows_from_log(log.location)
+    assert (row.agent, dict(row.agent_config)) == ("inspect:llm_raw", {"model": MODEL})
+    assert (row.status, row.steps, row.invalid_actions, row.truncated) == ("ok", 4, 2, False)
+    assert (row.tokens_in, row.tokens_out) == (4000, 80)
+    assert row.directed_f1 == replay.score["directed_f1"]
+    run = tmp_path / "run"
+    assert import_logs([log.location], run) == (1, 0)
+    assert import_logs([log.location], run) == (0, 1)  # a second import adds nothing
+    assert read_results(run / RESULTS_FILE, mode="strict").rows == (row,)
