@@ -228,7 +228,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
 
     | index | kind | payload |
     |-------|------|---------|
-    | 0 | ``intervene`` | ``var: Discrete(d)``, ``value: Box(-1e4, 1e4, ())`` |
+    | 0 | ``intervene`` | ``var: Discrete(d)``, ``value: Box(-1e4, 1e4, ())``; optional ``hypothesis`` (below) |
     | 1 | ``correlation`` | ``i, j: Discrete(d)``, ``regime: Discrete(max_interventions + 1)`` |
     | 2 | ``partial_correlation`` | ``i, j``, ``regime``, ``cond: MultiBinary(d)`` |
     | 3 | ``independence_test`` | ``i, j``, ``regime``, ``cond: MultiBinary(d)`` (Fisher-z, alpha 0.05) |
@@ -243,8 +243,9 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
 
     **Stated hypotheses.** An ``intervene`` payload may carry one more key, ``hypothesis``: the
     agent's current graph as a ``submit_graph`` code matrix
-    (``actions.intervene(2, 3.0, hypothesis=pdag)``). It is an annotation outside the action
-    space: the env removes it before checking the action, and the step (budget, step count,
+    (``actions.intervene(2, 3.0, hypothesis=pdag)``). It is an optional annotation: the action
+    space's ``contains`` accepts it and ``sample`` never draws it, the env removes it before
+    carrying out the action, and the step (budget, step count,
     samples, random draws, observation, reward) is exactly the step without it. A valid
     experiment records it; a refused experiment records nothing; codes that are not a
     ``(d, d)`` integer matrix of 0/1/2 raise ``ValueError``; a matrix that is no valid mixed
@@ -417,7 +418,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         request = _intervene_request(action, self.n_nodes)
         codes = None
         if request is None:
-            # A stated hypothesis is an annotation outside the space: check the action without it.
+            # A stated hypothesis is taken off before the action is checked and carried out.
             action, codes = actions.split_hypothesis(action, n_nodes=self.n_nodes)
             if codes is not None:
                 request = _intervene_request(action, self.n_nodes)

@@ -262,6 +262,8 @@ class VariantOneOf(spaces.OneOf):
     refuses is an invalid step, not an error), but :meth:`sample` draws only the kinds the
     variant accepts, and a sampled ``submit_graph`` holds a random DAG (a valid submission,
     where uniform codes almost never are), so random-action rollouts end by submitting.
+    :meth:`contains` also accepts an ``intervene`` element carrying the optional
+    ``hypothesis`` annotation (:func:`intervene`); :meth:`sample` never draws one.
 
     Args:
         spaces: one sub-space per kind.
@@ -297,6 +299,14 @@ class VariantOneOf(spaces.OneOf):
         if kind == ActionKind.SUBMIT_GRAPH:
             return kind, {"graph": _random_dag_codes(self.np_random, self.n_nodes)}
         return kind, self.spaces[kind].sample()
+
+    def contains(self, x: Any) -> bool:
+        """Whether ``x`` is an element, allowing a well-formed ``hypothesis`` on ``intervene``."""
+        try:
+            element, _ = split_hypothesis(x, n_nodes=self.n_nodes)
+        except ValueError:
+            return False
+        return bool(super().contains(element))
 
 
 def _random_dag_codes(rng: np.random.Generator, n_nodes: int) -> np.ndarray:
@@ -354,8 +364,9 @@ def intervene(var: int, value: float, *, hypothesis: PDAG | DAG | None = None) -
         value: the value it is set to.
         hypothesis: the agent's current graph, stated with the experiment (DESIGN §8): the
             payload then carries a third key ``"hypothesis"`` with the ``submit_graph`` code
-            matrix. The key is an annotation outside the action space; the env removes it
-            (:func:`split_hypothesis`) before checking and carrying out the action.
+            matrix. The key is an optional annotation: an env's action space
+            (:class:`VariantOneOf`) accepts it, never samples it, and the env removes it
+            (:func:`split_hypothesis`) before carrying out the action.
 
     Raises:
         ValueError: ``var`` is not an integer (a bool, float or string) or ``value`` is not a

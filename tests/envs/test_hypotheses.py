@@ -60,8 +60,11 @@ def test_the_action_space_and_its_sampling_are_unchanged() -> None:
     sampled = [env.action_space.sample() for _ in range(50)]
     assert not any("hypothesis" in payload for _, payload in sampled)
     stated = actions.intervene(1, 2.0, hypothesis=CHAIN)
-    assert not env.action_space.contains(stated)  # an annotation, not an element
-    assert env.action_space.contains(actions.split_hypothesis(stated, n_nodes=6)[0])
+    assert env.action_space.contains(stated)  # the optional annotation is accepted
+    kind, payload = stated
+    assert not env.action_space.contains((kind, {**payload, "hypothesis": np.full((6, 6), 3)}))
+    assert not env.action_space.contains((kind, {**payload, "other": 1}))
+    assert not actions.action_space(6, 7).contains(stated)  # a bare OneOf knows no annotation
 
 
 def test_every_episode_end_returns_the_record() -> None:
