@@ -1,4 +1,5 @@
-"""The report document ``report.md``: run header, per-ladder sections, tests, failures, files.
+"""The report document ``report.md``: run header, per-ladder sections, tests, the Revision
+section (:mod:`acdb_gym.report.revision`, when rows carry revision records), failures, files.
 
 Each ladder section holds Table 2, Table 3 and the random floor (rendered from the bodies of
 :mod:`acdb_gym.report.tables`), a precision-vs-recall paragraph per agent row, the two
