@@ -81,6 +81,12 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     p.add_argument("--cache-dir", type=Path, help="on-disk LLM response cache")
     p.add_argument(
+        "--state-hypothesis",
+        action="store_true",
+        help="LLM agents also state their current graph with every intervention (the "
+        "report's Revision section); part of the job id",
+    )
+    p.add_argument(
         "--timeout", type=float, default=None, help="seconds per LLM HTTP request (default 60)"
     )
     p.add_argument(
@@ -180,6 +186,7 @@ def _sweep(args: argparse.Namespace) -> int:
         "timeout": args.timeout,
         "max_retries": args.max_retries,
         "trust_model": True if args.trust_model else None,
+        "state_hypothesis": True if args.state_hypothesis else None,
     }
     config = SweepConfig(
         out=args.out,

@@ -41,8 +41,9 @@ provider options; ``Class.load(path)`` of a saved policy named ``NAME:PATH``."""
 Extra = Literal["llm", "rl"]
 """An optional dependency group of the package (``pip install 'acdb_gym[llm]'``)."""
 
-LLM_OPTIONS: Final = ("provider", "model", "base_url", "temperature")
-"""The sweep options that define an LLM agent (part of its job id)."""
+LLM_OPTIONS: Final = ("provider", "model", "base_url", "temperature", "state_hypothesis")
+"""The sweep options that define an LLM agent (part of its job id when given;
+``state_hypothesis`` is given only when on, so the paper protocol's job ids stay)."""
 
 _REQUIRED: Final = ("provider", "model")
 """The LLM options without which the agent cannot be built."""
@@ -162,6 +163,7 @@ def _llm(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
         # The paper's protocol is temperature 0; the agent drops it where a model refuses.
         temperature=0.0 if temperature is None else float(temperature),
         cache_dir=Path(options["cache_dir"]) if options.get("cache_dir") else None,
+        state_hypothesis=bool(options.get("state_hypothesis")),
         **transport,
     )
 

@@ -92,9 +92,10 @@ class ResultsFileError(ValueError):
 
 
 # --------------------------------------------------------------------------- the row
-_OPTIONAL: Final = frozenset({"agent_stats", "privileged"})
-"""Keys a row may lack: failed rows carry no agent statistics, and rows written before rows
-recorded privileged access do not say."""
+_OPTIONAL: Final = frozenset({"agent_stats", "privileged", "revision"})
+"""Keys a row may lack: failed rows carry no agent statistics, rows written before rows
+recorded privileged access do not say, and only agents that state hypotheses have a revision
+record."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,6 +112,10 @@ class ResultRow:
         agent_stats: the agent's own episode statistics; None when the row has none (failed).
         privileged: the agent was handed the hidden instance (the oracle); None in rows
             written before rows recorded it.
+        revision: the hypotheses an agent stated before each experiment and its submission,
+            in the compact form of :meth:`acdb_gym.envs.hypotheses.RevisionRecord.to_dict`
+            (``{"n_nodes", "targets", "before", "final"}``, graphs as ``"0>1,2-3"`` strings);
+            present only for agents that state hypotheses (``states_hypotheses``).
         extras: keys this version does not know (from an older or newer package), kept so that
             :meth:`to_dict` gives back the row as read.
     """
@@ -155,6 +160,7 @@ class ResultRow:
     wall_time: float
     agent_stats: Mapping[str, Any] | None = field(default=None, hash=False)
     privileged: bool | None = None
+    revision: Mapping[str, Any] | None = field(default=None, hash=False)
     extras: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
@@ -200,7 +206,7 @@ class ResultRow:
         for name in _OPTIONAL:
             if row[name] is None:
                 del row[name]
-        for name in ("agent_config", "agent_stats"):
+        for name in ("agent_config", "agent_stats", "revision"):
             if name in row:
                 row[name] = dict(row[name])
         row.update(self.extras)

@@ -237,6 +237,7 @@ def _run_episodes(job: Job, options: dict[str, Any], out: Path | None) -> dict[s
     results = [
         run_episode(env, agent, manifest_index=job.manifest_index) for _ in range(spec.draws)
     ]
+    revision = results[-1].revision if getattr(agent, "states_hypotheses", False) else None
     env.close()
     scores = {name: float(np.mean([r.score[name] for r in results])) for name in SCORE_FIELDS}
     for name in ("shd", "shd_extra", "shd_missing", "shd_reversed", "shd_unresolved"):
@@ -256,6 +257,7 @@ def _run_episodes(job: Job, options: dict[str, Any], out: Path | None) -> dict[s
         "tokens_in": extra.get("tokens_in"),
         "tokens_out": extra.get("tokens_out"),
         "agent_stats": {k: v for k, v in extra.items() if k not in ("tokens_in", "tokens_out")},
+        **({} if revision is None else {"revision": revision.to_dict()}),
     }
 
 

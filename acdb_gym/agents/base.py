@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 import gymnasium as gym
 
 from acdb_gym.core.instance import Instance
+from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.envs.privileged import hidden_instance_of
 
 __all__ = ["Agent", "EpisodeResult", "PrivilegedAgent", "StepRecord", "run_episode"]
@@ -24,6 +25,11 @@ __all__ = ["Agent", "EpisodeResult", "PrivilegedAgent", "StepRecord", "run_episo
 @runtime_checkable
 class Agent(Protocol):
     """A policy for :class:`~acdb_gym.envs.acdb_env.ACDBEnv` (or the design env).
+
+    An agent that states its current graph with each experiment
+    (``actions.intervene(var, value, hypothesis=graph)``) also sets a class attribute
+    ``states_hypotheses = True``; the sweep then writes the episode's
+    :class:`~acdb_gym.envs.hypotheses.RevisionRecord` into its result row.
 
     Attributes:
         name: short name used in result files (``"pc_greedy"``).
@@ -74,6 +80,8 @@ class EpisodeResult:
         trajectory: every step, in order.
         wall_time: seconds from reset to the last step.
         extra: agent-specific statistics (e.g. LLM token counts).
+        revision: the hypotheses stated with each experiment and the submission (the final
+            ``info["revision"]``); None for an env that keeps no such record.
     """
 
     score: dict[str, float]
@@ -85,6 +93,7 @@ class EpisodeResult:
     trajectory: tuple[StepRecord, ...]
     wall_time: float
     extra: dict[str, Any] = field(default_factory=dict)
+    revision: RevisionRecord | None = None
 
 
 def _describe(env: gym.Env[Any, Any], action: Any) -> str:
@@ -152,4 +161,5 @@ def run_episode(
         trajectory=tuple(trajectory),
         wall_time=wall_time,
         extra=extra,
+        revision=info.get("revision"),
     )

@@ -135,9 +135,12 @@ class InterveneThenSubmit:
     intervene on the next target, or submit the estimate when there is none.
 
     Subclasses keep the estimate in ``_graph`` and ``_pending = None`` from ``reset``, and
-    implement :meth:`_next_target`, :meth:`_absorb` and :meth:`_intervention_value`.
+    implement :meth:`_next_target`, :meth:`_absorb` and :meth:`_intervention_value`. Every
+    intervention states the current estimate as the agent's hypothesis (an annotation: the
+    episode is the same without it).
     """
 
+    states_hypotheses = True
     _graph: PDAG
     _pending: int | None
 
@@ -149,7 +152,7 @@ class InterveneThenSubmit:
         if target is None:
             return actions.submit(self._graph)
         self._pending = target
-        return actions.intervene(target, self._intervention_value(target))
+        return actions.intervene(target, self._intervention_value(target), hypothesis=self._graph)
 
     def _next_target(self, observation: Observation) -> int | None:
         """The node to intervene on next, or None to submit."""

@@ -27,6 +27,7 @@ from acdb_gym.core.types import (
 )
 from acdb_gym.envs import actions
 from acdb_gym.envs.actions import VALUE_BOUND, Action
+from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.envs.privileged import HiddenInstanceAccess
 
 __all__ = [
@@ -227,7 +228,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
 
     | index | kind | payload |
     |-------|------|---------|
-    | 0 | ``intervene`` | ``var: Discrete(d)``, ``value: Box(-1e4, 1e4, ())`` |
+    | 0 | ``intervene`` | ``var: Discrete(d)``, ``value: Box(-1e4, 1e4, ())``; optional ``hypothesis`` (below) |
     | 1 | ``correlation`` | ``i, j: Discrete(d)``, ``regime: Discrete(max_interventions + 1)`` |
     | 2 | ``partial_correlation`` | ``i, j``, ``regime``, ``cond: MultiBinary(d)`` |
     | 3 | ``independence_test`` | ``i, j``, ``regime``, ``cond: MultiBinary(d)`` (Fisher-z, alpha 0.05) |
@@ -239,6 +240,17 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     Every kind is an element of the space, but ``action_space.sample()`` draws only the kinds
     the variant carries out (a :class:`~acdb_gym.envs.actions.VariantOneOf`), so a
     random-action rollout submits; ``sample(mask=...)`` draws from every kind.
+
+    **Stated hypotheses.** An ``intervene`` payload may carry one more key, ``hypothesis``: the
+    agent's current graph as a ``submit_graph`` code matrix
+    (``actions.intervene(2, 3.0, hypothesis=pdag)``). It is an optional annotation: the action
+    space's ``contains`` accepts it and ``sample`` never draws it, the env removes it before
+    carrying out the action, and the step (budget, step count,
+    samples, random draws, observation, reward) is exactly the step without it. A valid
+    experiment records it; a refused experiment records nothing; codes that are not a
+    ``(d, d)`` integer matrix of 0/1/2 raise ``ValueError``; a matrix that is no valid mixed
+    graph (a cycle, say) is recorded as no hypothesis and ``info["hypothesis_error"]`` says why.
+    The record is returned at the end (``info["revision"]``, see Episode End).
 
     ## Observation Space
 
@@ -277,7 +289,10 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
 
     Termination: a valid ``submit_graph``. Truncation: the step limit (16 for ``raw``, 32 for
     ``stats``, or ``max_steps``), enforced by the environment itself, which then scores the
-    empty graph so that every episode has a score. Invalid actions (wrong kind for the variant,
+    empty graph so that every episode has a score. The final ``info`` holds ``score``,
+    ``submission`` and ``revision``: a :class:`~acdb_gym.envs.hypotheses.RevisionRecord` of the
+    experiments' targets, the hypothesis stated with each (None where none was) and the
+    scored submission. Invalid actions (wrong kind for the variant,
     budget spent, bad indices, invalid graph) cost a step and change nothing else. Actions that
     are not elements of the action space (for example a NaN value) raise ``ValueError``. A step
     after the end returns ``info["error"]`` and changes nothing.
@@ -376,6 +391,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         self._last_error: str | None = None
         self._last_action: Any = None
         self._final_info: dict[str, Any] | None = None
+        self._hypotheses: list[PDAG | None] = []
+        self._hypothesis_error: str | None = None
         self._static_info = {
             "ladder": self.level.ladder,
             "level": self.level.name,
@@ -399,11 +416,19 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             return self._observation(), 0.0, not truncated_end, truncated_end, info
         # The one membership check; the common action is recognised without the space's own.
         request = _intervene_request(action, self.n_nodes)
+        codes = None
+        if request is None:
+            # A stated hypothesis is taken off before the action is checked and carried out.
+            action, codes = actions.split_hypothesis(action, n_nodes=self.n_nodes)
+            if codes is not None:
+                request = _intervene_request(action, self.n_nodes)
         if request is None and not self.action_space.contains(action):
             raise ValueError(f"action is not an element of the action space: {action!r}")
         self._steps += 1
         self._last_error = None
+        self._hypothesis_error = None
         self._last_action = action
+        used = session.interventions_used
         try:
             if request is not None:  # the hot path: no typed action, no generic dispatch
                 self._intervene(*request)
@@ -413,6 +438,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             self._last_error = str(error)
             self._invalid_actions += 1
             self._tool_result = _TOOL_INVALID
+        if session.interventions_used > used:
+            self._hypotheses.append(self._hypothesis(codes))
         terminated = session.sealed
         truncated = False
         if not terminated and self._steps >= self.max_steps:
@@ -429,6 +456,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
                 "submission": session.submission,
                 "truncated_empty_submission": truncated,
                 "instance_seed": self._instance.seed if self._instance else None,
+                "revision": self._revision_record(),
             }
             info.update(final_info_copy(self._final_info))
         return self._observation(), reward, terminated, truncated, info
@@ -463,6 +491,27 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     # ------------------------------------------------------------------ internals
     def _choose_instance(self, options: object) -> Instance:
         return choose_instance(self.level, options, self.np_random)
+
+    def _hypothesis(self, codes: np.ndarray | None) -> PDAG | None:
+        """The graph of a stated hypothesis; None (and ``info["hypothesis_error"]``) when the
+        codes are no valid mixed graph, or when none was stated."""
+        if codes is None:
+            return None
+        try:
+            return actions.graph_from_codes(codes)
+        except ValueError as error:
+            self._hypothesis_error = f"hypothesis not recorded: {error}"
+            return None
+
+    def _revision_record(self) -> RevisionRecord:
+        session = self._require_session()
+        assert session.submission is not None
+        return RevisionRecord(
+            self.n_nodes,
+            tuple(e.target for e in session.experiments),
+            tuple(self._hypotheses),
+            session.submission,
+        )
 
     def _require_session(self) -> Session:
         if self._session is None:
@@ -535,6 +584,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         }
         if self._last_error is not None:
             info["error"] = self._last_error
+        if self._hypothesis_error is not None:
+            info["hypothesis_error"] = self._hypothesis_error
         return info
 
     def _last_action_was_tool(self) -> bool:

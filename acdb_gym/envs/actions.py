@@ -27,6 +27,7 @@ from acdb_gym.core.tools import StatisticTool
 from acdb_gym.core.types import is_integer
 
 __all__ = [
+    "HYPOTHESIS_KEY",
     "VALUE_BOUND",
     "Action",
     "ActionKind",
@@ -48,6 +49,7 @@ __all__ = [
     "intervene",
     "kind_names",
     "partial_correlation",
+    "split_hypothesis",
     "submit",
     "tool_action",
 ]
@@ -57,6 +59,9 @@ VALUE_BOUND = 1e4
 
 NO_EDGE, DIRECTED, UNDIRECTED = 0, 1, 2
 """Codes of the ``submit_graph`` matrix: ``g[i, j] = 1`` is ``i -> j``; 2 (both ways) is ``i - j``."""
+
+HYPOTHESIS_KEY = "hypothesis"
+"""The optional annotation key of an ``intervene`` payload (:func:`intervene`)."""
 
 EncodedAction = tuple[int, dict[str, Any]]
 """An element of the action space: ``(kind index, payload)``."""
@@ -129,14 +134,37 @@ def real_number(name: str, value: Any) -> float:
 
 @dataclass(frozen=True)
 class Intervene:
-    """``do(X_var = value)``."""
+    """``do(X_var = value)``, optionally stating the agent's current hypothesis graph.
+
+    ``hypothesis`` is an annotation, not part of the experiment: the env records it with the
+    experiment (what the agent believed before seeing its result) and the step is otherwise
+    exactly the step without it (DESIGN §8). A DAG is stored as a fully directed PDAG.
+
+    >>> Intervene(1, 2.0)
+    Intervene(var=1, value=2.0)
+    >>> Intervene(1, 2.0, hypothesis=PDAG.from_edges(2, directed=[(0, 1)]))
+    Intervene(var=1, value=2.0, hypothesis=PDAG(n_nodes=2, directed=[(0, 1)], undirected=[]))
+    """
 
     var: int
     value: float
+    hypothesis: PDAG | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "var", node_index("var", self.var))
         object.__setattr__(self, "value", real_number("value", self.value))
+        hypothesis = self.hypothesis
+        if isinstance(hypothesis, DAG):
+            object.__setattr__(self, "hypothesis", hypothesis.to_pdag())
+        elif hypothesis is not None and not isinstance(hypothesis, PDAG):
+            raise ValueError(
+                f"hypothesis must be a PDAG, a DAG or None, got {type(hypothesis).__name__}"
+            )
+
+    def __repr__(self) -> str:
+        # Without a hypothesis, the repr of the paper's action (trajectories and renders keep it).
+        stated = "" if self.hypothesis is None else f", hypothesis={self.hypothesis!r}"
+        return f"Intervene(var={self.var!r}, value={self.value!r}{stated})"
 
 
 @dataclass(frozen=True)
@@ -234,6 +262,8 @@ class VariantOneOf(spaces.OneOf):
     refuses is an invalid step, not an error), but :meth:`sample` draws only the kinds the
     variant accepts, and a sampled ``submit_graph`` holds a random DAG (a valid submission,
     where uniform codes almost never are), so random-action rollouts end by submitting.
+    :meth:`contains` also accepts an ``intervene`` element carrying the optional
+    ``hypothesis`` annotation (:func:`intervene`); :meth:`sample` never draws one.
 
     Args:
         spaces: one sub-space per kind.
@@ -269,6 +299,14 @@ class VariantOneOf(spaces.OneOf):
         if kind == ActionKind.SUBMIT_GRAPH:
             return kind, {"graph": _random_dag_codes(self.np_random, self.n_nodes)}
         return kind, self.spaces[kind].sample()
+
+    def contains(self, x: Any) -> bool:
+        """Whether ``x`` is an element, allowing a well-formed ``hypothesis`` on ``intervene``."""
+        try:
+            element, _ = split_hypothesis(x, n_nodes=self.n_nodes)
+        except ValueError:
+            return False
+        return bool(super().contains(element))
 
 
 def _random_dag_codes(rng: np.random.Generator, n_nodes: int) -> np.ndarray:
@@ -318,20 +356,59 @@ def action_space(
 # --------------------------------------------------------------------------- constructors
 
 
-def intervene(var: int, value: float) -> EncodedAction:
+def intervene(var: int, value: float, *, hypothesis: PDAG | DAG | None = None) -> EncodedAction:
     """The action ``do(X_var = value)``.
+
+    Args:
+        var: the target node.
+        value: the value it is set to.
+        hypothesis: the agent's current graph, stated with the experiment (DESIGN §8): the
+            payload then carries a third key ``"hypothesis"`` with the ``submit_graph`` code
+            matrix. The key is an optional annotation: an env's action space
+            (:class:`VariantOneOf`) accepts it, never samples it, and the env removes it
+            (:func:`split_hypothesis`) before carrying out the action.
 
     Raises:
         ValueError: ``var`` is not an integer (a bool, float or string) or ``value`` is not a
             real number.
     """
-    return (
-        int(ActionKind.INTERVENE),
-        {
-            "var": np.int64(node_index("var", var)),
-            "value": np.asarray(real_number("value", value), dtype=np.float64),
-        },
-    )
+    payload: dict[str, Any] = {
+        "var": np.int64(node_index("var", var)),
+        "value": np.asarray(real_number("value", value), dtype=np.float64),
+    }
+    if hypothesis is not None:
+        graph = hypothesis.to_pdag() if isinstance(hypothesis, DAG) else hypothesis
+        payload[HYPOTHESIS_KEY] = graph_to_codes(graph)
+    return int(ActionKind.INTERVENE), payload
+
+
+def split_hypothesis(action: Any, *, n_nodes: int) -> tuple[Any, np.ndarray | None]:
+    """An action without its hypothesis annotation, and the annotation's code matrix.
+
+    Any action other than an ``intervene`` carrying ``"hypothesis"`` is returned unchanged with
+    None, so an action without the annotation is checked and carried out exactly as before.
+
+    Raises:
+        ValueError: the annotation is not a ``(n_nodes, n_nodes)`` matrix of the codes 0, 1, 2
+            (it is then not an element of the action space with an annotation).
+    """
+    if type(action) is not tuple or len(action) != 2:
+        return action, None
+    kind, payload = action
+    if not isinstance(payload, Mapping) or HYPOTHESIS_KEY not in payload:
+        return action, None
+    if not is_integer(kind) or int(kind) != ActionKind.INTERVENE:
+        return action, None
+    codes = np.asarray(payload[HYPOTHESIS_KEY])
+    if codes.shape != (n_nodes, n_nodes) or codes.dtype.kind not in "iu":
+        raise ValueError(
+            f"hypothesis must be an integer ({n_nodes}, {n_nodes}) code matrix, got "
+            f"{codes.dtype} {codes.shape}"
+        )
+    if not np.isin(codes, (NO_EDGE, DIRECTED, UNDIRECTED)).all():
+        raise ValueError(f"hypothesis codes must be 0, 1 or 2, got {np.unique(codes).tolist()}")
+    rest = {key: value for key, value in payload.items() if key != HYPOTHESIS_KEY}
+    return (kind, rest), codes
 
 
 def tool_action(
@@ -389,7 +466,7 @@ def encode(action: Action, *, n_nodes: int | None = None) -> EncodedAction:
     ``n_nodes`` is needed for tools with a conditioning set (the length of its mask).
     """
     if isinstance(action, Intervene):
-        return intervene(action.var, action.value)
+        return intervene(action.var, action.value, hypothesis=action.hypothesis)
     if isinstance(action, Submit):
         return submit(action.graph)
     if not isinstance(action, ToolAction):
@@ -454,7 +531,9 @@ def decode(action: tuple[int, Mapping[str, Any]], *, n_nodes: int) -> Action:
         raise ValueError(f"action kind must be in [0, {len(names)}), got {index}")
     name = names[index]
     if name == "intervene":
-        return Intervene(int(payload["var"]), float(payload["value"]))
+        codes = payload.get(HYPOTHESIS_KEY)
+        hypothesis = None if codes is None else graph_from_codes(codes)
+        return Intervene(int(payload["var"]), float(payload["value"]), hypothesis)
     if name == "submit_graph":
         return Submit(graph_from_codes(payload["graph"]))
     cls = action_class(name)

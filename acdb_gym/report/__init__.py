@@ -23,7 +23,8 @@ Modules, one per concern: :mod:`~acdb_gym.report.load` (reading ``results.jsonl`
 :mod:`~acdb_gym.report.types` (the frozen results), :mod:`~acdb_gym.report.aggregation`
 (per-seed values, Tables 2 and 3, the random floor), :mod:`~acdb_gym.report.statistics`
 (bootstrap CIs, the sign-flip test), :mod:`~acdb_gym.report.comparison` (paired tests of agent
-rows), :mod:`~acdb_gym.report.tables` (Markdown, terminal and CSV tables),
+rows), :mod:`~acdb_gym.report.revision` (how agents that state hypotheses revise them, experiment
+by experiment), :mod:`~acdb_gym.report.tables` (Markdown, terminal and CSV tables),
 :mod:`~acdb_gym.report.markdown` (``report.md``), :mod:`~acdb_gym.report.plots` and
 :mod:`~acdb_gym.report.write` (:func:`write_report`). The package needs numpy and scipy only;
 matplotlib is imported when a plot is drawn.

@@ -1,4 +1,5 @@
-"""The report document ``report.md``: run header, per-ladder sections, tests, failures, files.
+"""The report document ``report.md``: run header, per-ladder sections, tests, the Revision
+section (:mod:`acdb_gym.report.revision`, when rows carry revision records), failures, files.
 
 Each ladder section holds Table 2, Table 3 and the random floor (rendered from the bodies of
 :mod:`acdb_gym.report.tables`), a precision-vs-recall paragraph per agent row, the two
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from acdb_gym.report.load import RESULTS_FILE
+from acdb_gym.report.revision import RevisionSummary, revision_markdown
 from acdb_gym.report.statistics import N_BOOTSTRAP, N_PERMUTATIONS
 from acdb_gym.report.tables import (
     FLOOR_HEADERS,
@@ -50,6 +52,8 @@ def markdown_report(
     tests: Sequence[PairedTest],
     problems: Sequence[str],
     files: ReportFiles,
+    *,
+    revisions: Sequence[RevisionSummary] = (),
 ) -> str:
     """The text of ``report.md``.
 
@@ -59,6 +63,8 @@ def markdown_report(
         tests: the paired tests to list.
         problems: the problems met reading the results file, listed in the header.
         files: the CSVs and plots written next to it, linked at the end.
+        revisions: the revision analysis (:mod:`acdb_gym.report.revision`); its section
+            follows the paired tests when there is one.
 
     Returns:
         The Markdown text, ending with a newline.
@@ -67,6 +73,7 @@ def markdown_report(
     for table in summary.ladders:
         lines += _md_ladder(table)
     lines += _md_tests(tests)
+    lines += revision_markdown(revisions)
     if len(summary.ladders) > 1:
         headers, body = comparison_body(summary)
         lines += ["## Ladders side by side", ""]

@@ -16,6 +16,7 @@ from acdb_gym.report.comparison import compare_agents
 from acdb_gym.report.load import RESULTS_FILE, read_rows
 from acdb_gym.report.markdown import markdown_report
 from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
+from acdb_gym.report.revision import summarize_revisions, write_revision_csv
 from acdb_gym.report.tables import (
     write_floor_csv,
     write_table2_csv,
@@ -32,7 +33,8 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
 
     Files: ``report.md``; ``table2_<ladder>.csv``, ``table3_<ladder>.csv``,
     ``random_floor.csv``, ``paired_tests.csv`` (raw units: fractions in [0, 1], SHD in edges;
-    empty cells are NaN); ``f1_per_level_<ladder>.png`` and ``precision_recall_<ladder>.png``.
+    empty cells are NaN); ``f1_per_level_<ladder>.png`` and ``precision_recall_<ladder>.png``;
+    ``revision.csv`` when rows carry revision records (:mod:`acdb_gym.report.revision`).
     Unreadable lines of ``results.jsonl`` are skipped with a warning and listed in the report.
 
     Args:
@@ -56,6 +58,9 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
     tests = compare_agents(rows, pairs=compare, summary=summary)
     csvs = [write_floor_csv(run / "random_floor.csv", summary)]
     csvs.append(write_tests_csv(run / "paired_tests.csv", tests))
+    revisions = summarize_revisions(prepared.ok, labels=prepared.labels)
+    if revisions:
+        csvs.append(write_revision_csv(run / "revision.csv", revisions))
     plots = []
     for table in summary.ladders:
         csvs.append(write_table2_csv(run / f"table2_{table.ladder}.csv", table))
@@ -64,6 +69,7 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
         plots.append(plot_precision_recall(table, run / f"precision_recall_{table.ladder}.png"))
     files = ReportFiles(run / "report.md", tuple(csvs), tuple(plots), summary, tuple(problems))
     files.markdown.write_text(
-        markdown_report(run, summary, tests, problems, files), encoding="utf-8"
+        markdown_report(run, summary, tests, problems, files, revisions=revisions),
+        encoding="utf-8",
     )
     return files

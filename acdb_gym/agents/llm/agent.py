@@ -131,6 +131,10 @@ class LLMAgent:
         cache_dir: response cache directory; a rerun of the same requests costs no API call
             and reproduces the episode exactly. None disables the cache.
         max_tokens: output token limit per reply.
+        state_hypothesis: the opt-in revision variant: ``intervene`` also asks for the model's
+            current graph (a prompt line and two required tool arguments), which the agent
+            states with the experiment (``states_hypotheses``; the sweep records it). Off, the
+            prompts, tools and requests are exactly the paper's.
 
     Raises:
         ValueError: a bad argument, or no API key for the provider's own API (a custom
@@ -153,6 +157,7 @@ class LLMAgent:
         transcript_path: Path | None = None,
         cache_dir: Path | None = None,
         max_tokens: int = 4096,
+        state_hypothesis: bool = False,
     ) -> None:
         check_variant(variant)
         _check_arguments(provider, model, temperature, timeout, max_retries, backoff, max_tokens)
@@ -166,6 +171,7 @@ class LLMAgent:
         self.max_retries = max_retries
         self.backoff = float(backoff)
         self.max_tokens = max_tokens
+        self.state_hypothesis = bool(state_hypothesis)
         self.transcript_path: Path | None = transcript_path
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV[provider])
         key = key or None
@@ -202,7 +208,14 @@ class LLMAgent:
             "timeout": self.timeout,
             "max_retries": self.max_retries,
             "backoff": self.backoff,
+            # Only when on, so the paper protocol's transcripts stay as they were.
+            **({"state_hypothesis": True} if self.state_hypothesis else {}),
         }
+
+    @property
+    def states_hypotheses(self) -> bool:
+        """Whether interventions carry the model's hypothesis (:class:`~acdb_gym.agents.Agent`)."""
+        return self.state_hypothesis
 
     # ------------------------------------------------------------------ Agent protocol
     def reset(self, observation: Any, info: Any) -> None:
@@ -211,10 +224,14 @@ class LLMAgent:
         panel, n_nodes = self._check_env(info)
         self._panel: Panel = panel
         self._n_nodes = n_nodes
-        self._tools: tuple[ToolSpec, ...] = build_tools(self.variant, panel=panel, n_nodes=n_nodes)
+        self._tools: tuple[ToolSpec, ...] = build_tools(
+            self.variant, panel=panel, n_nodes=n_nodes, state_hypothesis=self.state_hypothesis
+        )
         self._tool_names = tuple(tool.name for tool in self._tools)
         data = np.asarray(observation["observational"], dtype=np.float64)
-        self._system = prompts.task_prompt(self.variant, panel=panel, n_nodes=n_nodes)
+        self._system = prompts.task_prompt(
+            self.variant, panel=panel, n_nodes=n_nodes, state_hypothesis=self.state_hypothesis
+        )
         self._session = prompts.session_prompt(
             self.variant,
             observational=data,
@@ -473,6 +490,7 @@ class LLMAgent:
                 offered=self._tool_names,
                 n_nodes=self._n_nodes,
                 n_experiments=_n_experiments(observation, self._n_nodes),
+                state_hypothesis=self.state_hypothesis,
             )
         except ToolCallError as error:
             self._stats.invalid_tool_calls += 1

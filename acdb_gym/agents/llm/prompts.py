@@ -72,8 +72,19 @@ _SCORING = (
 )
 
 
-def task_prompt(variant: Variant, *, panel: Panel, n_nodes: int) -> str:
-    """The system prompt of a variant."""
+_HYPOTHESIS = (
+    "- With every intervene call, also state your current hypothesis of the whole graph, before "
+    "seeing that experiment's result, in hypothesis_directed_edges and "
+    "hypothesis_undirected_edges (the format of submit_graph). It is recorded to study how you "
+    "revise your beliefs; it does not change the experiment or your score."
+)
+
+
+def task_prompt(
+    variant: Variant, *, panel: Panel, n_nodes: int, state_hypothesis: bool = False
+) -> str:
+    """The system prompt of a variant; with ``state_hypothesis`` (active panel), one more line
+    asking for the current hypothesis with every intervention."""
     check_variant(variant)
     names = f"X0..X{n_nodes - 1}"
     if variant == "llm_corr_obs":
@@ -95,6 +106,8 @@ def task_prompt(variant: Variant, *, panel: Panel, n_nodes: int) -> str:
             "variables and uses one unit of the intervention budget. Using more interventions "
             "than necessary lowers the efficiency score."
         )
+        if state_hypothesis:
+            lines.append(_HYPOTHESIS)
     else:
         lines.append(
             "- Interventions are not available in this session: you have observational data only."

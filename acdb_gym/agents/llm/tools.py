@@ -30,6 +30,7 @@ from acdb_gym.envs.actions import VALUE_BOUND, Action, Intervene, Submit, action
 from .conversation import ToolSpec
 
 __all__ = [
+    "HYPOTHESIS_ARGUMENTS",
     "VARIANTS",
     "ToolCallError",
     "Variant",
@@ -95,17 +96,27 @@ def variable_names(n_nodes: int) -> list[str]:
 # --------------------------------------------------------------------------- tool specs
 
 
-def build_tools(variant: Variant, *, panel: Panel, n_nodes: int) -> tuple[ToolSpec, ...]:
+HYPOTHESIS_ARGUMENTS = ("hypothesis_directed_edges", "hypothesis_undirected_edges")
+"""The arguments ``intervene`` requires when the agent states hypotheses (``state_hypothesis``):
+the model's current graph, in ``submit_graph``'s format."""
+
+
+def build_tools(
+    variant: Variant, *, panel: Panel, n_nodes: int, state_hypothesis: bool = False
+) -> tuple[ToolSpec, ...]:
     """The tools a variant offers in a panel, in a fixed order.
 
     ``intervene`` is offered only by ``llm_raw``/``llm_stats`` in the active panel; the
     statistics tools (every registered one) only by ``llm_stats``; ``submit_graph`` always.
+    With ``state_hypothesis``, ``intervene`` also requires the model's current graph
+    (:data:`HYPOTHESIS_ARGUMENTS`); every tool is otherwise the same.
     """
     check_variant(variant)
     names = variable_names(n_nodes)
     tools: list[ToolSpec] = []
     if variant != "llm_corr_obs" and panel == PANEL_ACTIVE:
-        tools.append(_intervene_tool(names))
+        tool = _intervene_tool(names)
+        tools.append(_with_hypothesis(tool, names) if state_hypothesis else tool)
     if variant == "llm_stats":
         tools.extend(_statistics_tool(spec, names) for spec in tool_specs.statistics_tools())
     tools.append(_submit_tool(names))
@@ -187,18 +198,45 @@ def _statistics_tool(spec: StatisticTool, names: list[str]) -> ToolSpec:
     )
 
 
+def _edges_schema(names: list[str], description: str) -> dict[str, Any]:
+    return {
+        "type": "array",
+        "items": {
+            "type": "array",
+            "items": {"type": "string", "enum": names},
+            "minItems": 2,
+            "maxItems": 2,
+        },
+        "description": description,
+    }
+
+
+def _with_hypothesis(tool: ToolSpec, names: list[str]) -> ToolSpec:
+    """``intervene`` that also takes the model's current graph (both edge lists required)."""
+    directed, undirected = HYPOTHESIS_ARGUMENTS
+    parameters = dict(tool.parameters)
+    parameters["properties"] = {
+        **tool.parameters["properties"],
+        directed: _edges_schema(
+            names,
+            "Your current hypothesis, before this experiment: directed edges [cause, effect].",
+        ),
+        undirected: _edges_schema(
+            names, "Your current hypothesis: undirected edges [a, b] (direction still open)."
+        ),
+    }
+    parameters["required"] = [*tool.parameters["required"], directed, undirected]
+    description = (
+        f"{tool.description} Also state your current hypothesis of the whole graph, before "
+        "seeing this experiment's result, as in submit_graph; it is recorded for analysis only "
+        "and does not change the experiment or your score."
+    )
+    return ToolSpec(name=tool.name, description=description, parameters=parameters)
+
+
 def _submit_tool(names: list[str]) -> ToolSpec:
     def edges(description: str) -> dict[str, Any]:
-        return {
-            "type": "array",
-            "items": {
-                "type": "array",
-                "items": {"type": "string", "enum": names},
-                "minItems": 2,
-                "maxItems": 2,
-            },
-            "description": description,
-        }
+        return _edges_schema(names, description)
 
     return ToolSpec(
         name="submit_graph",
@@ -230,6 +268,7 @@ def parse_tool_arguments(
     offered: Collection[str],
     n_nodes: int,
     n_experiments: int,
+    state_hypothesis: bool = False,
 ) -> Action:
     """Turn one tool call into a typed action, or raise :class:`ToolCallError` saying why not.
 
@@ -239,6 +278,8 @@ def parse_tool_arguments(
         offered: the tool names offered this episode.
         n_nodes: number of variables ``d``.
         n_experiments: interventions performed so far (valid regimes are ``0..n_experiments``).
+        state_hypothesis: ``intervene`` requires :data:`HYPOTHESIS_ARGUMENTS` (a graph that is
+            not valid makes the whole call invalid, as in ``submit_graph``).
 
     Raises:
         ToolCallError: unknown tool, arguments that are not an object, missing or unexpected
@@ -255,9 +296,13 @@ def parse_tool_arguments(
             f"{_show(arguments)}"
         )
     if name == "intervene":
-        _check_keys(name, arguments, required=("variable", "value"))
+        hypothesis_keys = HYPOTHESIS_ARGUMENTS if state_hypothesis else ()
+        _check_keys(name, arguments, required=("variable", "value", *hypothesis_keys))
+        hypothesis = _graph(arguments, n_nodes, *hypothesis_keys) if hypothesis_keys else None
         return Intervene(
-            _variable(arguments["variable"], "variable", n_nodes), _value(arguments["value"])
+            _variable(arguments["variable"], "variable", n_nodes),
+            _value(arguments["value"]),
+            hypothesis,
         )
     if name == "submit_graph":
         _check_keys(name, arguments, required=("directed_edges", "undirected_edges"))
@@ -376,10 +421,16 @@ def _edges(value: Any, field: str, n_nodes: int) -> list[tuple[int, int]]:
     return edges
 
 
-def _graph(arguments: Mapping[str, Any], n_nodes: int) -> PDAG:
-    directed = _edges(arguments["directed_edges"], "directed_edges", n_nodes)
-    undirected = _edges(arguments["undirected_edges"], "undirected_edges", n_nodes)
+def _graph(
+    arguments: Mapping[str, Any],
+    n_nodes: int,
+    directed_key: str = "directed_edges",
+    undirected_key: str = "undirected_edges",
+) -> PDAG:
+    directed = _edges(arguments[directed_key], directed_key, n_nodes)
+    undirected = _edges(arguments[undirected_key], undirected_key, n_nodes)
+    what = "graph" if directed_key == "directed_edges" else "hypothesis"
     try:
         return PDAG.from_edges(n_nodes, directed=directed, undirected=undirected)
     except ValueError as error:
-        raise ToolCallError(f"invalid graph: {error}") from None
+        raise ToolCallError(f"invalid {what}: {error}") from None
