@@ -412,8 +412,6 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
     def _info(self) -> dict[str, Any]:
         session = self._require_session()
         return {
-            "ladder": self.level.ladder,
-            "level": self.level.name,
             "budget": session.budget,
             "interventions_used": session.interventions_used,
         }
