@@ -107,7 +107,7 @@ def _brown_forsythe(a: _Group, b: _Group) -> FloatArray:
     offset = np.mean(alldata, axis=-1, keepdims=True)
     alldata = alldata - offset
     normalized_ss = np.sum(alldata, axis=-1) ** 2.0 / bign
-    sstot = np.vecdot(alldata, alldata, axis=-1) - normalized_ss
+    sstot = np.vecdot(alldata, alldata)  # over the last axis - normalized_ss
     ssbn = np.sum(first - offset, axis=-1) ** 2.0 / first.shape[-1]
     ssbn = ssbn + np.sum(second - offset, axis=-1) ** 2.0 / second.shape[-1]
     ssbn = ssbn - normalized_ss

@@ -131,8 +131,7 @@ class ShiftOrienter:
         check_probability(alpha, "alpha")
         if abstain and not alpha <= no_shift_threshold < 1.0:
             raise ValueError(
-                f"no_shift_threshold must be in [alpha, 1) = [{alpha}, 1), "
-                f"got {no_shift_threshold}"
+                f"no_shift_threshold must be in [alpha, 1) = [{alpha}, 1), got {no_shift_threshold}"
             )
         obs = as_data_matrix(observational, "observational", n_columns=pdag.n_nodes)
         check_min_rows(obs, "observational", 2)

@@ -16,18 +16,18 @@ import pytest
 from acdb_gym.envs.design_env import InterventionDesignEnv
 
 PINNED: dict[tuple[str, str], tuple[str, int]] = {
-    ("L0", "pc"): ('3d51dbb3019eda850310', 85),
-    ("L0", "true_cpdag"): ('406b4d38ca06579c6887', 85),
-    ("L1", "pc"): ('0d7baf9b9d1c3ff8ad55', 75),
-    ("L1", "true_cpdag"): ('75adae5015fd37d32ce4', 75),
-    ("L2", "pc"): ('e0c8e2be69ed891ea10e', 75),
-    ("L2", "true_cpdag"): ('cf9a948f9a5aabde2acc', 75),
-    ("L3", "pc"): ('2a0443215d48982980a3', 73),
-    ("L3", "true_cpdag"): ('2a877cc8cf18ceaaa404', 73),
-    ("L4", "pc"): ('f372f995476ffcd9b1d5', 53),
-    ("L4", "true_cpdag"): ('7725ec25b10a5941a759', 53),
-    ("L5", "pc"): ('076d04cffb358ab42273', 55),
-    ("L5", "true_cpdag"): ('9295c80a3bfa51308124', 55),
+    ("L0", "pc"): ("3d51dbb3019eda850310", 85),
+    ("L0", "true_cpdag"): ("406b4d38ca06579c6887", 85),
+    ("L1", "pc"): ("0d7baf9b9d1c3ff8ad55", 75),
+    ("L1", "true_cpdag"): ("75adae5015fd37d32ce4", 75),
+    ("L2", "pc"): ("e0c8e2be69ed891ea10e", 75),
+    ("L2", "true_cpdag"): ("cf9a948f9a5aabde2acc", 75),
+    ("L3", "pc"): ("2a0443215d48982980a3", 73),
+    ("L3", "true_cpdag"): ("2a877cc8cf18ceaaa404", 73),
+    ("L4", "pc"): ("f372f995476ffcd9b1d5", 53),
+    ("L4", "true_cpdag"): ("7725ec25b10a5941a759", 53),
+    ("L5", "pc"): ("076d04cffb358ab42273", 55),
+    ("L5", "true_cpdag"): ("9295c80a3bfa51308124", 55),
 }
 """``(level, estimator) -> (sha256 prefix of the episodes, steps)``."""
 

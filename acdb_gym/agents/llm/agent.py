@@ -230,10 +230,7 @@ class LLMAgent:
         self._transcript.write(
             "episode_start",
             agent=self.config,
-            env={
-                key: info.get(key)
-                for key in ("panel", "tools", "n_nodes", "budget")
-            },
+            env={key: info.get(key) for key in ("panel", "tools", "n_nodes", "budget")},
             max_steps=int(observation["steps_remaining"][0]),
             tools=[tool.to_dict() for tool in self._tools],
             system=self._system,
