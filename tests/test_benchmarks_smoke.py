@@ -21,6 +21,7 @@ SCRIPTS = (
     "intervene_throughput.py",
     "score_vs_gcastle.py",
     "design_env_steps.py",
+    "design_env_rl.py",
     "sweep_walltime.py",
     "bic_search_vs_gies.py",
     "pc_batched_vs_causallearn.py",

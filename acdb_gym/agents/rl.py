@@ -427,7 +427,7 @@ class RLAgent:
         self._state = DesignState(
             data, pc_cpdag(data), shift=self.metadata.shift, alpha=self.metadata.alpha
         )
-        self._budget = int(info.get("budget", observation["budget_remaining"]))
+        self._budget = int(info.get("budget", observation["budget_remaining"][0]))
 
     def act(self, observation: Any, info: Mapping[str, Any]) -> Any:
         """The next action: an index on the design env, a typed-action tuple on ``ACDBEnv``."""
@@ -435,10 +435,10 @@ class RLAgent:
             mask = DesignObservation.decode(observation, self._n_nodes).action_mask
             return np.int64(self.choose(np.asarray(observation, dtype=np.float32), mask))
         state = self._absorb(observation)
-        remaining = int(observation["budget_remaining"])
+        remaining = int(observation["budget_remaining"][0])
         features = state.observation(budget_remaining=remaining, budget=self._budget)
         mask = np.zeros(self._n_nodes + 1, dtype=bool)
-        mask[: self._n_nodes] = remaining > 0 and int(observation["steps_remaining"]) > 1
+        mask[: self._n_nodes] = remaining > 0 and int(observation["steps_remaining"][0]) > 1
         mask[self._n_nodes] = True
         target = self.choose(features, mask)
         if target == self._n_nodes:

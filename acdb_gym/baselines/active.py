@@ -153,7 +153,10 @@ class AdaptiveAgent(InterveneThenSubmit):
 
     def _next_target(self, observation: Observation) -> int | None:
         # Keep the last step for the submission: the env scores the empty graph on truncation.
-        if int(observation["budget_remaining"]) <= 0 or int(observation["steps_remaining"]) <= 1:
+        if (
+            int(observation["budget_remaining"][0]) <= 0
+            or int(observation["steps_remaining"][0]) <= 1
+        ):
             return None
         priority = self._priorities()
         priority[[*self.targets, *self._refused]] = 0.0

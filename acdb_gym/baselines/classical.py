@@ -195,7 +195,7 @@ class PCGreedyAgent(InterveneThenSubmit):
         return float(self._observational[:, target].mean() + self.shift)
 
     def _next_target(self, observation: Observation) -> int | None:
-        if int(observation["budget_remaining"]) <= 0:
+        if int(observation["budget_remaining"][0]) <= 0:
             return None
         degree = self._graph.undirected.sum(axis=1)
         degree[list(self._tried)] = 0

@@ -10,7 +10,7 @@ gymnasium or anything above it); environments and baselines share it.
   direct-effect test and :func:`combine_shift_evidence` corrects and completes PC's graph with
   the evidence of every experiment (the estimator of ``pc_active``).
 * :func:`orient_from_interventions`: orient edges at intervened nodes by the shift test, then
-  Meek's rules.
+  Meek's rules; :class:`ShiftOrienter` adds the experiments one at a time.
 * :func:`orient_by_mean_shift`: the paper's ``pc_greedy`` orientation rule.
 * :func:`sortnregress`: the variance-sortability baseline; :func:`regress_in_order` is its
   control with any given order.
@@ -27,6 +27,7 @@ from acdb_gym.discovery.bic_search import (
 )
 from acdb_gym.discovery.orientation import (
     Experiment,
+    ShiftOrienter,
     orient_by_mean_shift,
     orient_from_interventions,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "InterventionalBIC",
     "ScoreSearchResult",
     "ShiftEvidence",
+    "ShiftOrienter",
     "combine_shift_evidence",
     "distribution_shift_pvalue",
     "greedy_interventional_search",

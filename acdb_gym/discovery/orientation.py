@@ -6,6 +6,7 @@ a descendant of ``t``. For an undirected edge ``t - j`` that means: ``X_j`` shif
 
 * :func:`orient_from_interventions` tests for a shift in mean or variance
   (:func:`acdb_gym.discovery.shift.distribution_shift_pvalue`) and then applies Meek's rules;
+  :class:`ShiftOrienter` computes the same graph one experiment at a time;
 * :func:`orient_by_mean_shift` is the paper's ``pc_greedy`` heuristic (a fixed threshold on the
   change of the mean, no Meek closure).
 
@@ -17,8 +18,9 @@ leaving that edge undirected. Inputs are never modified.
 
 from __future__ import annotations
 
+import copy
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -29,12 +31,13 @@ from acdb_gym.core.graphs import (
     has_directed_path,
     meek_closure,
 )
-from acdb_gym.core.types import BoolMatrix, FloatArray
+from acdb_gym.core.types import BoolMatrix, FloatArray, IntArray
 from acdb_gym.discovery._common import as_data_matrix, check_min_rows, check_probability
-from acdb_gym.discovery.shift import distribution_shift_pvalue
+from acdb_gym.discovery._two_sample import ShiftReference
 
 __all__ = [
     "Experiment",
+    "ShiftOrienter",
     "orient_by_mean_shift",
     "orient_from_interventions",
 ]
@@ -85,24 +88,104 @@ def orient_from_interventions(
         ValueError: a bad threshold, a target outside ``[0, d)``, or samples of the wrong shape,
             with too few rows or non-finite values.
     """
-    check_probability(alpha, "alpha")
-    if abstain and not alpha <= no_shift_threshold < 1.0:
-        raise ValueError(
-            f"no_shift_threshold must be in [alpha, 1) = [{alpha}, 1), got {no_shift_threshold}"
-        )
+    orienter = ShiftOrienter(
+        pdag, observational, alpha=alpha, abstain=abstain, no_shift_threshold=no_shift_threshold
+    )
+    checked = [
+        _check_experiment(item, index, pdag.n_nodes, min_rows=2)
+        for index, item in enumerate(experiments)
+    ]
+    for target, samples in checked:
+        orienter._add_checked(target, samples)
+    return orienter.graph
 
-    def decide(obs_col: FloatArray, int_col: FloatArray) -> Decision:
-        p_value = distribution_shift_pvalue(obs_col, int_col)
-        if p_value < alpha:
+
+class ShiftOrienter:
+    """:func:`orient_from_interventions`, one experiment at a time.
+
+    After experiments ``e_1 ... e_k`` were added, :attr:`graph` is
+    ``orient_from_interventions(pdag, observational, [e_1, ..., e_k], ...)``, bit for bit, but
+    each experiment is tested once (all its incident edges in one batch of shift tests) instead
+    of at every call, the observational half of the tests is computed once, and Meek's rules
+    run only when an orientation changed. An environment that adds one experiment per step
+    keeps one orienter per episode.
+
+    Args:
+        pdag: starting graph over ``d`` nodes, e.g. PC's CPDAG.
+        observational: observational samples, shape ``(n_obs, d)``, ``n_obs >= 2``.
+        alpha, abstain, no_shift_threshold: as :func:`orient_from_interventions`.
+
+    Raises:
+        ValueError: as :func:`orient_from_interventions`.
+    """
+
+    def __init__(
+        self,
+        pdag: PDAG,
+        observational: ArrayLike,
+        *,
+        alpha: float = 0.01,
+        abstain: bool = False,
+        no_shift_threshold: float = 0.2,
+    ) -> None:
+        check_probability(alpha, "alpha")
+        if abstain and not alpha <= no_shift_threshold < 1.0:
+            raise ValueError(
+                f"no_shift_threshold must be in [alpha, 1) = [{alpha}, 1), got {no_shift_threshold}"
+            )
+        obs = as_data_matrix(observational, "observational", n_columns=pdag.n_nodes)
+        check_min_rows(obs, "observational", 2)
+        self._alpha = alpha
+        self._no_shift = no_shift_threshold if abstain else None
+        # One contiguous row per variable: the layout of a one-column test, which
+        # orient_from_interventions always ran (see acdb_gym.discovery._two_sample).
+        self._reference = ShiftReference(np.ascontiguousarray(obs.T))
+        self._directed = pdag.directed.copy()
+        self._undirected = pdag.undirected.copy()
+        self._graph: PDAG | None = None
+
+    @property
+    def graph(self) -> PDAG:
+        """The experiments' orientations closed under Meek's rules (the starting graph closed
+        under Meek's rules before any experiment)."""
+        if self._graph is None:
+            self._graph = meek_closure(PDAG(self._directed, self._undirected))
+        return self._graph
+
+    def copy(self) -> ShiftOrienter:
+        """An independent orienter in the same state (the observational half of the tests,
+        which never changes, is shared)."""
+        twin = copy.copy(self)
+        twin._directed = self._directed.copy()
+        twin._undirected = self._undirected.copy()
+        return twin
+
+    def add(self, target: int, samples: ArrayLike) -> None:
+        """Test and orient the undirected edges at ``target`` with one experiment's samples
+        ``(n_int, d)``, ``n_int >= 2``.
+
+        Raises:
+            ValueError: a target outside ``[0, d)`` or samples of the wrong shape, with too
+                few rows or non-finite values.
+        """
+        checked = _check_experiment((target, samples), 0, self._directed.shape[0], min_rows=2)
+        self._add_checked(*checked)
+
+    def _add_checked(self, target: int, samples: FloatArray) -> None:
+        neighbours = np.flatnonzero(self._undirected[target])
+        if neighbours.size == 0:
+            return
+        p_values = self._reference.pvalues(np.ascontiguousarray(samples.T))[neighbours]
+        decisions = [self._decide(float(p)) for p in p_values]
+        if _orient_at(self._directed, self._undirected, target, neighbours, decisions):
+            self._graph = None
+
+    def _decide(self, p_value: float) -> Decision:
+        if p_value < self._alpha:
             return "forward"
-        if not abstain or p_value > no_shift_threshold:
+        if self._no_shift is None or p_value > self._no_shift:
             return "backward"
         return None
-
-    directed, undirected = _orient_incident_edges(
-        pdag, observational, experiments, decide, min_rows=2
-    )
-    return meek_closure(PDAG(directed, undirected))
 
 
 def orient_by_mean_shift(
@@ -137,48 +220,51 @@ def orient_by_mean_shift(
     if not (np.isfinite(threshold) and threshold >= 0.0):
         raise ValueError(f"threshold must be finite and >= 0, got {threshold}")
 
-    def decide(obs_col: FloatArray, int_col: FloatArray) -> Decision:
-        shift = abs(float(int_col.mean()) - float(obs_col.mean()))
-        return "forward" if shift > threshold else "backward"
-
-    directed, undirected = _orient_incident_edges(
-        pdag, observational, experiments, decide, min_rows=1
-    )
-    return PDAG(directed, undirected)
-
-
-def _orient_incident_edges(
-    pdag: PDAG,
-    observational: ArrayLike,
-    experiments: Sequence[Experiment],
-    decide: Callable[[FloatArray, FloatArray], Decision],
-    *,
-    min_rows: int,
-) -> tuple[BoolMatrix, BoolMatrix]:
-    """Apply ``decide`` to every undirected edge at every intervened node (see module doc)."""
     n_nodes = pdag.n_nodes
     obs = as_data_matrix(observational, "observational", n_columns=n_nodes)
-    check_min_rows(obs, "observational", min_rows)
+    check_min_rows(obs, "observational", 1)
     checked = [
-        _check_experiment(item, index, n_nodes, min_rows) for index, item in enumerate(experiments)
+        _check_experiment(item, index, n_nodes, min_rows=1)
+        for index, item in enumerate(experiments)
     ]
     directed = pdag.directed.copy()
     undirected = pdag.undirected.copy()
     for target, samples in checked:
-        for j in np.flatnonzero(undirected[target]):
-            decision = decide(obs[:, j], samples[:, j])
-            if decision is None:
-                continue
-            tail, head = (target, int(j)) if decision == "forward" else (int(j), target)
-            if has_directed_path(directed, head, tail):
-                continue  # tail -> head would close a directed cycle
-            directed[tail, head] = True
-            undirected[tail, head] = undirected[head, tail] = False
-    return directed, undirected
+        neighbours = np.flatnonzero(undirected[target])
+        decisions: list[Decision] = [
+            "forward"
+            if abs(float(samples[:, j].mean()) - float(obs[:, j].mean())) > threshold
+            else "backward"
+            for j in neighbours
+        ]
+        _orient_at(directed, undirected, target, neighbours, decisions)
+    return PDAG(directed, undirected)
+
+
+def _orient_at(
+    directed: BoolMatrix,
+    undirected: BoolMatrix,
+    target: int,
+    neighbours: IntArray,
+    decisions: Sequence[Decision],
+) -> bool:
+    """Orient the undirected edges ``target - j`` for ``j`` in ``neighbours`` as decided, in
+    place, skipping an orientation that would close a directed cycle; True if any changed."""
+    changed = False
+    for j, decision in zip(neighbours, decisions, strict=True):
+        if decision is None:
+            continue
+        tail, head = (target, int(j)) if decision == "forward" else (int(j), target)
+        if has_directed_path(directed, head, tail):
+            continue  # tail -> head would close a directed cycle
+        directed[tail, head] = True
+        undirected[tail, head] = undirected[head, tail] = False
+        changed = True
+    return changed
 
 
 def _check_experiment(
-    item: Experiment, index: int, n_nodes: int, min_rows: int
+    item: Experiment, index: int, n_nodes: int, *, min_rows: int
 ) -> tuple[int, FloatArray]:
     try:
         target_raw, samples_raw = item

@@ -15,7 +15,6 @@ graph:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,6 +25,7 @@ from scipy import stats
 from acdb_gym.core.graphs import PDAG, has_directed_path, meek_closure
 from acdb_gym.core.types import BoolMatrix, FloatArray
 from acdb_gym.discovery._common import as_data_matrix, check_min_rows
+from acdb_gym.discovery._two_sample import ShiftReference
 
 __all__ = [
     "CombinedGraph",
@@ -72,20 +72,9 @@ def shift_pvalues(observational: ArrayLike, samples: ArrayLike) -> FloatArray:
     inter = as_data_matrix(samples, "samples", n_columns=obs.shape[1])
     check_min_rows(obs, "observational", 2)
     check_min_rows(inter, "samples", 2)
-    # Undefined statistics (constant columns) make scipy warn and return NaN, counted as 1.
-    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        p_mean = stats.ttest_ind(obs, inter, axis=0, equal_var=False).pvalue
-        deviations = [np.abs(group - np.median(group, axis=0)) for group in (obs, inter)]
-        p_var = stats.f_oneway(*deviations, axis=0).pvalue
-    p_mean = np.where(np.isfinite(p_mean), p_mean, 1.0)
-    p_var = np.where(np.isfinite(p_var), p_var, 1.0)
-    combined = np.minimum(1.0, 2.0 * np.minimum(p_mean, p_var))
-    obs_constant = obs.min(axis=0) == obs.max(axis=0)
-    int_constant = inter.min(axis=0) == inter.max(axis=0)
-    same = obs[0] == inter[0]
-    result: FloatArray = np.where(obs_constant & int_constant, np.where(same, 1.0, 0.0), combined)
-    return result
+    # The transposed views keep scipy's layout on the whole matrix, so the p-values are the
+    # ones scipy.stats.ttest_ind and f_oneway give, to the last bit (see _two_sample).
+    return ShiftReference(obs.T).pvalues(inter.T)
 
 
 def distribution_shift_pvalue(obs_col: ArrayLike, int_col: ArrayLike) -> float:

@@ -77,8 +77,8 @@ def observation_space(level: Level, max_steps: int) -> spaces.Space[Observation]
             "interventional": spaces.Box(-np.inf, np.inf, (m, spec.n_int, d), np.float64),
             "targets": spaces.Box(0, d, (m,), np.int64),
             "values": spaces.Box(-VALUE_BOUND, VALUE_BOUND, (m,), np.float64),
-            "budget_remaining": spaces.Box(0, m, (), np.int64),
-            "steps_remaining": spaces.Box(0, max_steps, (), np.int64),
+            "budget_remaining": spaces.Box(0, m, (1,), np.int64),
+            "steps_remaining": spaces.Box(0, max_steps, (1,), np.int64),
             "tool_result": spaces.Box(
                 np.array([-np.inf, 0.0, 0.0]), np.array([np.inf, 1.0, 1.0]), (3,), np.float64
             ),
@@ -90,8 +90,9 @@ def observation_space(level: Level, max_steps: int) -> spaces.Space[Observation]
 
 _TOOL_OK = readonly(np.array([0.0, 0.0, 1.0]))
 _TOOL_INVALID = readonly(np.array([0.0, 0.0, 0.0]))
-_INT_SCALARS = tuple(readonly(np.asarray(k, dtype=np.int64)) for k in range(257))
-"""Templates of the observation's counters ``0 .. 256``."""
+_INT_SCALARS = tuple(readonly(np.array([k], dtype=np.int64)) for k in range(257))
+"""Templates of the observation's counters ``0 .. 256`` (shape ``(1,)``: 0-d Boxes trip
+stable-baselines3's ``check_env`` on numpy >= 2.1)."""
 _WHOLE_COPY_BYTES = 1 << 18
 """An interventional block up to this size is copied whole (zero slots included) per step."""
 
@@ -262,8 +263,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     | ``interventional`` | ``(m, n_int, d)`` | samples of each experiment, zero-padded |
     | ``targets`` | ``(m,)`` | target of each experiment; ``d`` marks an unused slot |
     | ``values`` | ``(m,)`` | intervention value of each experiment (0 when unused) |
-    | ``budget_remaining`` | ``()`` | interventions left (0 in the observational panel) |
-    | ``steps_remaining`` | ``()`` | steps left before truncation |
+    | ``budget_remaining`` | ``(1,)`` | interventions left (0 in the observational panel) |
+    | ``steps_remaining`` | ``(1,)`` | steps left before truncation |
     | ``tool_result`` | ``(3,)`` | ``[statistic, p_value, valid]`` of the last action |
 
     ``tool_result``: a statistics tool fills ``[statistic, p_value]`` as its spec says:
@@ -394,8 +395,6 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         self._hypotheses: list[PDAG | None] = []
         self._hypothesis_error: str | None = None
         self._static_info = {
-            "ladder": self.level.ladder,
-            "level": self.level.name,
             "panel": self.panel,
             "tools": self.tools,
             "n_nodes": self.n_nodes,
@@ -565,10 +564,10 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             "values": self._values.copy(),
             # Counters copied from templates: faster than np.asarray(k, dtype=np.int64).
             "budget_remaining": (
-                scalars[budget].copy() if budget < len(scalars) else np.asarray(budget, np.int64)
+                scalars[budget].copy() if budget < len(scalars) else np.array([budget], np.int64)
             ),
             "steps_remaining": (
-                scalars[steps].copy() if steps < len(scalars) else np.asarray(steps, np.int64)
+                scalars[steps].copy() if steps < len(scalars) else np.array([steps], np.int64)
             ),
             "tool_result": self._tool_result.copy(),
         }

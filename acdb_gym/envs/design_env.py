@@ -10,12 +10,12 @@ import numpy as np
 from gymnasium import spaces
 from numpy.typing import ArrayLike
 
-from acdb_gym.core.graphs import PDAG, cpdag
+from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.instance import Instance
 from acdb_gym.core.ladder import Level, get_level
 from acdb_gym.core.session import Session
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
-from acdb_gym.discovery import orient_from_interventions, pc_cpdag
+from acdb_gym.envs._design_cache import starting_graph, summary_of
 from acdb_gym.envs.acdb_env import (
     RewardName,
     _check_choice,
@@ -74,13 +74,14 @@ class DesignState:
         self.shift = float(shift)
         self.alpha = float(alpha)
         self._data = data
-        self._mean = data.mean(axis=0)
-        self._sd = data.std(axis=0, ddof=1)
-        corr = np.atleast_2d(np.corrcoef(data, rowvar=False))
-        upper = corr[np.triu_indices(self.n_nodes, 1)]
-        self._corr = np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)
+        # Everything derived from the sample alone is computed once per sample (an RL run
+        # resets on the same instances again and again); the orienter is this episode's copy.
+        summary = summary_of(data, start, self.alpha)
+        self._mean = summary.mean
+        self._sd = summary.sd
+        self._corr = summary.correlations
         self._start = start
-        self._estimate = start
+        self._orienter = summary.orienter.copy()
         self._shifts = np.zeros((self.n_nodes, self.n_nodes), dtype=np.float32)
         self._experiments: list[tuple[int, np.ndarray]] = []
 
@@ -93,7 +94,7 @@ class DesignState:
     def estimate(self) -> PDAG:
         """The current estimate: the starting graph with edges at intervened nodes oriented by
         the shift tests, closed under Meek's rules (the starting graph before any experiment)."""
-        return self._estimate
+        return self._orienter.graph if self._experiments else self._start
 
     @property
     def targets(self) -> tuple[int, ...]:
@@ -112,15 +113,14 @@ class DesignState:
         shift = np.abs(values.mean(axis=0) - self._mean) / np.where(self._sd > 0, self._sd, 1.0)
         shift[target] = 0.0
         self._shifts[target] = np.minimum(shift, _SHIFT_CLIP) / _SHIFT_CLIP
+        self._orienter.add(target, values)
         self._experiments.append((int(target), values))
-        self._estimate = orient_from_interventions(
-            self._start, self._data, self._experiments, alpha=self.alpha
-        )
 
     def observation(self, *, budget_remaining: int, budget: int) -> np.ndarray:
         """The flat observation (see :class:`InterventionDesignEnv`); the budget fraction is
         ``budget_remaining / budget``, or 0 when ``budget`` is 0."""
-        graph = self._estimate.directed.astype(np.float32) + 0.5 * self._estimate.undirected
+        estimate = self.estimate
+        graph = estimate.directed.astype(np.float32) + 0.5 * estimate.undirected
         intervened = np.zeros(self.n_nodes, dtype=np.float32)
         intervened[list(self.targets)] = 1.0
         fraction = budget_remaining / budget if budget else 0.0
@@ -308,9 +308,8 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         self._final_info = None
         self._last_action = None
         self._session = Session(instance)
-        data = instance.d_obs
-        start = cpdag(instance.dag) if self.estimator == "true_cpdag" else pc_cpdag(data)
-        self._state = DesignState(data, start, shift=self.shift, alpha=self.alpha)
+        start = starting_graph(instance, self.estimator)
+        self._state = DesignState(instance.d_obs, start, shift=self.shift, alpha=self.alpha)
         return self._observation(), self._info()
 
     def step(
@@ -413,8 +412,6 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
     def _info(self) -> dict[str, Any]:
         session = self._require_session()
         return {
-            "ladder": self.level.ladder,
-            "level": self.level.name,
             "budget": session.budget,
             "interventions_used": session.interventions_used,
         }

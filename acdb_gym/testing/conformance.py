@@ -124,8 +124,8 @@ def _check_spaces(env: gym.Env[Any, Any], *, seed: int) -> None:
         "interventional": (m, instance.spec.n_int, d),
         "targets": (m,),
         "values": (m,),
-        "budget_remaining": (),
-        "steps_remaining": (),
+        "budget_remaining": (1,),
+        "steps_remaining": (1,),
         "tool_result": (3,),
     }
     space = env.observation_space
@@ -206,7 +206,7 @@ def _out_of_space_actions(space: spaces.OneOf, n_nodes: int) -> list[tuple[str, 
 
 def _check_out_of_space_actions(env: gym.Env[Any, Any], *, seed: int) -> None:
     observation, _ = env.reset(seed=seed)
-    limit = int(observation["steps_remaining"])
+    limit = int(observation["steps_remaining"][0])
     space = env.action_space
     assert isinstance(space, spaces.OneOf)
     n_nodes = hidden_instance_of(env).n_nodes
@@ -224,9 +224,9 @@ def _check_out_of_space_actions(env: gym.Env[Any, Any], *, seed: int) -> None:
     observation, *_ = _step(env, actions.correlation(0, 1), "after actions outside the space")
     _check_observation(env, observation, "after actions outside the space")
     _require(
-        int(observation["steps_remaining"]) == limit - 1,
+        int(observation["steps_remaining"][0]) == limit - 1,
         f"actions outside the action space must cost no step: steps_remaining went from {limit} "
-        f"to {int(observation['steps_remaining'])} over them and one valid step",
+        f"to {int(observation['steps_remaining'][0])} over them and one valid step",
     )
 
 
@@ -320,7 +320,7 @@ class _Episode:
 
     def __init__(self, env: gym.Env[Any, Any], observation: Any) -> None:
         self.instance: Instance = hidden_instance_of(env)
-        self.limit = int(observation["steps_remaining"])
+        self.limit = int(observation["steps_remaining"][0])
         self.steps = 0
 
 
@@ -361,7 +361,7 @@ def _check_step(
 ) -> None:
     where = f"at step {episode.steps} of an episode"
     _check_observation(env, observation, where)
-    remaining = int(observation["steps_remaining"])
+    remaining = int(observation["steps_remaining"][0])
     _require(
         remaining == episode.limit - episode.steps,
         f"steps_remaining {where} must be {episode.limit - episode.steps}, got {remaining}",

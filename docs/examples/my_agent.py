@@ -58,7 +58,7 @@ class ShiftAgent:
         return {"pc_undirected_edges": int(self._cpdag.undirected.sum()) // 2}
 
     def _next_target(self, observation: Mapping[str, Any]) -> int | None:
-        if int(observation["budget_remaining"]) == 0:
+        if int(observation["budget_remaining"][0]) == 0:
             return None  # also the observational panel, whose budget is always 0
         degree = self._graph.undirected.sum(axis=1)
         degree[self._tried] = 0  # a second experiment on a node tells nothing new

@@ -286,3 +286,25 @@ def test_bad_thresholds_are_rejected() -> None:
         orient_from_interventions(edge, np.zeros((3, 2)), [], alpha=0.0)
     with pytest.raises(ValueError, match="threshold must be finite and >= 0, got -1"):
         orient_by_mean_shift(edge, np.zeros((3, 2)), [], threshold=-1.0)
+
+
+def test_shift_orienter_adds_experiments_one_at_a_time_to_the_same_graph() -> None:
+    from acdb_gym.core.graphs import cpdag, random_order_dag
+    from acdb_gym.core.scm import LinearGaussianSCM
+    from acdb_gym.discovery import ShiftOrienter
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        dag = random_order_dag(6, n_edges=8, rng=rng)
+        scm = LinearGaussianSCM(dag.adjacency * rng.uniform(0.5, 1.5, (6, 6)), np.ones(6))
+        obs = scm.sample(200, rng)
+        start = cpdag(dag)
+        orienter = ShiftOrienter(start, obs, alpha=0.05)
+        copy = orienter.copy()
+        experiments: list[tuple[int, np.ndarray]] = []
+        for target in rng.integers(0, 6, size=4):
+            samples = obs[:50] + rng.normal(0, 1, (50, 6)) * (dag.adjacency[target] * 3)
+            experiments.append((int(target), samples))
+            orienter.add(int(target), samples)
+            assert orienter.graph == orient_from_interventions(start, obs, experiments, alpha=0.05)
+        assert copy.graph == orient_from_interventions(start, obs, [], alpha=0.05)

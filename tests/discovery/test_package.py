@@ -20,6 +20,7 @@ def test_public_names_are_exported() -> None:
         "InterventionalBIC",
         "ScoreSearchResult",
         "ShiftEvidence",
+        "ShiftOrienter",
         "combine_shift_evidence",
         "distribution_shift_pvalue",
         "greedy_interventional_search",

@@ -165,3 +165,39 @@ def test_combination_rejects_bad_thresholds() -> None:
         combine_shift_evidence(pc, [], alpha=0.0)
     with pytest.raises(ValueError, match=r"no_shift_threshold must be in \[alpha, 1\)"):
         combine_shift_evidence(pc, [], alpha=0.05, no_shift_threshold=0.01)
+
+
+def _scipy_shift_pvalues(obs: np.ndarray, inter: np.ndarray) -> np.ndarray:
+    """The shift test as scipy computes it (the reference of the private fast path)."""
+    import warnings
+
+    from scipy import stats
+
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p_mean = stats.ttest_ind(obs, inter, axis=0, equal_var=False).pvalue
+        deviations = [np.abs(group - np.median(group, axis=0)) for group in (obs, inter)]
+        p_var = stats.f_oneway(*deviations, axis=0).pvalue
+    p_mean = np.where(np.isfinite(p_mean), p_mean, 1.0)
+    p_var = np.where(np.isfinite(p_var), p_var, 1.0)
+    combined = np.minimum(1.0, 2.0 * np.minimum(p_mean, p_var))
+    both_constant = (obs.min(axis=0) == obs.max(axis=0)) & (inter.min(axis=0) == inter.max(axis=0))
+    return np.where(both_constant, np.where(obs[0] == inter[0], 1.0, 0.0), combined)
+
+
+def test_shift_pvalues_are_scipys_to_the_last_bit() -> None:
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        d = int(rng.integers(1, 9))
+        obs = rng.normal(size=(int(rng.integers(2, 400)), d)) * rng.uniform(0.1, 5, d)
+        inter = rng.normal(size=(int(rng.integers(2, 200)), d)) + rng.normal(size=d)
+        if trial % 5 == 0:
+            inter[:, 0] = 2.5  # the target's own column, constant under do()
+        if trial % 7 == 0:
+            obs[:, -1] = inter[:, -1] = 1.0  # constant in both samples
+        # The whole matrix, as shift_pvalues sees it, and each column alone, as the
+        # orientation tests see it: numpy sums the two layouts in different orders.
+        assert np.array_equal(shift_pvalues(obs, inter), _scipy_shift_pvalues(obs, inter))
+        for j in range(d):
+            expected = _scipy_shift_pvalues(obs[:, [j]].copy(), inter[:, [j]].copy())[0]
+            assert distribution_shift_pvalue(obs[:, j], inter[:, j]) == expected

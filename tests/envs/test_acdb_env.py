@@ -23,8 +23,6 @@ from acdb_gym.testing import SCORE_FIELDS, find_hidden_leak
 Action = tuple[int, dict[str, Any]]
 
 PUBLIC_INFO_KEYS = {
-    "ladder",
-    "level",
     "panel",
     "tools",
     "n_nodes",

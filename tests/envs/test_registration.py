@@ -109,7 +109,7 @@ def test_make_in_a_fresh_interpreter() -> None:
         import gymnasium as gym
         env = gym.make("acdb_gym:ACDB-L2-v0")
         observation, info = env.reset(seed=0)
-        print(type(env.unwrapped).__name__, observation["observational"].shape, info["level"])
+        print(type(env.unwrapped).__name__, observation["observational"].shape, env.unwrapped.level.name)
         """
     )
     result = subprocess.run(

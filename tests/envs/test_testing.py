@@ -94,7 +94,7 @@ class SwallowsBadActions(gym.Wrapper[Any, Any, Any, Any]):
 class NegativeSteps(gym.Wrapper[Any, Any, Any, Any]):
     def step(self, action: Any) -> Any:
         observation, *rest = self.env.step(action)
-        observation["steps_remaining"] = np.asarray(-1, dtype=np.int64)
+        observation["steps_remaining"] = np.array([-1], dtype=np.int64)
         return (observation, *rest)
 
 

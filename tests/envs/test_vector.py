@@ -22,14 +22,14 @@ def test_async_vector_env_takes_a_tuple_of_oneof_actions() -> None:
         observation, info = envs.reset(seed=0)
         assert observation["observational"].shape == (N_ENVS, 200, D)
         assert observation["interventional"].shape == (N_ENVS, D, 50, D)
-        budgets = observation["budget_remaining"].copy()
+        budgets = observation["budget_remaining"][:, 0].copy()
         assert np.array_equal(budgets, info["budget"])
 
         batch = tuple(actions.intervene(k, float(k)) for k in range(N_ENVS))
         assert envs.action_space.contains(batch)
         observation, reward, terminated, truncated, info = envs.step(batch)
         assert np.array_equal(observation["targets"][:, 0], np.arange(N_ENVS))
-        assert np.array_equal(observation["budget_remaining"], budgets - 1)
+        assert np.array_equal(observation["budget_remaining"][:, 0], budgets - 1)
         assert not (terminated.any() or truncated.any()) and not reward.any()
 
         # Different kinds in one batch; only the submitting env ends.
@@ -44,11 +44,11 @@ def test_async_vector_env_takes_a_tuple_of_oneof_actions() -> None:
         assert info["_score"].tolist() == [True, False, False, True]
         assert info["score"]["directed_f1"][0] == 0.0
         assert "tools='raw'" in info["error"][1]
-        assert observation["steps_remaining"].tolist() == [14, 14, 14, 14]
+        assert observation["steps_remaining"][:, 0].tolist() == [14, 14, 14, 14]
 
         # Next-step autoreset: the ended envs start afresh and ignore this step's action.
         observation, *_ = envs.step(tuple(actions.intervene(0, 1.0) for _ in range(N_ENVS)))
-        assert observation["steps_remaining"].tolist() == [16, 13, 13, 16]
+        assert observation["steps_remaining"][:, 0].tolist() == [16, 13, 13, 16]
         assert envs.action_space.contains(envs.action_space.sample())
     finally:
         envs.close()

@@ -237,7 +237,7 @@ class LLMAgent:
             observational=data,
             panel=panel,
             budget=int(info["budget"]),
-            max_steps=int(observation["steps_remaining"]),
+            max_steps=int(observation["steps_remaining"][0]),
             n_int=int(np.shape(observation["interventional"])[1]),
         )
         self._history: list[Exchange] = []
@@ -247,11 +247,8 @@ class LLMAgent:
         self._transcript.write(
             "episode_start",
             agent=self.config,
-            env={
-                key: info.get(key)
-                for key in ("ladder", "level", "panel", "tools", "n_nodes", "budget")
-            },
-            max_steps=int(observation["steps_remaining"]),
+            env={key: info.get(key) for key in ("panel", "tools", "n_nodes", "budget")},
+            max_steps=int(observation["steps_remaining"][0]),
             tools=[tool.to_dict() for tool in self._tools],
             system=self._system,
             session=self._session,
@@ -504,8 +501,8 @@ class LLMAgent:
 
     def _results(self, pending: _Pending, observation: Any, info: Any) -> list[ToolResult]:
         status = prompts.status_line(
-            budget_remaining=int(observation["budget_remaining"]),
-            steps_remaining=int(observation["steps_remaining"]),
+            budget_remaining=int(observation["budget_remaining"][0]),
+            steps_remaining=int(observation["steps_remaining"][0]),
             panel=self._panel,
         )
         if pending.errors:

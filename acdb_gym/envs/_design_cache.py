@@ -1,0 +1,132 @@
+"""What a design episode derives from its instance alone, computed once per instance (private).
+
+An RL run resets the design env thousands of times, often on the same instances (a finite
+training pool, the manifest seeds, a validation set). Before the first step a reset computes
+the estimator's starting graph (PC on the observational sample: most of a reset's cost) and
+the sample's summaries (means, standard deviations, correlations, the observational half of
+the shift tests). They depend only on the sample, never on the episode, so they are kept in
+two small least-recently-used caches. Entries are keyed by a hash of the sample's bytes (with
+the level spec and seed for PC), so an injected instance with other data never meets another
+instance's entry, and hold no reference to an instance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import numpy as np
+
+from acdb_gym.core.graphs import PDAG, cpdag
+from acdb_gym.core.instance import Instance
+from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.discovery import ShiftOrienter, pc_cpdag
+
+__all__ = ["Summary", "clear", "fingerprint", "starting_graph", "summary_of"]
+
+_V = TypeVar("_V")
+
+_MAX_CACHED_VALUES = 20_000
+"""Samples with more values than this (no ladder level has them) are summarised every time,
+so the summaries' cache stays under about 256 x 4 x 160 kB."""
+
+
+class _LRU(Generic[_V]):
+    """A bounded mapping that forgets the least recently used entry first."""
+
+    def __init__(self, maxsize: int) -> None:
+        self._maxsize = maxsize
+        self._entries: OrderedDict[Hashable, _V] = OrderedDict()
+
+    def get(self, key: Hashable, compute: Callable[[], _V]) -> _V:
+        """The entry for ``key``, computed by ``compute()`` on a miss."""
+        if key in self._entries:
+            self._entries.move_to_end(key)
+            return self._entries[key]
+        value = compute()
+        self._entries[key] = value
+        if len(self._entries) > self._maxsize:
+            self._entries.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        self._entries.clear()
+
+
+_STARTS: _LRU[PDAG] = _LRU(maxsize=4096)
+_SUMMARIES: _LRU[Summary] = _LRU(maxsize=256)
+
+
+def fingerprint(data: FloatArray) -> tuple[tuple[int, ...], bytes]:
+    """The sample's shape and a 128-bit hash of its bytes (the last one is remembered: a
+    reset asks twice about the same read-only sample)."""
+    global _last_fingerprint
+    if _last_fingerprint is not None and _last_fingerprint[0] is data:
+        return _last_fingerprint[1]
+    digest = hashlib.blake2b(np.ascontiguousarray(data).data, digest_size=16).digest()
+    result = (data.shape, digest)
+    if not data.flags.writeable:  # a writable array could change under the same identity
+        _last_fingerprint = (data, result)
+    return result
+
+
+_last_fingerprint: tuple[FloatArray, tuple[tuple[int, ...], bytes]] | None = None
+
+
+def starting_graph(instance: Instance, estimator: str) -> PDAG:
+    """The estimator's starting graph: ``pc_cpdag(instance.d_obs)`` for ``"pc"``, else the true
+    CPDAG (remembered by the DAG itself). PC's graphs are cached per (spec, seed, sample)."""
+    if estimator != "pc":
+        return cpdag(instance.dag)
+    key = (instance.spec, instance.seed, fingerprint(instance.d_obs))
+    return _STARTS.get(key, lambda: pc_cpdag(instance.d_obs))
+
+
+@dataclass(frozen=True, eq=False)
+class Summary:
+    """The observational sample's summaries a design state starts from (read-only).
+
+    Attributes:
+        mean: per-variable means.
+        sd: per-variable standard deviations (``ddof=1``).
+        correlations: the correlation matrix's upper triangle, row-major, as float32 in
+            ``[-1, 1]`` (0 where undefined).
+        orienter: a :class:`~acdb_gym.discovery.ShiftOrienter` at the starting graph with no
+            experiment; copy it, never add to it.
+    """
+
+    mean: FloatArray
+    sd: FloatArray
+    correlations: np.ndarray
+    orienter: ShiftOrienter
+
+
+def summary_of(data: FloatArray, start: PDAG, alpha: float) -> Summary:
+    """The :class:`Summary` of ``data`` (``(n_obs, d)``, checked by the caller) with the
+    orientation tests at ``alpha`` from ``start``, cached for samples of ladder size."""
+    if data.size > _MAX_CACHED_VALUES:
+        return _summarize(data, start, alpha)
+    key = (fingerprint(data), start.directed.tobytes(), start.undirected.tobytes(), alpha)
+    return _SUMMARIES.get(key, lambda: _summarize(data, start, alpha))
+
+
+def _summarize(data: FloatArray, start: PDAG, alpha: float) -> Summary:
+    n_nodes = data.shape[1]
+    corr = np.atleast_2d(np.corrcoef(data, rowvar=False))
+    upper = corr[np.triu_indices(n_nodes, 1)]
+    return Summary(
+        mean=readonly(data.mean(axis=0)),
+        sd=readonly(data.std(axis=0, ddof=1)),
+        correlations=readonly(np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)),
+        orienter=ShiftOrienter(start, data, alpha=alpha),
+    )
+
+
+def clear() -> None:
+    """Forget every cached graph and summary (for tests and benchmarks)."""
+    _STARTS.clear()
+    _SUMMARIES.clear()
