@@ -16,8 +16,10 @@ from acdb_gym.report.comparison import compare_agents
 from acdb_gym.report.load import RESULTS_FILE, read_rows
 from acdb_gym.report.markdown import markdown_report
 from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
+from acdb_gym.report.shortcuts import sortability_rows
 from acdb_gym.report.tables import (
     write_floor_csv,
+    write_sortability_csv,
     write_table2_csv,
     write_table3_csv,
     write_tests_csv,
@@ -31,7 +33,7 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
     """Write the paper-style report of a sweep run directory into that directory.
 
     Files: ``report.md``; ``table2_<ladder>.csv``, ``table3_<ladder>.csv``,
-    ``random_floor.csv``, ``paired_tests.csv`` (raw units: fractions in [0, 1], SHD in edges;
+    ``random_floor.csv``, ``paired_tests.csv``, ``sortability.csv`` (raw units: fractions in [0, 1], SHD in edges;
     empty cells are NaN); ``f1_per_level_<ladder>.png`` and ``precision_recall_<ladder>.png``.
     Unreadable lines of ``results.jsonl`` are skipped with a warning and listed in the report.
 
@@ -54,8 +56,10 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
     prepared = prepare(rows)
     summary = summarize_prepared(prepared)
     tests = compare_agents(rows, pairs=compare, summary=summary)
+    sortability = sortability_rows(prepared)
     csvs = [write_floor_csv(run / "random_floor.csv", summary)]
     csvs.append(write_tests_csv(run / "paired_tests.csv", tests))
+    csvs.append(write_sortability_csv(run / "sortability.csv", sortability))
     plots = []
     for table in summary.ladders:
         csvs.append(write_table2_csv(run / f"table2_{table.ladder}.csv", table))
@@ -64,6 +68,6 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
         plots.append(plot_precision_recall(table, run / f"precision_recall_{table.ladder}.png"))
     files = ReportFiles(run / "report.md", tuple(csvs), tuple(plots), summary, tuple(problems))
     files.markdown.write_text(
-        markdown_report(run, summary, tests, problems, files), encoding="utf-8"
+        markdown_report(run, summary, tests, problems, files, sortability), encoding="utf-8"
     )
     return files
