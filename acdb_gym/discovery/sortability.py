@@ -18,6 +18,7 @@ needs only numpy.
 from __future__ import annotations
 
 import math
+from typing import Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -26,6 +27,8 @@ from acdb_gym.core.types import FloatArray
 from acdb_gym.discovery._common import as_data_matrix, check_no_constant_column
 
 __all__ = ["order_alignment", "r2_scores", "r2_sortability", "var_sortability"]
+
+_MAX_CONDITION: Final = 1e12
 
 
 def order_alignment(adjacency: ArrayLike, scores: ArrayLike) -> float:
@@ -92,10 +95,13 @@ def r2_scores(data: ArrayLike) -> FloatArray:
         raise ValueError(f"R² needs at least 2 variables, got {array.shape[1]}")
     check_no_constant_column(array, "data")
     correlation = np.corrcoef(array, rowvar=False)
-    try:
-        precision = np.linalg.inv(correlation)
-    except np.linalg.LinAlgError:
-        raise ValueError("the correlation matrix of data is singular") from None
+    # Past this condition number the inverse's diagonal is rounding noise, not R².
+    if not np.linalg.cond(correlation) < _MAX_CONDITION:
+        raise ValueError(
+            "the correlation matrix of data is singular (a variable is a linear function of "
+            "the others); R² is 1 for every such variable and cannot order them"
+        )
+    precision = np.linalg.inv(correlation)
     scores: FloatArray = np.clip(1.0 - 1.0 / np.diag(precision), 0.0, 1.0)
     return scores
 
