@@ -35,6 +35,7 @@ from acdb_gym.report.tables import (
     md_cell,
     md_table,
     paired_test_cells,
+    skeleton_body,
     table2_body,
     table3_body,
 )
@@ -50,6 +51,7 @@ from acdb_gym.report.types import (
 
 __all__ = ["markdown_report"]
 
+CORRELATION_PROBE: Final = "llm_corr_obs"
 MIN_SEEDS: Final = min_sign_flip_seeds(POWER_ALPHA)
 # |P - R| below this (in fraction units) counts as balanced in the precision-vs-recall paragraph.
 BALANCE_TOLERANCE: Final = 0.01
@@ -131,6 +133,7 @@ def _md_ladder(
     lines += md_table(TABLE2_HEADERS, table2_body(table, ci=True))
     lines += ["### Table 3: directed F1 per level", "", "Values in %; brackets: 95% CI.", ""]
     lines += md_table(["agent", *table.levels, "overall"], table3_body(table, ci=True))
+    lines += _md_skeleton(table)
     lines += ["### Random floor (directed F1, %)", ""]
     if floor_measured(table):
         lines += [
@@ -153,6 +156,22 @@ def _md_ladder(
     lines += [f"![directed F1 per level](f1_per_level_{table.ladder}.png)", ""]
     lines += [f"![precision vs recall](precision_recall_{table.ladder}.png)", ""]
     return lines
+
+
+def _md_skeleton(table: LadderSummary) -> list[str]:
+    """The observational rows by skeleton F1, when the correlation-only probe ran."""
+    if not any(row.agent.startswith(CORRELATION_PROBE) for row in table.rows):
+        return []
+    lines = ["### Observational rows by skeleton F1", ""]
+    lines += [
+        f"`{CORRELATION_PROBE}` sees only the standard deviations and correlations of the "
+        "observational sample and is told to orient only what the data clearly support, so "
+        "its directed F1 is near 0 by design: compare it with the other observational rows "
+        "on skeleton F1 (adjacencies, orientation ignored). Values in %; brackets: 95% CI.",
+        "",
+    ]
+    headers = ["agent", *(f"Skel F1 {level}" for level in table.levels), "Skel F1", "Dir F1"]
+    return lines + md_table(headers, skeleton_body(table, ci=True))
 
 
 def _md_shortcuts(

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Final
 
 from acdb_gym.core.scoring import SCORE_FIELDS
-from acdb_gym.report.aggregation import TABLE2_METRICS
+from acdb_gym.core.types import PANEL_OBSERVATIONAL
+from acdb_gym.report.aggregation import TABLE2_METRICS, sort_value
 from acdb_gym.report.types import Estimate, LadderSummary, PairedTest, SortabilityRow, Summary
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "md_cell",
     "md_table",
     "paired_test_cells",
+    "skeleton_body",
     "table2_body",
     "table3_body",
     "write_floor_csv",
@@ -213,6 +215,26 @@ def table3_body(table: LadderSummary, *, ci: bool) -> list[list[str]]:
         estimates = [*(row.per_level[level] for level in table.levels), row.metrics["directed_f1"]]
         cells = [
             _with_ci(e, "directed_f1") if ci else format_number(e.mean, "directed_f1")
+            for e in estimates
+        ]
+        body.append([row.label, *cells])
+    return body
+
+
+def skeleton_body(table: LadderSummary, *, ci: bool) -> list[list[str]]:
+    """Skeleton F1 per level and overall, then overall directed F1, of the observational rows
+    (best skeleton F1 first)."""
+    rows = [row for row in table.rows if row.panel == PANEL_OBSERVATIONAL]
+    rows.sort(key=lambda row: -sort_value(row.metrics["skeleton_f1"].mean))
+    body = []
+    for row in rows:
+        estimates = [
+            *(row.per_level_skeleton.get(level, Estimate.empty()) for level in table.levels),
+            row.metrics["skeleton_f1"],
+            row.metrics["directed_f1"],
+        ]
+        cells = [
+            _with_ci(e, "skeleton_f1") if ci else format_number(e.mean, "skeleton_f1")
             for e in estimates
         ]
         body.append([row.label, *cells])

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 __all__ = [
@@ -65,6 +66,8 @@ class AgentRow:
         n_truncated: successful episodes that ended by truncation.
         metrics: Table 2: metric name -> estimate over all levels' per-seed values.
         per_level: Table 3: level -> directed-F1 estimate over that level's seeds.
+        per_level_skeleton: level -> skeleton-F1 estimate over that level's seeds (the
+            measure of agents that orient nothing, such as the correlation-only probe).
     """
 
     label: str
@@ -77,6 +80,7 @@ class AgentRow:
     n_truncated: int
     metrics: Mapping[str, Estimate]
     per_level: Mapping[str, Estimate]
+    per_level_skeleton: Mapping[str, Estimate] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True)
