@@ -176,6 +176,7 @@ def compare_agents(
     metrics: Sequence[str] = DEFAULT_TEST_METRICS,
     level_metrics: Sequence[str] = DEFAULT_LEVEL_METRICS,
     summary: Summary | None = None,
+    prepared: Prepared | None = None,
 ) -> tuple[PairedTest, ...]:
     """The report's paired tests, per ladder (pooled over levels) and per level.
 
@@ -191,6 +192,7 @@ def compare_agents(
         metrics: the metrics tested pooled over levels.
         level_metrics: the metrics tested level by level.
         summary: ``summarize(rows)`` if already computed.
+        prepared: ``prepare(rows)`` if already computed.
 
     Returns:
         The tests: every ladder's pooled tests (defaults, reference pairs, then ``pairs``),
@@ -199,7 +201,7 @@ def compare_agents(
     Raises:
         ValueError: a label of ``pairs`` names no agent row.
     """
-    prepared = prepare(rows)
+    prepared = prepared if prepared is not None else prepare(rows)
     summary = summary if summary is not None else summarize_prepared(prepared)
     wanted = list(pairs)
     for label in {label for pair in wanted for label in pair}:

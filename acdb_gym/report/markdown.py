@@ -287,7 +287,7 @@ def _md_tests(tests: Sequence[PairedTest]) -> list[str]:
         f"within levels. MDD: the minimum difference detected with {100 * POWER:.0f}% power "
         f"at two-sided α = {POWER_ALPHA} given the observed spread of the differences; "
         "seeds for 5 pts: the paired seeds that would detect a 5-point difference with that "
-        f"power; MDD ∞: fewer than {MIN_SEEDS} seeds, too few for the test to reach α at all. "
+        f"power (in a table pooled over levels, seeds over all levels together); MDD ∞: fewer than {MIN_SEEDS} seeds, too few for the test to reach α at all. "
         "F1 differences in percentage points, SHD in edges.",
         "",
     ]

@@ -55,7 +55,7 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
         warnings.warn(problem, stacklevel=2)
     prepared = prepare(rows)
     summary = summarize_prepared(prepared)
-    tests = compare_agents(rows, pairs=compare, summary=summary)
+    tests = compare_agents(rows, pairs=compare, summary=summary, prepared=prepared)
     sortability = sortability_rows(prepared)
     csvs = [write_floor_csv(run / "random_floor.csv", summary)]
     csvs.append(write_tests_csv(run / "paired_tests.csv", tests))
