@@ -25,8 +25,7 @@ def _build_wheel(tmp_path: Path) -> Path:
             shutil.copy(REPO / name, source / name)
     dist = tmp_path / "dist"
     code = (
-        "import sys; from setuptools import build_meta; "
-        "print(build_meta.build_wheel(sys.argv[1]))"
+        "import sys; from setuptools import build_meta; print(build_meta.build_wheel(sys.argv[1]))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(dist)],
