@@ -262,9 +262,14 @@ _ENTRIES: Final = (
         default=True,
     ),
     AgentEntry(
+        "r2sortnregress",
+        f"{_CLASSICAL}:R2SortnregressAgent",
+        "regressions in increasing-R² order: the scale-free (R²) sortability check",
+    ),
+    AgentEntry(
         "randregress",
         f"{_CLASSICAL}:RandomOrderRegressAgent",
-        "sortnregress's control: the same regressions in random order (20 draws)",
+        "the sort baselines' control: the same regressions in random order (20 draws)",
         construction="seeded",
         draws=20,
     ),

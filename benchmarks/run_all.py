@@ -46,6 +46,7 @@ SCRIPTS = {
     "sweep": "sweep_walltime.py",
     "gies": "bic_search_vs_gies.py",
     "pc": "pc_batched_vs_causallearn.py",
+    "sign_flip": "sign_flip_vs_scipy.py",
 }
 """The benchmark scripts, in the order of the issue, by short name."""
 

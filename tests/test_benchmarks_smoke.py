@@ -25,6 +25,7 @@ SCRIPTS = (
     "sweep_walltime.py",
     "bic_search_vs_gies.py",
     "pc_batched_vs_causallearn.py",
+    "sign_flip_vs_scipy.py",
 )
 WITH_PEERS = (
     "cpdag_vs_peers.py",

@@ -31,7 +31,7 @@ def test_sweep_help_lists_every_agent_with_its_summary(
     assert "randregress" in listed and "rl:PATH" in listed
     for entry in AGENTS.values():
         assert entry.summary in agents
-    assert "gies_active   alias of bic_active" in agents
+    assert "gies_active     alias of bic_active" in agents
     assert f"(default: {','.join(OFFLINE_AGENTS)})" in " ".join(text.split())
 
 

@@ -347,14 +347,17 @@ def test_paired_test_counts_the_pairs_above_below_and_tied() -> None:
     assert math.isnan(unmatched.p_value)
 
 
-def test_paired_test_resamples_when_enumeration_exceeds_n_resamples() -> None:
-    rows = _paired_rows([0.3] * 10)
-    # 2**10 patterns: exact with the default 10 000 resamples, drawn with 100.
-    assert paired_test(rows, "a (active)", "b (active)").p_value == pytest.approx(2 / 2**10)
-    drawn = paired_test(rows, "a (active)", "b (active)", n_resamples=100)
-    # Drawn patterns count the observed one: p = (1 + as extreme among 100) / 101.
-    assert drawn.p_value >= 1 / 101
-    assert drawn.p_value != pytest.approx(2 / 2**10)
+def test_paired_test_draws_sign_patterns_beyond_twenty_pairs() -> None:
+    exact = _paired_rows([0.3] * 20)
+    test = paired_test(exact, "a (active)", "b (active)")
+    assert (test.p_value, test.p_exact) == (pytest.approx(2 / 2**20), True)
+    rows = _paired_rows([0.3] * 25)
+    # Only the all-same-sign patterns (2 of 2**25) are as extreme, so no draw is: the observed
+    # pattern counts as one draw, p = 1 / (1 + draws), never 0.
+    drawn = paired_test(rows, "a (active)", "b (active)")
+    assert (drawn.p_value, drawn.p_exact) == (pytest.approx(1 / 200_001), False)
+    few = paired_test(rows, "a (active)", "b (active)", n_resamples=100)
+    assert few.p_value == pytest.approx(1 / 101)
 
 
 def test_sign_flip_pvalue_of_one_difference_is_one() -> None:
@@ -374,7 +377,7 @@ def test_default_comparisons_use_the_best_non_oracle_row() -> None:
     rows = _paired_rows([0.1] * 4)
     rows += [make_row("oracle", level=("L0", "L1")[i % 2], index=i // 2, f1=1.0) for i in range(4)]
     tests = compare_agents(rows, pairs=[("b (active)", "oracle (active)")])
-    pairs = [(t.agent_a, t.agent_b, t.metric) for t in tests]
+    pairs = [(t.agent_a, t.agent_b, t.metric) for t in tests if t.level is None]
     assert pairs == [
         ("a (active)", "oracle (active)", "directed_f1"),
         ("a (active)", "oracle (active)", "shd"),
@@ -415,6 +418,7 @@ def test_write_report_creates_every_file(tmp_path: Path) -> None:
         "report.md",
         "paired_tests.csv",
         "random_floor.csv",
+        "sortability.csv",
         *(f"table{n}_{ladder}.csv" for n in (2, 3) for ladder in ("v0", "v1")),
         *(
             f"{kind}_{ladder}.png"
@@ -479,14 +483,28 @@ def test_shortcut_checks_compare_sortnregress_with_its_random_order_control(
     tmp_path: Path,
 ) -> None:
     rows = []
-    for index in range(3):
-        rows.append(make_row("sortnregress", index=index, f1=0.8, panel="observational"))
-        rows.append(make_row("randregress", index=index, f1=0.4, panel="observational"))
+    for index in range(8):
+        wobble = 0.01 * (index % 3)
+        rows.append(make_row("sortnregress", index=index, f1=0.8 + wobble, panel="observational"))
+        rows.append(make_row("randregress", index=index, f1=0.4 + wobble, panel="observational"))
         rows.append(make_row("random", index=index, f1=0.25, panel="observational"))
-        rows.append(make_row("sortnregress", ladder="v1", index=index, f1=0.3))
-        rows.append(make_row("randregress", ladder="v1", index=index, f1=0.31))
+        rows.append(make_row("sortnregress", ladder="v1", index=index, f1=0.3 + wobble))
+        rows.append(make_row("randregress", ladder="v1", index=index, f1=0.31 + 2 * wobble))
+    rows.append(make_row("r2sortnregress", ladder="v1", index=0, f1=0.5))
     write_jsonl(tmp_path, rows)
     text = write_report(tmp_path).markdown.read_text(encoding="utf-8")
-    assert "variance order is worth +40.0 points (a shortcut on this ladder)" in text
-    assert "variance order is worth -1.0 points (no shortcut on this ladder)" in text
+    # 8 seeds, all +40 points: only the two one-signed patterns of 256 are as extreme.
+    assert (
+        "variance order is worth +40.0 points (95% CI [+40.0, +40.0], p = 0.0078, "
+        "8 paired seeds; minimum detectable difference 0.0 points; a 5-point difference needs "
+        "6 seeds): a shortcut on this ladder." in text
+    )
+    assert "variance order is worth -1.9 points" in text
+    assert "p = 0.0078, 8 paired seeds" in text.split("## Ladder v1")[1]
+    assert "worse than a random order on this ladder" in text
+    # r2sortnregress ran on one v1 seed but randregress shares it: too few seeds to test.
+    assert "R² order is worth +19.0 points" in text
+    assert "too few seeds for the test to detect any difference (it needs 6)" in text
+    assert "not resolved at these seeds." in text
     assert "structure-blind random DAG scores 27.5% directed F1" in text
+    assert "| level | var-sortability | R²-sortability | instances |" in text

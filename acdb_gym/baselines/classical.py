@@ -1,4 +1,5 @@
-"""The paper's baselines (DESIGN §9): random DAG, PC, PC + greedy, oracle, and sortnregress."""
+"""The paper's baselines (DESIGN §9): random DAG, PC, PC + greedy, oracle, and sortnregress,
+with the shortcut checks' r2sortnregress and their random-order control randregress."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 
 from acdb_gym.core.graphs import PDAG, random_order_dag
 from acdb_gym.core.instance import Instance
-from acdb_gym.discovery import orient_by_mean_shift, pc_cpdag, sortnregress
+from acdb_gym.discovery import orient_by_mean_shift, pc_cpdag, r2sortnregress, sortnregress
 from acdb_gym.discovery.sortnregress import regress_in_order
 from acdb_gym.envs import actions
 
@@ -18,6 +19,7 @@ __all__ = [
     "OracleAgent",
     "PCAgent",
     "PCGreedyAgent",
+    "R2SortnregressAgent",
     "RandomDAGAgent",
     "RandomOrderRegressAgent",
     "SortnregressAgent",
@@ -83,8 +85,26 @@ class SortnregressAgent:
         return actions.submit(self._graph)
 
 
+class R2SortnregressAgent:
+    """Submits r2sortnregress's DAG (R² order + significant regression coefficients), the
+    R²-sortability check (Reisach et al. 2023): unlike sortnregress it survives
+    standardization, so on v1 it measures whether the order still leaks through R²."""
+
+    name = "r2sortnregress"
+
+    def __init__(self, *, alpha: float = 0.01) -> None:
+        self.alpha = alpha
+
+    def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
+        self._graph = r2sortnregress(observation["observational"], alpha=self.alpha)
+
+    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
+        return actions.submit(self._graph)
+
+
 class RandomOrderRegressAgent:
-    """sortnregress's control: the same regressions in a uniformly random order.
+    """sortnregress's (and r2sortnregress's) control: the same regressions in a uniformly
+    random order.
 
     Its regressions find adjacencies but its orientations are at chance, so the gap between
     sortnregress and this agent is what the variance order alone is worth (near zero on a

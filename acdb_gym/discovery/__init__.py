@@ -12,8 +12,10 @@ gymnasium or anything above it); environments and baselines share it.
 * :func:`orient_from_interventions`: orient edges at intervened nodes by the shift test, then
   Meek's rules; :class:`ShiftOrienter` adds the experiments one at a time.
 * :func:`orient_by_mean_shift`: the paper's ``pc_greedy`` orientation rule.
-* :func:`sortnregress`: the variance-sortability baseline; :func:`regress_in_order` is its
-  control with any given order.
+* :func:`sortnregress`: the variance-sortability baseline; :func:`r2sortnregress` its
+  scale-invariant R² variant; :func:`regress_in_order` is their control with any given order.
+* :func:`var_sortability`, :func:`r2_sortability`: how well variance or R² orders the variables
+  along the true DAG's paths (:func:`order_alignment`, :func:`r2_scores`).
 * :func:`greedy_interventional_search`: a greedy search over DAGs on the interventional
   Gaussian BIC (:class:`InterventionalBIC`, the score of GIES, not its search), returning the
   interventional essential graph (the estimator of ``bic_active``).
@@ -40,7 +42,13 @@ from acdb_gym.discovery.shift import (
     shift_evidence,
     shift_pvalues,
 )
-from acdb_gym.discovery.sortnregress import regress_in_order, sortnregress
+from acdb_gym.discovery.sortability import (
+    order_alignment,
+    r2_scores,
+    r2_sortability,
+    var_sortability,
+)
+from acdb_gym.discovery.sortnregress import r2sortnregress, regress_in_order, sortnregress
 
 __all__ = [
     "CombinedGraph",
@@ -53,13 +61,18 @@ __all__ = [
     "distribution_shift_pvalue",
     "greedy_interventional_search",
     "hill_climb",
+    "order_alignment",
     "orient_by_mean_shift",
     "orient_from_interventions",
     "pc_cpdag",
     "pdag_from_causallearn",
     "pdag_to_causallearn",
+    "r2_scores",
+    "r2_sortability",
+    "r2sortnregress",
     "regress_in_order",
     "shift_evidence",
     "shift_pvalues",
     "sortnregress",
+    "var_sortability",
 ]

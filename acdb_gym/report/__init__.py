@@ -17,16 +17,22 @@ it and produces the paper's tables, the random floor, paired tests and plots:
 - **Random floor**: per level, the measured directed F1 of the ``random`` agent next to the
   closed form ``LADDERS[ladder][level].spec.random_floor``, and overall.
 - **Paired tests**: sign-flip permutation tests on the per-seed differences of two agent rows on
-  the same instances (:func:`paired_test`).
+  the same instances (:func:`paired_test`), pooled over each ladder's levels and per level, with
+  the CI of the mean difference, the minimum detectable difference at 80% power and the seeds a
+  5-point difference needs.
+- **Shortcut checks**: var- and R²-sortability of the instances the run holds, and each sort
+  baseline against its random-order control.
 
 Modules, one per concern: :mod:`~acdb_gym.report.load` (reading ``results.jsonl``),
 :mod:`~acdb_gym.report.types` (the frozen results), :mod:`~acdb_gym.report.aggregation`
 (per-seed values, Tables 2 and 3, the random floor), :mod:`~acdb_gym.report.statistics`
-(bootstrap CIs, the sign-flip test), :mod:`~acdb_gym.report.comparison` (paired tests of agent
-rows), :mod:`~acdb_gym.report.revision` (how agents that state hypotheses revise them, experiment
-by experiment), :mod:`~acdb_gym.report.tables` (Markdown, terminal and CSV tables),
+(bootstrap CIs, the sign-flip test), :mod:`~acdb_gym.report.power` (minimum detectable
+differences), :mod:`~acdb_gym.report.comparison` (paired tests of agent rows),
+:mod:`~acdb_gym.report.shortcuts` (sortability of the instances), :mod:`~acdb_gym.report.revision`
+(how agents that state hypotheses revise them, experiment by experiment),
+:mod:`~acdb_gym.report.tables` (Markdown, terminal and CSV tables),
 :mod:`~acdb_gym.report.markdown` (``report.md``), :mod:`~acdb_gym.report.plots` and
-:mod:`~acdb_gym.report.write` (:func:`write_report`). The package needs numpy and scipy only;
+:mod:`~acdb_gym.report.write` (:func:`write_report`). The package needs numpy and scipy (and regenerates instances through :mod:`acdb_gym.core`);
 matplotlib is imported when a plot is drawn.
 
 >>> row = {"job_id": "a", "status": "ok", "ladder": "v0", "level": "L0", "manifest_index": 0,
@@ -43,6 +49,8 @@ from acdb_gym.report.aggregation import NUMERIC_FIELDS, TABLE2_METRICS, summariz
 from acdb_gym.report.comparison import compare_agents, paired_test
 from acdb_gym.report.load import RESULTS_FILE, load_results
 from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
+from acdb_gym.report.power import minimum_detectable_difference, seeds_to_detect
+from acdb_gym.report.shortcuts import sortability_rows
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
 from acdb_gym.report.tables import format_terminal
 from acdb_gym.report.types import (
@@ -53,6 +61,7 @@ from acdb_gym.report.types import (
     LadderSummary,
     PairedTest,
     ReportFiles,
+    SortabilityRow,
     Summary,
 )
 from acdb_gym.report.write import write_report
@@ -69,15 +78,19 @@ __all__ = [
     "LadderSummary",
     "PairedTest",
     "ReportFiles",
+    "SortabilityRow",
     "Summary",
     "bootstrap_ci",
     "compare_agents",
     "format_terminal",
     "load_results",
+    "minimum_detectable_difference",
     "paired_test",
     "plot_f1_per_level",
     "plot_precision_recall",
+    "seeds_to_detect",
     "sign_flip_pvalue",
+    "sortability_rows",
     "summarize",
     "write_report",
 ]

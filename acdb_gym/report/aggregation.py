@@ -74,6 +74,7 @@ TABLE2_METRICS: Final = (
 ORACLE_AGENT: Final = "oracle"
 RANDOM_AGENT: Final = "random"
 _DIRECTED_F1: Final = NUMERIC_FIELDS.index("directed_f1")
+_SKELETON_F1: Final = NUMERIC_FIELDS.index("skeleton_f1")
 
 
 # ----------------------------------------------------------------------------- preparation
@@ -276,6 +277,7 @@ def _agent_row(
         for name in TABLE2_METRICS
     }
     per_level = {level: bootstrap_ci([strata[level][:, _DIRECTED_F1]]) for level in levels}
+    skeleton = {level: bootstrap_ci([strata[level][:, _SKELETON_F1]]) for level in levels}
     return AgentRow(
         label=prepared.labels[group],
         agent=group[0],
@@ -287,6 +289,7 @@ def _agent_row(
         n_truncated=sum(bool(row.get("truncated")) for row in ok),
         metrics=MappingProxyType(metrics),
         per_level=MappingProxyType(per_level),
+        per_level_skeleton=MappingProxyType(skeleton),
     )
 
 

@@ -2,8 +2,11 @@
 section (:mod:`acdb_gym.report.revision`, when rows carry revision records), failures, files.
 
 Each ladder section holds Table 2, Table 3 and the random floor (rendered from the bodies of
-:mod:`acdb_gym.report.tables`), a precision-vs-recall paragraph per agent row, the two
-benchmark-design shortcut checks (variance sortability, density leakage) and the plots' links.
+:mod:`acdb_gym.report.tables`), a precision-vs-recall paragraph per agent row, the
+benchmark-design shortcut checks (var- and R²-sortability of the instances, each sort baseline
+against its random-order control, density leakage) and the plots' links. The paired tests
+follow, per ladder: pooled over levels, then level by level, each with its CI, p-value and
+power (minimum detectable difference, seeds a 5-point difference needs).
 """
 
 from __future__ import annotations
@@ -14,20 +17,27 @@ from pathlib import Path
 from typing import Final
 
 from acdb_gym.report.load import RESULTS_FILE
+from acdb_gym.report.power import POWER, POWER_ALPHA, TARGET_DIFFERENCE, min_sign_flip_seeds
 from acdb_gym.report.revision import RevisionSummary, revision_markdown
-from acdb_gym.report.statistics import N_BOOTSTRAP, N_PERMUTATIONS
+from acdb_gym.report.shortcuts import SORT_BASELINES, by_ladder
+from acdb_gym.report.statistics import MAX_EXACT_N, N_BOOTSTRAP, N_SIGN_FLIPS
 from acdb_gym.report.tables import (
     FLOOR_HEADERS,
+    PAIRED_TEST_HEADERS,
     TABLE2_HEADERS,
     comparison_body,
     floor_body,
     floor_measured,
     floor_unmeasured_note,
-    format_difference,
+    format_difference_ci,
+    format_mdd,
     format_number,
     format_p_value,
+    format_seeds_for_target,
     md_cell,
     md_table,
+    paired_test_cells,
+    skeleton_body,
     table2_body,
     table3_body,
 )
@@ -37,11 +47,14 @@ from acdb_gym.report.types import (
     LadderSummary,
     PairedTest,
     ReportFiles,
+    SortabilityRow,
     Summary,
 )
 
 __all__ = ["markdown_report"]
 
+CORRELATION_PROBE: Final = "llm_corr_obs"
+MIN_SEEDS: Final = min_sign_flip_seeds(POWER_ALPHA)
 # |P - R| below this (in fraction units) counts as balanced in the precision-vs-recall paragraph.
 BALANCE_TOLERANCE: Final = 0.01
 
@@ -52,6 +65,7 @@ def markdown_report(
     tests: Sequence[PairedTest],
     problems: Sequence[str],
     files: ReportFiles,
+    sortability: Sequence[SortabilityRow] = (),
     *,
     revisions: Sequence[RevisionSummary] = (),
 ) -> str:
@@ -63,6 +77,8 @@ def markdown_report(
         tests: the paired tests to list.
         problems: the problems met reading the results file, listed in the header.
         files: the CSVs and plots written next to it, linked at the end.
+        sortability: the instances' sortability rows
+            (:func:`~acdb_gym.report.shortcuts.sortability_rows`).
         revisions: the revision analysis (:mod:`acdb_gym.report.revision`); its section
             follows the paired tests when there is one.
 
@@ -70,8 +86,10 @@ def markdown_report(
         The Markdown text, ending with a newline.
     """
     lines = _md_header(run_dir, summary, problems)
+    sortable = by_ladder(sortability)
     for table in summary.ladders:
-        lines += _md_ladder(table)
+        mine = [test for test in tests if test.ladder == table.ladder]
+        lines += _md_ladder(table, mine, sortable.get(table.ladder, ()))
     lines += _md_tests(tests)
     lines += revision_markdown(revisions)
     if len(summary.ladders) > 1:
@@ -110,7 +128,9 @@ def _md_header(run_dir: Path, summary: Summary, problems: Sequence[str]) -> list
     return [*lines, ""]
 
 
-def _md_ladder(table: LadderSummary) -> list[str]:
+def _md_ladder(
+    table: LadderSummary, tests: Sequence[PairedTest], sortability: Sequence[SortabilityRow]
+) -> list[str]:
     lines = [f"## Ladder {table.ladder}", "", "### Table 2: average across levels", ""]
     lines += [
         "Weighted by episodes per level (the mean over every per-seed value of every level). "
@@ -120,6 +140,7 @@ def _md_ladder(table: LadderSummary) -> list[str]:
     lines += md_table(TABLE2_HEADERS, table2_body(table, ci=True))
     lines += ["### Table 3: directed F1 per level", "", "Values in %; brackets: 95% CI.", ""]
     lines += md_table(["agent", *table.levels, "overall"], table3_body(table, ci=True))
+    lines += _md_skeleton(table)
     lines += ["### Random floor (directed F1, %)", ""]
     if floor_measured(table):
         lines += [
@@ -138,41 +159,53 @@ def _md_ladder(table: LadderSummary) -> list[str]:
         "",
     ]
     lines += [_commitment(row) for row in table.rows]
-    lines += ["", *_md_shortcuts(table)]
+    lines += ["", *_md_shortcuts(table, tests, sortability)]
     lines += [f"![directed F1 per level](f1_per_level_{table.ladder}.png)", ""]
     lines += [f"![precision vs recall](precision_recall_{table.ladder}.png)", ""]
     return lines
 
 
-def _agent_f1(table: LadderSummary, agent: str) -> Estimate | None:
-    row = next((row for row in table.rows if row.agent == agent), None)
-    return None if row is None else row.metrics["directed_f1"]
+def _md_skeleton(table: LadderSummary) -> list[str]:
+    """The observational rows by skeleton F1, when the correlation-only probe ran."""
+    if not any(row.agent.startswith(CORRELATION_PROBE) for row in table.rows):
+        return []
+    lines = ["### Observational rows by skeleton F1", ""]
+    lines += [
+        f"`{CORRELATION_PROBE}` sees only the standard deviations and correlations of the "
+        "observational sample and is told to orient only what the data clearly support, so "
+        "its directed F1 is near 0 by design: compare it with the other observational rows "
+        "on skeleton F1 (adjacencies, orientation ignored). Values in %; brackets: 95% CI.",
+        "",
+    ]
+    headers = ["agent", *(f"Skel F1 {level}" for level in table.levels), "Skel F1", "Dir F1"]
+    return lines + md_table(headers, skeleton_body(table, ci=True))
 
 
-def _md_shortcuts(table: LadderSummary) -> list[str]:
-    """The two benchmark-design checks: variance sortability and density leakage."""
-    sortn, control = _agent_f1(table, "sortnregress"), _agent_f1(table, "randregress")
+def _md_shortcuts(
+    table: LadderSummary, tests: Sequence[PairedTest], sortability: Sequence[SortabilityRow]
+) -> list[str]:
+    """The benchmark-design checks: sortability, sort baselines against control, density."""
     overall = table.random_floor[-1] if table.random_floor else None
-    if sortn is None and overall is None:
+    sort_lines = _sort_baseline_lines(table, tests)
+    if not sortability and not sort_lines and overall is None:
         return []
     lines = ["### Shortcut checks", ""]
-    if sortn is not None:
-        line = (
-            f"- **Variance sortability**: sortnregress (variables sorted by variance, then "
-            f"regressed) reaches directed F1 {format_number(sortn.mean, 'directed_f1')}%"
-        )
-        if control is not None:
-            gap = sortn.mean - control.mean
-            line += (
-                f"; the same regressions in a random order (randregress) reach "
-                f"{format_number(control.mean, 'directed_f1')}%, so the variance order is worth "
-                f"{100 * gap:+.1f} points"
-            )
-            verdict = "a shortcut" if gap > 0.05 else "no shortcut"
-            line += f" ({verdict} on this ladder)."
-        else:
-            line += "; run `randregress` too to measure what the variance order alone is worth."
-        lines.append(line)
+    if sortability:
+        lines += [
+            "**Sortability** of the instances' observational samples: the share of "
+            "path-joined pairs i ⇝ j whose marginal variance (var-sortability, Reisach et al. "
+            "2021) or R² on all other variables (R²-sortability, Reisach et al. 2023) rises "
+            "from i to j; 0.5 is chance, near 1 the score sorts the causal order. Values in %; "
+            "brackets: 95% CI over instances.",
+            "",
+        ]
+        headers = ("level", "var-sortability", "R²-sortability", "instances")
+        body = [
+            [row.level, _percent_ci(row.var), _percent_ci(row.r2), str(row.var.n)]
+            for row in sortability
+        ]
+        lines += md_table(headers, body)
+    lines += sort_lines
     if overall is not None and not math.isnan(overall.closed_form):
         lines.append(
             f"- **Density leakage**: a structure-blind random DAG scores "
@@ -183,32 +216,101 @@ def _md_shortcuts(table: LadderSummary) -> list[str]:
     return [*lines, ""]
 
 
+def _percent_ci(estimate: Estimate) -> str:
+    if estimate.n == 0:
+        return "—"
+    return f"{100 * estimate.mean:.1f} [{100 * estimate.low:.1f}, {100 * estimate.high:.1f}]"
+
+
+def _sort_baseline_lines(table: LadderSummary, tests: Sequence[PairedTest]) -> list[str]:
+    """One line per sort baseline: its paired test against randregress, or what to run."""
+    lines = []
+    control = next((row for row in table.rows if row.agent == "randregress"), None)
+    for agent, order in SORT_BASELINES.items():
+        row = next((row for row in table.rows if row.agent == agent), None)
+        if row is None:
+            continue
+        f1 = format_number(row.metrics["directed_f1"].mean, "directed_f1")
+        line = (
+            f"- **{order} order**: {agent} (variables sorted by {order}, then regressed) "
+            f"reaches directed F1 {f1}%"
+        )
+        test = None
+        if control is not None:
+            test = next(
+                (
+                    t
+                    for t in tests
+                    if (t.agent_a, t.agent_b) == (row.label, control.label)
+                    and t.level is None
+                    and t.metric == "directed_f1"
+                ),
+                None,
+            )
+        if test is None:
+            line += f"; run `randregress` too to measure what the {order} order alone is worth."
+        else:
+            line += "; " + _order_worth(test, order)
+        lines.append(line)
+    return lines
+
+
+def _order_worth(test: PairedTest, order: str) -> str:
+    if test.mdd == math.inf:
+        power = f"too few seeds for the test to detect any difference (it needs {MIN_SEEDS})"
+    else:
+        power = (
+            f"minimum detectable difference {format_mdd(test)} points; a 5-point difference "
+            f"needs {format_seeds_for_target(test)} seeds"
+        )
+    text = (
+        f"the same regressions in a random order (randregress) reach "
+        f"{format_number(test.mean_b, 'directed_f1')}%, so the {order} order is worth "
+        f"{100 * test.mean_difference:+.1f} points (95% CI {format_difference_ci(test)}, "
+        f"p {_p_phrase(test)}, {test.n} paired seeds; {power}): "
+    )
+    if test.p_value < POWER_ALPHA:
+        verdict = "a shortcut" if test.mean_difference > 0 else "worse than a random order"
+        return text + f"{verdict} on this ladder."
+    if math.isfinite(test.mdd) and test.mdd <= TARGET_DIFFERENCE:
+        return text + "no shortcut of 5 points or more on this ladder."
+    return text + "not resolved at these seeds."
+
+
+def _p_phrase(test: PairedTest) -> str:
+    printed = format_p_value(test.p_value, exact=test.p_exact)
+    return printed if printed.startswith("<") else f"= {printed}"
+
+
 def _md_tests(tests: Sequence[PairedTest]) -> list[str]:
     lines = ["## Paired sign-flip tests", ""]
     if not tests:
         return [*lines, "No pairs of agent rows with shared seeds.", ""]
     lines += [
-        "Same-seed per-seed differences A − B; two-sided sign-flip permutation test of the mean "
-        f"difference ({N_PERMUTATIONS} resamples, exact when 2^n ≤ {N_PERMUTATIONS}). "
+        "Same-seed per-seed differences A − B. p: two-sided sign-flip permutation test of the "
+        f"mean difference, exact (all 2^n sign patterns) up to n = {MAX_EXACT_N}, otherwise "
+        f"from {N_SIGN_FLIPS:,} random patterns (such a p is never 0; below 1e-4 it is printed "
+        "as < 1e-4). 95% CI: percentile bootstrap of the mean difference, seeds resampled "
+        f"within levels. MDD: the minimum difference detected with {100 * POWER:.0f}% power "
+        f"at two-sided α = {POWER_ALPHA} given the observed spread of the differences; "
+        "seeds for 5 pts: the paired seeds that would detect a 5-point difference with that "
+        f"power (in a table pooled over levels, seeds over all levels together); MDD ∞: fewer than {MIN_SEEDS} seeds, too few for the test to reach α at all. "
         "F1 differences in percentage points, SHD in edges.",
         "",
     ]
-    headers = ("ladder", "A", "B", "metric", "n", "mean A", "mean B", "A − B", "p")
-    body = [
-        [
-            test.ladder or "all",
-            test.agent_a,
-            test.agent_b,
-            test.metric,
-            str(test.n),
-            format_number(test.mean_a, test.metric),
-            format_number(test.mean_b, test.metric),
-            format_difference(test),
-            format_p_value(test.p_value),
-        ]
-        for test in tests
-    ]
-    return lines + md_table(headers, body)
+    for ladder in dict.fromkeys(test.ladder for test in tests):
+        mine = [test for test in tests if test.ladder == ladder]
+        pooled = [test for test in mine if test.level is None]
+        per_level = [test for test in mine if test.level is not None]
+        name = ladder or "all ladders"
+        if pooled:
+            lines += [f"### {name}: pooled over levels", ""]
+            lines += md_table(PAIRED_TEST_HEADERS, [paired_test_cells(t) for t in pooled])
+        if per_level:
+            lines += [f"### {name}: per level", ""]
+            headers = ("level", *PAIRED_TEST_HEADERS)
+            lines += md_table(headers, [[t.level or "", *paired_test_cells(t)] for t in per_level])
+    return lines
 
 
 def _md_failures(summary: Summary) -> list[str]:

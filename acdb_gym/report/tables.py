@@ -16,13 +16,15 @@ from pathlib import Path
 from typing import Final
 
 from acdb_gym.core.scoring import SCORE_FIELDS
-from acdb_gym.report.aggregation import TABLE2_METRICS
-from acdb_gym.report.types import Estimate, LadderSummary, PairedTest, Summary
+from acdb_gym.core.types import PANEL_OBSERVATIONAL
+from acdb_gym.report.aggregation import TABLE2_METRICS, sort_value
+from acdb_gym.report.types import Estimate, LadderSummary, PairedTest, SortabilityRow, Summary
 
 __all__ = [
     "COMPARISON_METRICS",
     "FLOOR_HEADERS",
     "METRIC_TITLES",
+    "PAIRED_TEST_HEADERS",
     "PERCENT_METRICS",
     "TABLE2_HEADERS",
     "comparison_body",
@@ -30,14 +32,20 @@ __all__ = [
     "floor_measured",
     "floor_unmeasured_note",
     "format_difference",
+    "format_difference_ci",
+    "format_mdd",
     "format_number",
     "format_p_value",
+    "format_seeds_for_target",
     "format_terminal",
     "md_cell",
     "md_table",
+    "paired_test_cells",
+    "skeleton_body",
     "table2_body",
     "table3_body",
     "write_floor_csv",
+    "write_sortability_csv",
     "write_table2_csv",
     "write_table3_csv",
     "write_tests_csv",
@@ -86,20 +94,84 @@ def _with_ci(estimate: Estimate, metric: str) -> str:
     )
 
 
-def format_p_value(p: float) -> str:
+def format_p_value(p: float, *, exact: bool = False) -> str:
+    """A p-value as printed: 3 significant places, and a bound below 1e-4.
+
+    An exact (enumerated) p-value below 1e-4 is printed as its value (``"2.0e-06"``); a Monte
+    Carlo one as ``"< 1e-4"``, since its value there rests on a handful of draws (it is never
+    printed as 0).
+    """
     if not math.isfinite(p):
         return "—"
     if p < 1e-4:
-        return "<1e-4"
+        return f"{p:.1e}" if exact else "< 1e-4"
     return f"{p:.4f}" if p < 0.01 else f"{p:.3f}"
+
+
+def _difference(value: float, metric: str, *, signed: bool = True) -> str:
+    if not math.isfinite(value):
+        return "—"
+    sign = "+" if signed else ""
+    if _is_percent(metric):
+        return f"{100.0 * value:{sign}.1f}"
+    return f"{value:{sign}.2f}"
 
 
 def format_difference(test: PairedTest) -> str:
     if not math.isfinite(test.mean_difference):
         return "—"
-    if _is_percent(test.metric):
-        return f"{100.0 * test.mean_difference:+.1f} pts"
-    return f"{test.mean_difference:+.2f}"
+    unit = " pts" if _is_percent(test.metric) else ""
+    return _difference(test.mean_difference, test.metric) + unit
+
+
+def format_difference_ci(test: PairedTest) -> str:
+    """The mean difference's CI, ``[low, high]``, in the difference's units."""
+    if not math.isfinite(test.ci_low + test.ci_high):
+        return "—"
+    return f"[{_difference(test.ci_low, test.metric)}, {_difference(test.ci_high, test.metric)}]"
+
+
+def format_mdd(test: PairedTest) -> str:
+    """The minimum detectable difference (80% power), unsigned, in the difference's units; "∞"
+    when the seeds are too few for the sign-flip test to reach its level at all."""
+    return "∞" if test.mdd == math.inf else _difference(test.mdd, test.metric, signed=False)
+
+
+def format_seeds_for_target(test: PairedTest) -> str:
+    """The paired seeds a difference of ``test.target`` needs, or "—"."""
+    return "—" if test.seeds_for_target is None else str(test.seeds_for_target)
+
+
+PAIRED_TEST_HEADERS: Final = (
+    "A",
+    "B",
+    "metric",
+    "n",
+    "mean A",
+    "mean B",
+    "A − B",
+    "95% CI",
+    "p",
+    "MDD",
+    "seeds for 5 pts",
+)
+
+
+def paired_test_cells(test: PairedTest) -> list[str]:
+    """One paired test's cells, in :data:`PAIRED_TEST_HEADERS` order."""
+    return [
+        test.agent_a,
+        test.agent_b,
+        test.metric,
+        str(test.n),
+        format_number(test.mean_a, test.metric),
+        format_number(test.mean_b, test.metric),
+        format_difference(test),
+        format_difference_ci(test),
+        format_p_value(test.p_value, exact=test.p_exact),
+        format_mdd(test),
+        format_seeds_for_target(test),
+    ]
 
 
 def md_cell(text: str) -> str:
@@ -143,6 +215,26 @@ def table3_body(table: LadderSummary, *, ci: bool) -> list[list[str]]:
         estimates = [*(row.per_level[level] for level in table.levels), row.metrics["directed_f1"]]
         cells = [
             _with_ci(e, "directed_f1") if ci else format_number(e.mean, "directed_f1")
+            for e in estimates
+        ]
+        body.append([row.label, *cells])
+    return body
+
+
+def skeleton_body(table: LadderSummary, *, ci: bool) -> list[list[str]]:
+    """Skeleton F1 per level and overall, then overall directed F1, of the observational rows
+    (best skeleton F1 first)."""
+    rows = [row for row in table.rows if row.panel == PANEL_OBSERVATIONAL]
+    rows.sort(key=lambda row: -sort_value(row.metrics["skeleton_f1"].mean))
+    body = []
+    for row in rows:
+        estimates = [
+            *(row.per_level_skeleton.get(level, Estimate.empty()) for level in table.levels),
+            row.metrics["skeleton_f1"],
+            row.metrics["directed_f1"],
+        ]
+        cells = [
+            _with_ci(e, "skeleton_f1") if ci else format_number(e.mean, "skeleton_f1")
             for e in estimates
         ]
         body.append([row.label, *cells])
@@ -319,10 +411,13 @@ def write_floor_csv(path: Path, summary: Summary) -> Path:
 
 
 def write_tests_csv(path: Path, tests: Sequence[PairedTest]) -> Path:
-    header = ["ladder", "agent_a", "agent_b", "metric", "n", "mean_a", "mean_b"]
+    header = ["ladder", "level", "agent_a", "agent_b", "metric", "n", "mean_a", "mean_b"]
+    header += ["mean_difference", "ci_low", "ci_high", "p_value", "p_exact", "n_higher"]
+    header += ["n_lower", "sd_difference", "mdd", "target", "seeds_for_target"]
     body = [
         [
             t.ladder,
+            t.level or "all",
             t.agent_a,
             t.agent_b,
             t.metric,
@@ -330,8 +425,27 @@ def write_tests_csv(path: Path, tests: Sequence[PairedTest]) -> Path:
             t.mean_a,
             t.mean_b,
             t.mean_difference,
+            t.ci_low,
+            t.ci_high,
             t.p_value,
+            t.p_exact,
+            t.n_higher,
+            t.n_lower,
+            t.sd_difference,
+            t.mdd,
+            t.target,
+            t.seeds_for_target,
         ]
         for t in tests
     ]
-    return _write_csv(path, [*header, "mean_difference", "p_value"], body)
+    return _write_csv(path, header, body)
+
+
+def write_sortability_csv(path: Path, rows: Sequence[SortabilityRow]) -> Path:
+    header = ["ladder", "level", "n_instances"]
+    header += [f"{name}_{part}" for name in ("var", "r2") for part in ("mean", "low", "high")]
+    body = [
+        [row.ladder, row.level, row.var.n, *_estimate_cells(row.var), *_estimate_cells(row.r2)]
+        for row in rows
+    ]
+    return _write_csv(path, header, body)

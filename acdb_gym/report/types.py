@@ -2,16 +2,17 @@
 
 Every other module of :mod:`acdb_gym.report` builds or reads these: :class:`Estimate` (a mean with
 its bootstrap CI), the Table 2/3 rows (:class:`AgentRow`, :class:`FloorRow`,
-:class:`LadderSummary`, :class:`Summary`, :class:`FailedJob`), :class:`PairedTest` and
-:class:`ReportFiles`, and the type aliases for a result row and its grouping keys.
+:class:`LadderSummary`, :class:`Summary`, :class:`FailedJob`), :class:`PairedTest`,
+:class:`SortabilityRow` and :class:`ReportFiles`, and the type aliases for a result row and its grouping keys.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "PairedTest",
     "ReportFiles",
     "Row",
+    "SortabilityRow",
     "Summary",
 ]
 
@@ -64,6 +66,8 @@ class AgentRow:
         n_truncated: successful episodes that ended by truncation.
         metrics: Table 2: metric name -> estimate over all levels' per-seed values.
         per_level: Table 3: level -> directed-F1 estimate over that level's seeds.
+        per_level_skeleton: level -> skeleton-F1 estimate over that level's seeds (the
+            measure of agents that orient nothing, such as the correlation-only probe).
     """
 
     label: str
@@ -76,6 +80,7 @@ class AgentRow:
     n_truncated: int
     metrics: Mapping[str, Estimate]
     per_level: Mapping[str, Estimate]
+    per_level_skeleton: Mapping[str, Estimate] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True)
@@ -175,6 +180,17 @@ class PairedTest:
         mean_difference: the mean of ``a - b`` (``mean_a - mean_b``).
         p_value: two-sided permutation p-value (NaN when ``n == 0``).
         n_higher, n_lower: matched pairs where ``a`` is above / below ``b`` (the rest are ties).
+        level: the level tested, or ``None`` when pooled over the ladder's levels.
+        ci_low, ci_high: the 95% bootstrap CI of the mean difference (seeds resampled within
+            levels).
+        sd_difference: the standard deviation of the per-seed differences (``ddof=1``).
+        mdd: the minimum detectable difference at 80% power, two-sided alpha 0.05, given
+            ``sd_difference`` and ``n`` (:mod:`acdb_gym.report.power`).
+        seeds_for_target: the paired seeds that would detect a difference of
+            ``target`` at that power (``None``: not computable or no target for this metric).
+        target: the difference ``seeds_for_target`` refers to (0.05 for metrics in [0, 1];
+            NaN for counts such as SHD).
+        p_exact: whether ``p_value`` enumerated every sign pattern (otherwise Monte Carlo).
     """
 
     ladder: str | None
@@ -188,6 +204,31 @@ class PairedTest:
     p_value: float
     n_higher: int = 0
     n_lower: int = 0
+    level: str | None = None
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+    sd_difference: float = math.nan
+    mdd: float = math.nan
+    seeds_for_target: int | None = None
+    target: float = math.nan
+    p_exact: bool = True
+
+
+@dataclass(frozen=True)
+class SortabilityRow:
+    """The sortability shortcut checks of one level (or ``level == "overall"``) of a ladder.
+
+    Attributes:
+        ladder: the ladder.
+        level: a level name or ``"overall"`` (levels weighted by their instances).
+        var: var-sortability over the level's instances (mean and 95% bootstrap CI).
+        r2: R²-sortability over the same instances.
+    """
+
+    ladder: str
+    level: str
+    var: Estimate
+    r2: Estimate
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,10 @@ from acdb_gym.report.load import RESULTS_FILE, read_rows
 from acdb_gym.report.markdown import markdown_report
 from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
 from acdb_gym.report.revision import summarize_revisions, write_revision_csv
+from acdb_gym.report.shortcuts import sortability_rows
 from acdb_gym.report.tables import (
     write_floor_csv,
+    write_sortability_csv,
     write_table2_csv,
     write_table3_csv,
     write_tests_csv,
@@ -32,9 +34,10 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
     """Write the paper-style report of a sweep run directory into that directory.
 
     Files: ``report.md``; ``table2_<ladder>.csv``, ``table3_<ladder>.csv``,
-    ``random_floor.csv``, ``paired_tests.csv`` (raw units: fractions in [0, 1], SHD in edges;
-    empty cells are NaN); ``f1_per_level_<ladder>.png`` and ``precision_recall_<ladder>.png``;
-    ``revision.csv`` when rows carry revision records (:mod:`acdb_gym.report.revision`).
+    ``random_floor.csv``, ``paired_tests.csv``, ``sortability.csv`` (raw units: fractions in
+    [0, 1], SHD in edges; empty cells are NaN); ``f1_per_level_<ladder>.png`` and
+    ``precision_recall_<ladder>.png``; ``revision.csv`` when rows carry revision records
+    (:mod:`acdb_gym.report.revision`).
     Unreadable lines of ``results.jsonl`` are skipped with a warning and listed in the report.
 
     Args:
@@ -55,9 +58,11 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
         warnings.warn(problem, stacklevel=2)
     prepared = prepare(rows)
     summary = summarize_prepared(prepared)
-    tests = compare_agents(rows, pairs=compare, summary=summary)
+    tests = compare_agents(rows, pairs=compare, summary=summary, prepared=prepared)
+    sortability = sortability_rows(prepared)
     csvs = [write_floor_csv(run / "random_floor.csv", summary)]
     csvs.append(write_tests_csv(run / "paired_tests.csv", tests))
+    csvs.append(write_sortability_csv(run / "sortability.csv", sortability))
     revisions = summarize_revisions(prepared.ok, labels=prepared.labels)
     if revisions:
         csvs.append(write_revision_csv(run / "revision.csv", revisions))
@@ -69,7 +74,7 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
         plots.append(plot_precision_recall(table, run / f"precision_recall_{table.ladder}.png"))
     files = ReportFiles(run / "report.md", tuple(csvs), tuple(plots), summary, tuple(problems))
     files.markdown.write_text(
-        markdown_report(run, summary, tests, problems, files, revisions=revisions),
+        markdown_report(run, summary, tests, problems, files, sortability, revisions=revisions),
         encoding="utf-8",
     )
     return files

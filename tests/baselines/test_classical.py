@@ -14,6 +14,7 @@ from acdb_gym.baselines import (
     OracleAgent,
     PCAgent,
     PCGreedyAgent,
+    R2SortnregressAgent,
     RandomDAGAgent,
     SortnregressAgent,
 )
@@ -22,7 +23,7 @@ from acdb_gym.core.graphs import PDAG, cpdag
 from acdb_gym.core.instance import generate_instance
 from acdb_gym.core.ladder import LADDERS, LevelSpec
 from acdb_gym.core.scoring import score
-from acdb_gym.discovery import orient_by_mean_shift, pc_cpdag
+from acdb_gym.discovery import orient_by_mean_shift, pc_cpdag, r2sortnregress
 from acdb_gym.envs import actions
 
 
@@ -171,3 +172,13 @@ def test_tiny_world_spec_fits_baselines() -> None:
     spec = LevelSpec(d=3, k=2, n_obs=300, n_int=100, noise_var=1.0, slack=1)
     inst = generate_instance(spec, 4)
     assert isinstance(pc_cpdag(inst.d_obs), PDAG)
+
+
+def test_r2sortnregress_agent_submits_the_r2_order_regressions() -> None:
+    env = gym.make("ACDB-L1-v1")
+    for index in range(3):
+        result = run_episode(env, R2SortnregressAgent(), manifest_index=index)
+        instance = LADDERS["v1"]["L1"].instance(index)
+        expected = score(instance.dag, r2sortnregress(instance.d_obs))
+        assert result.score["directed_f1"] == expected.directed_f1
+        assert result.interventions == 0 and result.steps == 1

@@ -25,15 +25,20 @@ def test_public_names_are_exported() -> None:
         "distribution_shift_pvalue",
         "greedy_interventional_search",
         "hill_climb",
+        "order_alignment",
         "orient_by_mean_shift",
         "orient_from_interventions",
         "pc_cpdag",
         "pdag_from_causallearn",
         "pdag_to_causallearn",
+        "r2_scores",
+        "r2_sortability",
+        "r2sortnregress",
         "regress_in_order",
         "shift_evidence",
         "shift_pvalues",
         "sortnregress",
+        "var_sortability",
     ]
     for name in discovery.__all__:
         assert hasattr(discovery, name)

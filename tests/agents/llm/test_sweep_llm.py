@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from acdb_gym.cli import main as cli_main
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladder import LEVEL_NAMES, get_level
+from acdb_gym.report import write_report
 from acdb_gym.results import read_results
 from acdb_gym.sweep import SweepConfig, run_sweep
 
@@ -88,3 +90,44 @@ def test_an_agent_whose_jobs_keep_failing_alike_is_stopped(
     assert len(llm) == 3 and all(row.status == "failed" for row in llm)
     assert summary.not_run == 3 and "401" in summary.stopped_agents["llm_raw"]
     assert sum(row.agent == "oracle" and row.status == "ok" for row in rows) == 6
+
+
+def _strong_correlations(session: str) -> list[tuple[int, int]]:
+    """The pairs whose correlation in the prompt's matrix exceeds 0.3 in magnitude."""
+    lines = session.split("Correlation matrix (rounded to 3 decimals):\n")[1].splitlines()
+    n_nodes = len(lines[0].split(","))
+    matrix = np.array([[float(v) for v in line.split(",")] for line in lines[1 : 1 + n_nodes]])
+    return [
+        (i, j) for i in range(n_nodes) for j in range(i + 1, n_nodes) if abs(matrix[i, j]) > 0.3
+    ]
+
+
+@pytest.mark.parametrize("ladder", ["v0", "v1"])
+def test_the_correlation_probe_runs_on_every_level_and_reports_skeleton_f1(
+    fake: SimpleNamespace, ladder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A model that reads the correlation matrix and submits the strongly correlated pairs as
+    # undirected edges: a skeleton guess that orients nothing.
+    server = fake.serve(
+        lambda request: fake.submit_reply([], _strong_correlations(request.session))
+    )
+    monkeypatch.setenv("OPENAI_API_KEY", fake.KEY)
+    config = SweepConfig(
+        out=tmp_path,
+        ladder=ladder,
+        agents=("llm_corr_obs", "pc"),
+        seeds=1,
+        agent_options={"provider": "openai", "model": "m", "base_url": server.base_url("openai")},
+        progress=False,
+    )
+    run_sweep(config)
+    rows = read_results(tmp_path / "results.jsonl", mode="strict").as_dicts()
+    probe = [row for row in rows if row["agent"] == "llm_corr_obs"]
+    assert sorted(row["level"] for row in probe) == list(LEVEL_NAMES)
+    assert all(row["status"] == "ok" and row["panel"] == "observational" for row in probe)
+    assert all(row["directed_f1"] == 0.0 for row in probe)
+    assert np.mean([row["skeleton_f1"] for row in probe]) > 0.3
+    report = write_report(tmp_path).markdown.read_text()
+    section = report.split("### Observational rows by skeleton F1")[1].split("###")[0]
+    assert "llm_corr_obs[m] (observational)" in section and "pc (observational)" in section
+    assert "Skel F1 L5" in section

@@ -1,0 +1,132 @@
+"""Sortability: how well a per-variable score orders the variables along the causal order.
+
+Reisach, Seiler & Weichwald (2021, "Beware of the Simulated DAG!") call data *var-sortable*
+when marginal variance tends to grow along directed paths; Reisach et al. (2023, "A
+Scale-Invariant Sorting Criterion to Find a Causal Order in Additive Noise Models") show that
+the coefficient of determination R² of each variable regressed on all others does the same on
+standardized data, where variance no longer can. A sortability near 1 means sorting by the
+score recovers the causal order (a shortcut a benchmark should not offer); 0.5 is chance.
+
+:func:`order_alignment` is the papers' measure: over every ordered pair ``(i, j)`` joined by a
+directed path, counted once per path length ``k = 1 .. d-1`` that joins them (pairs of the
+``k``-th power of the adjacency matrix), the share whose score rises from ``i`` to ``j``; a
+tie counts one half. It agrees with the ``CausalDisco`` package of the same authors
+(``CausalDisco.analytics``, tolerance 0), which the tests use as the reference; this module
+needs only numpy.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Final
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from acdb_gym.core.types import FloatArray
+from acdb_gym.discovery._common import as_data_matrix, check_no_constant_column
+
+__all__ = ["order_alignment", "r2_scores", "r2_sortability", "var_sortability"]
+
+_MAX_CONDITION: Final = 1e12
+
+
+def order_alignment(adjacency: ArrayLike, scores: ArrayLike) -> float:
+    """The share of path-joined pairs ``i ⇝ j`` whose score rises from ``i`` to ``j``.
+
+    >>> order_alignment([[0, 1, 0], [0, 0, 1], [0, 0, 0]], [0.1, 0.5, 0.9])  # a chain, sorted
+    1.0
+    >>> order_alignment([[0, 1], [0, 0]], [1.0, 1.0])  # a tie counts one half
+    0.5
+
+    Args:
+        adjacency: a DAG's adjacency matrix, ``(d, d)``, nonzero ``[i, j]`` meaning ``i -> j``
+            (boolean or weighted).
+        scores: one score per variable, length ``d``.
+
+    Returns:
+        The alignment in ``[0, 1]``; NaN when the graph has no edge.
+
+    Raises:
+        ValueError: ``adjacency`` is not square or ``scores`` has the wrong length or is not
+            finite.
+    """
+    edges: NDArray[np.bool_] = np.asarray(adjacency) != 0
+    values = np.asarray(scores, dtype=np.float64).ravel()
+    if edges.ndim != 2 or edges.shape[0] != edges.shape[1]:
+        raise ValueError(f"adjacency must be square, got shape {edges.shape}")
+    if values.shape != (edges.shape[0],) or not np.all(np.isfinite(values)):
+        raise ValueError(f"scores must be {edges.shape[0]} finite values, got {values.tolist()}")
+    rises = values[None, :] > values[:, None]  # rises[i, j]: the score grows from i to j
+    ties = values[None, :] == values[:, None]
+    walks = edges.copy()
+    pairs = aligned = 0.0
+    for _ in range(edges.shape[0] - 1):
+        pairs += float(walks.sum())
+        aligned += float((walks & rises).sum()) + 0.5 * float((walks & ties).sum())
+        walks = (walks.astype(np.int64) @ edges.astype(np.int64)) > 0
+    return aligned / pairs if pairs else math.nan
+
+
+def r2_scores(data: ArrayLike) -> FloatArray:
+    """R² of each variable regressed (OLS with an intercept) on all the others.
+
+    Computed from the inverse of the sample correlation matrix:
+    ``R²_j = 1 - 1 / (C^-1)_jj``, which is scale-invariant.
+
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(1000, 1))
+    >>> np.round(r2_scores(np.hstack([x, x + 0.1 * rng.normal(size=(1000, 1)),
+    ...                               rng.normal(size=(1000, 1))])), 2)
+    array([0.99, 0.99, 0.  ])
+
+    Args:
+        data: samples, ``(n_samples, d)``, finite, no constant column, ``d >= 2``.
+
+    Returns:
+        The ``d`` values of R², in ``[0, 1]``.
+
+    Raises:
+        ValueError: bad data, or a singular correlation matrix (a variable is an exact linear
+            function of the others).
+    """
+    array = as_data_matrix(data, "data")
+    if array.shape[1] < 2:
+        raise ValueError(f"R² needs at least 2 variables, got {array.shape[1]}")
+    check_no_constant_column(array, "data")
+    correlation = np.corrcoef(array, rowvar=False)
+    # Past this condition number the inverse's diagonal is rounding noise, not R².
+    if not np.linalg.cond(correlation) < _MAX_CONDITION:
+        raise ValueError(
+            "the correlation matrix of data is singular (a variable is a linear function of "
+            "the others); R² is 1 for every such variable and cannot order them"
+        )
+    precision = np.linalg.inv(correlation)
+    scores: FloatArray = np.clip(1.0 - 1.0 / np.diag(precision), 0.0, 1.0)
+    return scores
+
+
+def var_sortability(data: ArrayLike, adjacency: ArrayLike) -> float:
+    """:func:`order_alignment` of the sample variances (Reisach et al. 2021).
+
+    Args:
+        data: samples, ``(n_samples, d)``.
+        adjacency: the true DAG's adjacency matrix, ``(d, d)``.
+
+    Returns:
+        The var-sortability in ``[0, 1]``; NaN for a graph without edges.
+    """
+    return order_alignment(adjacency, as_data_matrix(data, "data").var(axis=0))
+
+
+def r2_sortability(data: ArrayLike, adjacency: ArrayLike) -> float:
+    """:func:`order_alignment` of :func:`r2_scores` (Reisach et al. 2023).
+
+    Args:
+        data: samples, ``(n_samples, d)``.
+        adjacency: the true DAG's adjacency matrix, ``(d, d)``.
+
+    Returns:
+        The R²-sortability in ``[0, 1]``; NaN for a graph without edges.
+    """
+    return order_alignment(adjacency, r2_scores(data))
