@@ -24,6 +24,7 @@ SCRIPTS = (
     "sweep_walltime.py",
     "bic_search_vs_gies.py",
     "pc_batched_vs_causallearn.py",
+    "family_reset.py",
 )
 WITH_PEERS = (
     "cpdag_vs_peers.py",
