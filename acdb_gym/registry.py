@@ -260,6 +260,11 @@ _ENTRIES: Final = (
         default=True,
     ),
     AgentEntry(
+        "lingam",
+        "acdb_gym.baselines.families:DirectLiNGAMAgent",
+        "DirectLiNGAM order + significant OLS coefficients: fits non-Gaussian worlds",
+    ),
+    AgentEntry(
         "randregress",
         f"{_CLASSICAL}:RandomOrderRegressAgent",
         "sortnregress's control: the same regressions in random order (20 draws)",

@@ -14,6 +14,8 @@ gymnasium or anything above it); environments and baselines share it.
 * :func:`orient_by_mean_shift`: the paper's ``pc_greedy`` orientation rule.
 * :func:`sortnregress`: the variance-sortability baseline; :func:`regress_in_order` is its
   control with any given order.
+* :func:`direct_lingam`: a DirectLiNGAM order (:func:`direct_lingam_order`) pruned like
+  sortnregress, for linear non-Gaussian data.
 * :func:`greedy_interventional_search`: a greedy search over DAGs on the interventional
   Gaussian BIC (:class:`InterventionalBIC`, the score of GIES, not its search), returning the
   interventional essential graph (the estimator of ``bic_active``).
@@ -25,6 +27,7 @@ from acdb_gym.discovery.bic_search import (
     greedy_interventional_search,
     hill_climb,
 )
+from acdb_gym.discovery.lingam_order import direct_lingam, direct_lingam_order
 from acdb_gym.discovery.orientation import (
     Experiment,
     orient_by_mean_shift,
@@ -48,6 +51,8 @@ __all__ = [
     "ScoreSearchResult",
     "ShiftEvidence",
     "combine_shift_evidence",
+    "direct_lingam",
+    "direct_lingam_order",
     "distribution_shift_pvalue",
     "greedy_interventional_search",
     "hill_climb",
