@@ -265,6 +265,11 @@ _ENTRIES: Final = (
         "DirectLiNGAM order + significant OLS coefficients: fits non-Gaussian worlds",
     ),
     AgentEntry(
+        "pc_rank",
+        "acdb_gym.baselines.families:RankPCAgent",
+        "PC with Fisher-z on normal scores (ranks): sees monotone nonlinear dependence",
+    ),
+    AgentEntry(
         "randregress",
         f"{_CLASSICAL}:RandomOrderRegressAgent",
         "sortnregress's control: the same regressions in random order (20 draws)",

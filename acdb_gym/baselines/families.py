@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from acdb_gym.discovery.lingam_order import direct_lingam
+from acdb_gym.discovery.pc_rank import rank_pc_cpdag
 from acdb_gym.envs import actions
 
-__all__ = ["DirectLiNGAMAgent"]
+__all__ = ["DirectLiNGAMAgent", "RankPCAgent"]
 
 Observation = Mapping[str, Any]
 
@@ -25,6 +26,23 @@ class DirectLiNGAMAgent:
 
     def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
         self._graph = direct_lingam(observation["observational"], alpha=self.alpha)
+
+    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
+        return actions.submit(self._graph)
+
+
+class RankPCAgent:
+    """Submits PC's CPDAG on the normal scores of the observational sample
+    (:func:`~acdb_gym.discovery.pc_rank.rank_pc_cpdag`): a CI test for monotone nonlinear
+    dependences at Fisher-z cost."""
+
+    name = "pc_rank"
+
+    def __init__(self, *, alpha: float = 0.05) -> None:
+        self.alpha = alpha
+
+    def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
+        self._graph = rank_pc_cpdag(observation["observational"], alpha=self.alpha)
 
     def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
         return actions.submit(self._graph)

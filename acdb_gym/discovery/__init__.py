@@ -16,6 +16,8 @@ gymnasium or anything above it); environments and baselines share it.
   control with any given order.
 * :func:`direct_lingam`: a DirectLiNGAM order (:func:`direct_lingam_order`) pruned like
   sortnregress, for linear non-Gaussian data.
+* :func:`rank_pc_cpdag`: PC with Fisher-z tests on :func:`normal_scores` (ranks), for
+  monotone nonlinear data.
 * :func:`greedy_interventional_search`: a greedy search over DAGs on the interventional
   Gaussian BIC (:class:`InterventionalBIC`, the score of GIES, not its search), returning the
   interventional essential graph (the estimator of ``bic_active``).
@@ -34,6 +36,7 @@ from acdb_gym.discovery.orientation import (
     orient_from_interventions,
 )
 from acdb_gym.discovery.pc import pc_cpdag, pdag_from_causallearn, pdag_to_causallearn
+from acdb_gym.discovery.pc_rank import normal_scores, rank_pc_cpdag
 from acdb_gym.discovery.shift import (
     CombinedGraph,
     ShiftEvidence,
@@ -56,11 +59,13 @@ __all__ = [
     "distribution_shift_pvalue",
     "greedy_interventional_search",
     "hill_climb",
+    "normal_scores",
     "orient_by_mean_shift",
     "orient_from_interventions",
     "pc_cpdag",
     "pdag_from_causallearn",
     "pdag_to_causallearn",
+    "rank_pc_cpdag",
     "regress_in_order",
     "shift_evidence",
     "shift_pvalues",

@@ -42,3 +42,17 @@ def test_rejects_a_constant_column() -> None:
     data = np.column_stack([np.ones(50), np.arange(50.0)])
     with pytest.raises(ValueError, match="constant"):
         direct_lingam_order(data)
+
+
+def test_rank_pc_finds_a_monotone_heavy_tailed_dependence() -> None:
+    from acdb_gym.discovery import normal_scores, rank_pc_cpdag
+
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(400)
+    y = np.exp(4.0 * x) + 0.05 * rng.standard_normal(400)  # monotone, heavy-tailed
+    z = rng.standard_normal(400)
+    data = np.column_stack([x, y, z])
+    assert rank_pc_cpdag(data).skeleton()[0, 1]
+    assert not rank_pc_cpdag(data).skeleton()[0, 2]
+    scores = normal_scores(data)
+    assert np.allclose(np.sort(scores[:, 0]), np.sort(scores[:, 1]))
