@@ -8,9 +8,11 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from acdb_gym import __version__
-from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES, MANIFEST_SIZE
+from acdb_gym.core.ladder import FAMILY_LADDERS, LADDERS, LEVEL_NAMES, MANIFEST_SIZE
+from acdb_gym.core.level_spec import FAMILIES
 from acdb_gym.core.types import PANELS
 from acdb_gym.registry import OFFLINE_AGENTS, agent_help
 from acdb_gym.results import RESULTS_FILE
@@ -49,6 +51,12 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         formatter_class=_HelpFormatter,
     )
     p.add_argument("--ladder", default="v0", choices=sorted(LADDERS), help="ladder")
+    p.add_argument(
+        "--families",
+        help="comma-separated SCM families (" + ", ".join(FAMILIES) + "): run the v1 ladder of "
+        "each (v1, " + ", ".join(FAMILY_LADDERS) + ") into the same run directory, in place of "
+        "--ladder; the report puts the ladders side by side (the transfer table)",
+    )
     p.add_argument("--levels", default=",".join(LEVEL_NAMES), help="comma-separated levels")
     p.add_argument(
         "--seeds", type=int, default=8, help=f"first N manifest seeds per level (1-{MANIFEST_SIZE})"
@@ -175,7 +183,7 @@ def _inspect_import(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from acdb_gym.sweep import SweepConfig, parse_list, parse_panels, run_sweep
+    from acdb_gym.sweep import SweepConfig, parse_list, parse_panels
 
     options = {
         "provider": args.provider,
@@ -188,19 +196,43 @@ def _sweep(args: argparse.Namespace) -> int:
         "trust_model": True if args.trust_model else None,
         "state_hypothesis": True if args.state_hypothesis else None,
     }
-    config = SweepConfig(
-        out=args.out,
-        ladder=args.ladder,
-        levels=parse_list(args.levels, LADDERS[args.ladder], what="levels"),
-        seeds=args.seeds,
-        agents=parse_list(args.agents, what="agents"),
-        panels=parse_panels(args.panels),
-        repeats=args.repeats,
-        workers=args.workers,
-        backend=args.backend,
-        agent_options={k: v for k, v in options.items() if v is not None},
-        progress=not args.no_progress,
-    )
+    status = 0
+    for ladder in _sweep_ladders(args):
+        config = SweepConfig(
+            out=args.out,
+            ladder=ladder,
+            levels=parse_list(args.levels, LADDERS[ladder], what="levels"),
+            seeds=args.seeds,
+            agents=parse_list(args.agents, what="agents"),
+            panels=parse_panels(args.panels),
+            repeats=args.repeats,
+            workers=args.workers,
+            backend=args.backend,
+            agent_options={k: v for k, v in options.items() if v is not None},
+            progress=not args.no_progress,
+        )
+        status = max(status, _run_one_sweep(config))
+    if not args.no_report:
+        _write_report(args.out, [])
+    return status
+
+
+def _sweep_ladders(args: argparse.Namespace) -> list[str]:
+    """``--ladder``, or the v1 ladder of each of ``--families``."""
+    if not args.families:
+        return [args.ladder]
+    by_family = {"linear_gaussian": "v1", **{f: ladder for ladder, f in FAMILY_LADDERS.items()}}
+    ladders = []
+    for family in (name.strip() for name in args.families.split(",")):
+        if family not in by_family:
+            raise ValueError(f"--families entries must be among {list(FAMILIES)}, got {family!r}")
+        ladders.append(by_family[family])
+    return ladders
+
+
+def _run_one_sweep(config: Any) -> int:
+    from acdb_gym.sweep import run_sweep
+
     summary = run_sweep(config)
     print(
         f"{summary.finished} jobs run ({summary.failed} failed), {summary.skipped} already done, "
@@ -213,8 +245,6 @@ def _sweep(args: argparse.Namespace) -> int:
             f"acdb: {summary.not_run} jobs were not run; the next run of this command retries them",
             file=sys.stderr,
         )
-    if not args.no_report:
-        _write_report(args.out, [])
     return 1 if summary.failed or summary.not_run else 0
 
 

@@ -267,6 +267,16 @@ _ENTRIES: Final = (
         "regressions in increasing-R² order: the scale-free (R²) sortability check",
     ),
     AgentEntry(
+        "lingam",
+        "acdb_gym.baselines.families:DirectLiNGAMAgent",
+        "DirectLiNGAM order + significant OLS coefficients: fits non-Gaussian worlds",
+    ),
+    AgentEntry(
+        "pc_rank",
+        "acdb_gym.baselines.families:RankPCAgent",
+        "PC with Fisher-z on normal scores (ranks): sees monotone nonlinear dependence",
+    ),
+    AgentEntry(
         "randregress",
         f"{_CLASSICAL}:RandomOrderRegressAgent",
         "the sort baselines' control: the same regressions in random order (20 draws)",

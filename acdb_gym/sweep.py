@@ -228,7 +228,7 @@ def _run_episodes(job: Job, options: dict[str, Any], out: Path | None) -> dict[s
     env_kwargs: dict[str, Any] = {"panel": job.panel, "tools": job.tools}
     if spec.max_steps is not None:
         env_kwargs["max_steps"] = spec.max_steps
-    env = gym.make(f"ACDB-{job.level}-{job.ladder}", **env_kwargs)
+    env = gym.make(get_level(job.ladder, job.level).env_id, **env_kwargs)
     agent = spec.build(job.agent_seed, {**options, **job.agent_config})
     transcript_dir = None if out is None else out / "transcripts"
     if hasattr(agent, "transcript_path") and transcript_dir is not None:

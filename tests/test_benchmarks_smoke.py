@@ -26,6 +26,7 @@ SCRIPTS = (
     "bic_search_vs_gies.py",
     "pc_batched_vs_causallearn.py",
     "sign_flip_vs_scipy.py",
+    "family_reset.py",
 )
 WITH_PEERS = (
     "cpdag_vs_peers.py",

@@ -6,6 +6,9 @@ the same preflighted instances in every episode. The sampler keeps the matrices 
 ``d <= 32`` all of them made at once, and :func:`sampler_for` keeps one sampler per SCM for as
 long as the SCM lives. The samples are bit-identical to ``sample_do``'s: the same draws from the
 generator and the same arithmetic (``np.dot`` with the same matrix).
+
+The SCMs of the other families (:mod:`acdb_gym.core.scm_families`) draw through their own
+``sample_do`` (:class:`FamilySampler`).
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ import weakref
 import numpy as np
 
 from acdb_gym.core.scm import LinearGaussianSCM
+from acdb_gym.core.scm_families import SCM, LinearNonGaussianSCM, NonlinearSCM
 from acdb_gym.core.types import FloatArray, readonly
 
-__all__ = ["InterventionSampler", "sampler_for"]
+__all__ = ["FamilySampler", "InterventionSampler", "sampler_for"]
 
 BLOCK_MAX_D = 32
 """Largest ``d`` whose do-matrices are made all at once (the block is ``8 d^3`` bytes)."""
@@ -27,9 +31,11 @@ _SAMPLERS: weakref.WeakKeyDictionary[LinearGaussianSCM, InterventionSampler] = (
 )
 
 
-def sampler_for(scm: LinearGaussianSCM) -> InterventionSampler:
+def sampler_for(scm: SCM) -> InterventionSampler | FamilySampler:
     """The sampler of ``scm``, made on first request and kept while ``scm`` lives (so episodes
-    on a cached instance reuse its matrices)."""
+    on a cached instance reuse its matrices); a :class:`FamilySampler` for the other families."""
+    if not isinstance(scm, LinearGaussianSCM):
+        return FamilySampler(scm)
     sampler = _SAMPLERS.get(scm)
     if sampler is None:
         sampler = _SAMPLERS[scm] = InterventionSampler(scm)
@@ -88,3 +94,17 @@ def do_matrix_block(scm: LinearGaussianSCM) -> list[FloatArray | None]:
     np.subtract(scaled[None, :, :], block, out=block)
     block.reshape(d * d, d)[:: d + 1] = mixing
     return list(readonly(block))
+
+
+class FamilySampler:
+    """Draws ``do(X_var = value)`` samples of a non-Gaussian or nonlinear SCM through its own
+    ``sample_do`` (the same draws as calling it directly)."""
+
+    def __init__(self, scm: LinearNonGaussianSCM | NonlinearSCM) -> None:
+        self._scm = scm
+
+    def draw(
+        self, var: int, value: float, n: int, rng: np.random.Generator, out: FloatArray | None
+    ) -> FloatArray:
+        """``n`` rows, written into ``out`` when it is given (as :meth:`InterventionSampler.draw`)."""
+        return self._scm.sample_do(var, value, n, rng, out=out)

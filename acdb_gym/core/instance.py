@@ -26,9 +26,11 @@ from acdb_gym.core.faithfulness import (
     is_faithful,
     min_relevant_partial_correlation,
 )
+from acdb_gym.core.families import PARTIAL_CORRELATION, draw_world
 from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag
-from acdb_gym.core.level_spec import LevelSpec
+from acdb_gym.core.level_spec import LINEAR_GAUSSIAN, LevelSpec
 from acdb_gym.core.scm import LinearGaussianSCM
+from acdb_gym.core.scm_families import SCM
 from acdb_gym.core.types import FloatArray, readonly
 
 __all__ = ["MAX_ATTEMPTS", "Instance", "InstanceGenerationError", "generate_instance"]
@@ -36,7 +38,9 @@ __all__ = ["MAX_ATTEMPTS", "Instance", "InstanceGenerationError", "generate_inst
 MAX_ATTEMPTS = 10_000
 """Rejection-sampling attempts before :class:`InstanceGenerationError`."""
 
-_GRAPH, _WEIGHTS, _OBSERVATIONAL, _INTERVENTIONS = range(4)
+_GRAPH, _WEIGHTS, _OBSERVATIONAL, _INTERVENTIONS, _CALIBRATION = range(5)
+"""Streams of ``SeedSequence(seed).spawn(5)``; the first four equal ``spawn(4)``'s, which the
+linear-Gaussian generator uses, and only the nonlinear family reads the calibration stream."""
 
 
 class InstanceGenerationError(RuntimeError):
@@ -60,23 +64,29 @@ class Instance:
         spec: the level it was drawn for.
         seed: the integer seed that fully determines it.
         dag: the true causal graph.
-        scm: the linear-Gaussian SCM over ``dag`` (``scm.weights`` are the effective weights).
+        scm: the SCM over ``dag`` of the spec's family (``scm.weights`` are the effective
+            weights of a linear family, the drawn edge magnitudes of a nonlinear one).
         d_obs: the observational sample, ``(n_obs, d)``, read-only.
         i_star: the minimum intervention set (DESIGN §3, step 6).
         budget: ``|I*| + spec.slack``.
-        min_relevant_abs_rho: smallest population ``|rho|`` over PC-relevant conditioning sets.
+        min_relevant_abs_rho: the acceptance covariate named by ``dependence_measure``: the
+            smallest population ``|rho|`` over PC-relevant conditioning sets for the linear
+            families, the smallest per-edge correlation ratio or unique contribution for the
+            nonlinear one (:mod:`acdb_gym.core.families`).
         attempts: draws rejection sampling needed (1 = the first draw was accepted).
+        dependence_measure: ``"partial_correlation"`` or ``"correlation_ratio"``.
     """
 
     spec: LevelSpec
     seed: int
     dag: DAG
-    scm: LinearGaussianSCM
+    scm: SCM
     d_obs: FloatArray
     i_star: frozenset[int]
     budget: int
     min_relevant_abs_rho: float
     attempts: int
+    dependence_measure: str = PARTIAL_CORRELATION
 
     @property
     def n_nodes(self) -> int:
@@ -105,7 +115,9 @@ class Instance:
         sha = hashlib.sha256()
         sha.update(repr((self.spec, self.seed, sorted(self.i_star), self.budget)).encode())
         sha.update(self.dag.adjacency.tobytes())
-        sha.update(np.round(self.scm.weights, 12).tobytes())
+        scm = self.scm
+        parameters = scm.weights if isinstance(scm, LinearGaussianSCM) else scm.parameters()
+        sha.update(np.round(parameters, 12).tobytes())
         sha.update(np.round(self.d_obs, 8).tobytes())
         return sha.hexdigest()[:16]
 
@@ -185,6 +197,8 @@ def _generate_cached(spec: LevelSpec, seed: int) -> Instance:
 
 
 def _generate(spec: LevelSpec, seed: int) -> Instance:
+    if spec.family != LINEAR_GAUSSIAN:
+        return _generate_family(spec, seed)
     streams = _streams(seed)
     graph_rng = np.random.default_rng(streams[_GRAPH])
     weight_rng = np.random.default_rng(streams[_WEIGHTS])
@@ -213,4 +227,37 @@ def _generate(spec: LevelSpec, seed: int) -> Instance:
         budget=len(i_star) + spec.slack,
         min_relevant_abs_rho=min_relevant_partial_correlation(dag, cov),
         attempts=attempts,
+    )
+
+
+def _generate_family(spec: LevelSpec, seed: int) -> Instance:
+    """The other families (:mod:`acdb_gym.core.families`): the same graph and weight draws, then
+    the family's SCM and its own acceptance rule."""
+    streams = np.random.SeedSequence(seed).spawn(5)
+    graph_rng = np.random.default_rng(streams[_GRAPH])
+    weight_rng = np.random.default_rng(streams[_WEIGHTS])
+    calibration_rng = np.random.default_rng(streams[_CALIBRATION])
+    attempts = 0
+    while True:
+        attempts += 1
+        dag = random_order_dag(spec.d, n_edges=spec.k, rng=graph_rng)
+        weights = _draw_weights(spec, dag, weight_rng)
+        world = draw_world(spec, dag, weights, weight_rng, calibration_rng)
+        if world.scm is not None and world.acceptance.accepted:
+            break
+        if attempts == MAX_ATTEMPTS:
+            raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)
+    d_obs = world.scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
+    i_star = minimum_intervention_set(dag)
+    return Instance(
+        spec=spec,
+        seed=seed,
+        dag=dag,
+        scm=world.scm,
+        d_obs=readonly(d_obs),
+        i_star=i_star,
+        budget=len(i_star) + spec.slack,
+        min_relevant_abs_rho=world.acceptance.min_dependence,
+        attempts=attempts,
+        dependence_measure=world.acceptance.measure,
     )

@@ -1,4 +1,8 @@
-"""Level specifications and the two difficulty ladders (DESIGN §7).
+"""Level specifications and the difficulty ladders (DESIGN §7).
+
+``v0`` and ``v1`` are linear-Gaussian; ``v1-nongaussian`` and ``v1-nonlinear`` are v1's levels
+with the ``linear_nongaussian`` and ``nonlinear`` SCM families (DESIGN §3.1), registered as
+``ACDB-NonGaussian-L{0..5}-v1`` and ``ACDB-Nonlinear-L{0..5}-v1``.
 
 Each level carries a manifest of 200 preflighted seeds, each stored with the digest of the
 instance it generates, in package data (``core/manifests/<ladder>.tsv``); v0's first 8 are the
@@ -16,16 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
 from acdb_gym.core.instance import Instance, InstanceGenerationError, generate_instance
-from acdb_gym.core.level_spec import LevelSpec
+from acdb_gym.core.level_spec import LINEAR_NONGAUSSIAN, NONLINEAR, Family, LevelSpec
 
 __all__ = [
+    "FAMILY_LADDERS",
+    "FAMILY_TAGS",
     "LADDERS",
     "LEVEL_NAMES",
     "MANIFEST_SIZE",
@@ -39,7 +45,7 @@ __all__ = [
     "write_manifests",
 ]
 
-LadderName = Literal["v0", "v1"]
+LadderName = Literal["v0", "v1", "v1-nongaussian", "v1-nonlinear"]
 LEVEL_NAMES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -63,7 +69,11 @@ class Level:
 
     @property
     def env_id(self) -> str:
-        """The Gymnasium id, e.g. ``ACDB-L2-v0``."""
+        """The Gymnasium id, e.g. ``ACDB-L2-v0``, or ``ACDB-Nonlinear-L2-v1`` on a family
+        ladder (Gymnasium's grammar puts the version last, so the family goes first)."""
+        if self.spec.family in FAMILY_TAGS:
+            version = self.ladder.split("-", 1)[0]
+            return f"ACDB-{FAMILY_TAGS[self.spec.family]}-{self.name}-{version}"
         return f"ACDB-{self.name}-{self.ladder}"
 
     def manifest_seed(self, index: int) -> int:
@@ -105,11 +115,33 @@ _V1_SPECS = {
     "L5": ("structure + low sample", LevelSpec(30, 45, 200, 50, 1.0, 0, standardized=True)),
 }
 
+FAMILY_TAGS: dict[Family, str] = {LINEAR_NONGAUSSIAN: "NonGaussian", NONLINEAR: "Nonlinear"}
+"""The family's part of a family ladder's env ids."""
+
+FAMILY_LADDERS: dict[str, Family] = {
+    "v1-nongaussian": LINEAR_NONGAUSSIAN,
+    "v1-nonlinear": NONLINEAR,
+}
+"""Ladders with v1's levels and another SCM family."""
+
+
+def _family_specs(family: Family) -> dict[str, tuple[str, LevelSpec]]:
+    return {name: (axis, replace(spec, family=family)) for name, (axis, spec) in _V1_SPECS.items()}
+
+
+_SPECS: dict[str, dict[str, tuple[str, LevelSpec]]] = {
+    "v0": _V0_SPECS,
+    "v1": _V1_SPECS,
+    **{ladder: _family_specs(family) for ladder, family in FAMILY_LADDERS.items()},
+}
+
 MANIFEST_SIZE = 200
 """Preflighted seeds per level in the shipped manifests (v0's first 8 are the published seeds)."""
 
-_SEED_BASE = {"v0": 0, "v1": 100_000}
-"""Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 uses ``100000 + 1000 * level + i``."""
+_SEED_BASE = {"v0": 0, "v1": 100_000, "v1-nongaussian": 100_000, "v1-nonlinear": 100_000}
+"""Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 uses ``100000 + 1000 * level + i``,
+and so do the family ladders: a seed draws the same first graph in every family, so where both
+accept their first draw a family's instance has the v1 instance's graph (paired comparisons)."""
 
 
 def manifest_path(ladder: str) -> Traversable:
@@ -152,10 +184,7 @@ def _build(ladder: str, specs: Mapping[str, tuple[str, LevelSpec]]) -> dict[str,
     }
 
 
-LADDERS: dict[str, dict[str, Level]] = {
-    "v0": _build("v0", _V0_SPECS),
-    "v1": _build("v1", _V1_SPECS),
-}
+LADDERS: dict[str, dict[str, Level]] = {name: _build(name, specs) for name, specs in _SPECS.items()}
 
 
 def get_level(ladder: str, level: str) -> Level:
@@ -178,16 +207,19 @@ def preflight(spec: LevelSpec, base: int, count: int) -> tuple[ManifestEntry, ..
     return tuple(entries)
 
 
-def _write_shipped_manifests(count: int = MANIFEST_SIZE) -> None:  # pragma: no cover
-    """Regenerate ``core/manifests/v0.tsv`` and ``v1.tsv`` (after an intended generator change)."""
-    for ladder_name, specs in (("v0", _V0_SPECS), ("v1", _V1_SPECS)):
+def _write_shipped_manifests(
+    count: int = MANIFEST_SIZE, ladders: Sequence[str] = tuple(_SPECS)
+) -> None:  # pragma: no cover
+    """Regenerate ``core/manifests/<ladder>.tsv`` (after an intended generator change)."""
+    for ladder_name in ladders:
+        specs = _SPECS[ladder_name]
         entries = {
             name: preflight(spec, _SEED_BASE[ladder_name] + 1000 * index, count)
             for index, (name, (_, spec)) in enumerate(specs.items())
         }
         header = (
             f"Ladder {ladder_name}: {count} preflighted seeds per level and the digest of the\n"
-            "instance each generates. Regenerate with `python -m acdb_gym.core.ladder`."
+            f"instance each generates. Regenerate with `python -m acdb_gym.core.ladder {ladder_name}`."
         )
         path = Path(str(manifest_path(ladder_name)))
         path.write_text(write_manifests(entries, header), encoding="utf-8")
@@ -195,4 +227,6 @@ def _write_shipped_manifests(count: int = MANIFEST_SIZE) -> None:  # pragma: no 
 
 
 if __name__ == "__main__":  # pragma: no cover - maintenance entry point
-    _write_shipped_manifests()
+    import sys
+
+    _write_shipped_manifests(ladders=sys.argv[1:] or tuple(_SPECS))

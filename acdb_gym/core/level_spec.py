@@ -12,10 +12,18 @@ other.
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields
+from typing import Literal, get_args
 
 import numpy as np
 
-__all__ = ["LevelSpec"]
+__all__ = ["FAMILIES", "LINEAR_GAUSSIAN", "LINEAR_NONGAUSSIAN", "NONLINEAR", "Family", "LevelSpec"]
+
+Family = Literal["linear_gaussian", "linear_nongaussian", "nonlinear"]
+"""The SCM family a level's worlds are drawn from (DESIGN §3.1)."""
+LINEAR_GAUSSIAN: Family = "linear_gaussian"
+LINEAR_NONGAUSSIAN: Family = "linear_nongaussian"
+NONLINEAR: Family = "nonlinear"
+FAMILIES: tuple[Family, ...] = get_args(Family)
 
 _ALWAYS_SHOWN = 10
 """The paper's fields (``d`` to ``standardized``), always part of the repr."""
@@ -36,6 +44,7 @@ class LevelSpec:
         weight_low: smallest edge-weight magnitude.
         weight_high: largest edge-weight magnitude.
         standardized: generate an internally standardized SCM (v1).
+        family: the SCM family (:data:`FAMILIES`); ``"linear_gaussian"`` is the paper's.
     """
 
     d: int
@@ -48,6 +57,7 @@ class LevelSpec:
     weight_low: float = 0.5
     weight_high: float = 2.0
     standardized: bool = False
+    family: Family = LINEAR_GAUSSIAN
 
     def __post_init__(self) -> None:
         if self.d < 2:
@@ -67,6 +77,8 @@ class LevelSpec:
             )
         if not 0 <= self.faithfulness_eps < 1:
             raise ValueError(f"faithfulness_eps must be in [0, 1), got {self.faithfulness_eps}")
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {list(FAMILIES)}, got {self.family!r}")
 
     def __repr__(self) -> str:
         """The dataclass repr of the first ten fields, then only fields not at their default.

@@ -16,6 +16,10 @@ gymnasium or anything above it); environments and baselines share it.
   scale-invariant R² variant; :func:`regress_in_order` is their control with any given order.
 * :func:`var_sortability`, :func:`r2_sortability`: how well variance or R² orders the variables
   along the true DAG's paths (:func:`order_alignment`, :func:`r2_scores`).
+* :func:`direct_lingam`: a DirectLiNGAM order (:func:`direct_lingam_order`) pruned like
+  sortnregress, for linear non-Gaussian data.
+* :func:`rank_pc_cpdag`: PC with Fisher-z tests on :func:`normal_scores` (ranks), for
+  monotone nonlinear data.
 * :func:`greedy_interventional_search`: a greedy search over DAGs on the interventional
   Gaussian BIC (:class:`InterventionalBIC`, the score of GIES, not its search), returning the
   interventional essential graph (the estimator of ``bic_active``).
@@ -27,6 +31,7 @@ from acdb_gym.discovery.bic_search import (
     greedy_interventional_search,
     hill_climb,
 )
+from acdb_gym.discovery.lingam_order import direct_lingam, direct_lingam_order
 from acdb_gym.discovery.orientation import (
     Experiment,
     ShiftOrienter,
@@ -34,6 +39,7 @@ from acdb_gym.discovery.orientation import (
     orient_from_interventions,
 )
 from acdb_gym.discovery.pc import pc_cpdag, pdag_from_causallearn, pdag_to_causallearn
+from acdb_gym.discovery.pc_rank import normal_scores, rank_pc_cpdag
 from acdb_gym.discovery.shift import (
     CombinedGraph,
     ShiftEvidence,
@@ -58,9 +64,12 @@ __all__ = [
     "ShiftEvidence",
     "ShiftOrienter",
     "combine_shift_evidence",
+    "direct_lingam",
+    "direct_lingam_order",
     "distribution_shift_pvalue",
     "greedy_interventional_search",
     "hill_climb",
+    "normal_scores",
     "order_alignment",
     "orient_by_mean_shift",
     "orient_from_interventions",
@@ -70,6 +79,7 @@ __all__ = [
     "r2_scores",
     "r2_sortability",
     "r2sortnregress",
+    "rank_pc_cpdag",
     "regress_in_order",
     "shift_evidence",
     "shift_pvalues",

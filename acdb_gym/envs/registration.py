@@ -11,7 +11,8 @@ __all__ = ["DESIGN_IDS", "ENV_IDS", "register_envs"]
 ENV_IDS: tuple[str, ...] = tuple(
     level.env_id for ladder in LADDERS.values() for level in ladder.values()
 )
-"""``ACDB-L{0..5}-v0`` and ``ACDB-L{0..5}-v1``."""
+"""``ACDB-L{0..5}-v0``, ``ACDB-L{0..5}-v1``, and the v1 levels of the other SCM families,
+``ACDB-NonGaussian-L{0..5}-v1`` and ``ACDB-Nonlinear-L{0..5}-v1``."""
 
 DESIGN_IDS: tuple[str, ...] = tuple(f"ACDB-Design-{name}-v0" for name in LADDERS["v0"])
 """``ACDB-Design-L{0..5}-v0``: the RL intervention-design view of the v0 ladder."""

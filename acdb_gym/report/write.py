@@ -25,6 +25,7 @@ from acdb_gym.report.tables import (
     write_table3_csv,
     write_tests_csv,
 )
+from acdb_gym.report.transfer import transfer_markdown
 from acdb_gym.report.types import ReportFiles
 
 __all__ = ["write_report"]
@@ -33,7 +34,8 @@ __all__ = ["write_report"]
 def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()) -> ReportFiles:
     """Write the paper-style report of a sweep run directory into that directory.
 
-    Files: ``report.md``; ``table2_<ladder>.csv``, ``table3_<ladder>.csv``,
+    Files: ``report.md`` (with the transfer table across SCM families when the rows span
+    several, :mod:`acdb_gym.report.transfer`); ``table2_<ladder>.csv``, ``table3_<ladder>.csv``,
     ``random_floor.csv``, ``paired_tests.csv``, ``sortability.csv`` (raw units: fractions in
     [0, 1], SHD in edges; empty cells are NaN); ``f1_per_level_<ladder>.png`` and
     ``precision_recall_<ladder>.png``; ``revision.csv`` when rows carry revision records
@@ -73,8 +75,9 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
         plots.append(plot_f1_per_level(table, run / f"f1_per_level_{table.ladder}.png"))
         plots.append(plot_precision_recall(table, run / f"precision_recall_{table.ladder}.png"))
     files = ReportFiles(run / "report.md", tuple(csvs), tuple(plots), summary, tuple(problems))
-    files.markdown.write_text(
-        markdown_report(run, summary, tests, problems, files, sortability, revisions=revisions),
-        encoding="utf-8",
-    )
+    text = markdown_report(run, summary, tests, problems, files, sortability, revisions=revisions)
+    transfer = transfer_markdown(rows)
+    if transfer:
+        text = text.rstrip("\n") + "\n\n" + "\n".join(transfer) + "\n"
+    files.markdown.write_text(text, encoding="utf-8")
     return files

@@ -17,6 +17,7 @@ import numpy as np
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.instance import Instance
 from acdb_gym.core.scm import LinearGaussianSCM
+from acdb_gym.core.scm_families import LinearNonGaussianSCM, NonlinearSCM
 
 __all__ = ["find_hidden_leak"]
 
@@ -86,7 +87,7 @@ def _hidden_of(instance: Instance) -> _Hidden:
 def _search(value: Any, hidden: _Hidden, path: str) -> str | None:
     if value is None or isinstance(value, bool | np.bool_):
         return None
-    if isinstance(value, Instance | LinearGaussianSCM):
+    if isinstance(value, Instance | LinearGaussianSCM | LinearNonGaussianSCM | NonlinearSCM):
         return f"{path} is the hidden {type(value).__name__}"
     if isinstance(value, DAG | PDAG):
         truth = hidden.instance.dag

@@ -16,16 +16,40 @@ from acdb_gym.envs.design_env import InterventionDesignEnv
 from acdb_gym.envs.registration import DESIGN_IDS, ENV_IDS, register_envs
 from acdb_gym.testing import check_acdb_env
 
-BIG_LEVELS = {"ACDB-L3-v1", "ACDB-L5-v1"}
+BIG_LEVELS = {
+    f"ACDB-{family}L{n}-v1" for family in ("", "NonGaussian-", "Nonlinear-") for n in (3, 5)
+}
 """d = 20 and d = 30: fewer random steps keep the suite fast; the small levels get the full 50."""
 
 
-def test_every_level_of_both_ladders_is_registered() -> None:
+def test_every_level_of_every_ladder_is_registered() -> None:
     expected = {f"ACDB-L{n}-{ladder}" for n in range(6) for ladder in ("v0", "v1")}
+    expected |= {f"ACDB-{tag}-L{n}-v1" for n in range(6) for tag in ("NonGaussian", "Nonlinear")}
     assert set(ENV_IDS) == expected
     assert set(DESIGN_IDS) == {f"ACDB-Design-L{n}-v0" for n in range(6)}
     for env_id in ENV_IDS + DESIGN_IDS:
         assert env_id in gym.registry
+
+
+@pytest.mark.parametrize(
+    ("env_id", "ladder", "family"),
+    [
+        ("ACDB-L2-v0", "v0", "linear_gaussian"),
+        ("ACDB-L2-v1", "v1", "linear_gaussian"),
+        ("ACDB-NonGaussian-L2-v1", "v1-nongaussian", "linear_nongaussian"),
+        ("ACDB-Nonlinear-L2-v1", "v1-nonlinear", "nonlinear"),
+    ],
+)
+def test_family_ids_parse_and_old_ids_keep_their_meaning(
+    env_id: str, ladder: str, family: str
+) -> None:
+    namespace, name, version = gym.envs.registration.parse_env_id(env_id)
+    assert namespace is None and version == int(env_id[-1]) and name == env_id[: -len("-v0")]
+    env = gym.make(env_id)
+    assert env.unwrapped.level is LADDERS[ladder]["L2"]
+    assert env.unwrapped.level.spec.family == family
+    env.reset(seed=0)
+    assert env.unwrapped.hidden_instance().spec.family == family
 
 
 def test_register_envs_twice_is_harmless() -> None:

@@ -1,0 +1,325 @@
+"""SCMs beyond linear-Gaussian: linear with non-Gaussian noise, and nonlinear additive-noise models
+(DESIGN §3.1).
+
+Both follow :class:`~acdb_gym.core.scm.LinearGaussianSCM`'s interface (``n_nodes``, ``dag``,
+``weights``, ``sample``, ``sample_do``), draw one row of noise per sample from the generator as
+it does (``(n, d)`` values per call, column ``var`` unused under ``do(X_var = value)``), and set
+the intervened column to ``value`` exactly.
+
+>>> linear = LinearGaussianSCM(np.array([[0.0, 1.0], [0.0, 0.0]]), np.array([1.0, 1.0]))
+>>> scm = LinearNonGaussianSCM(linear, ("uniform", "laplace"))
+>>> bool((scm.sample_do(0, 2.0, 3, np.random.default_rng(0))[:, 0] == 2.0).all())
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+import numpy as np
+
+from acdb_gym.core.graphs import DAG
+from acdb_gym.core.scm import LinearGaussianSCM
+from acdb_gym.core.types import FloatArray, readonly
+
+__all__ = [
+    "NOISE_KINDS",
+    "SCM",
+    "SHAPES",
+    "AdditiveMechanism",
+    "LinearNonGaussianSCM",
+    "Mechanism",
+    "NetworkMechanism",
+    "NoiseKind",
+    "NonlinearSCM",
+    "Shape",
+    "apply_shape",
+    "standardized_noise",
+]
+
+NoiseKind = Literal["uniform", "laplace", "gumbel"]
+"""A non-Gaussian noise distribution, always scaled to mean 0 and variance 1."""
+NOISE_KINDS: tuple[NoiseKind, ...] = get_args(NoiseKind)
+
+Shape = Literal["tanh", "sin", "softplus", "square"]
+"""A per-parent function of an additive mechanism: two bounded, two unbounded."""
+SHAPES: tuple[Shape, ...] = get_args(Shape)
+
+_EULER_GAMMA = 0.5772156649015329
+
+
+def standardized_noise(kinds: Sequence[NoiseKind], n: int, rng: np.random.Generator) -> FloatArray:
+    """``(n, len(kinds))`` independent noise, column ``j`` of kind ``kinds[j]``, each with mean 0
+    and variance 1, by inverse CDFs of one ``rng.random((n, d))`` draw (so every kind consumes
+    the generator alike)."""
+    u = rng.random((n, len(kinds)))
+    noise = np.empty_like(u)
+    for j, kind in enumerate(kinds):
+        column = u[:, j]
+        if kind == "uniform":
+            noise[:, j] = np.sqrt(3.0) * (2.0 * column - 1.0)
+        elif kind == "laplace":
+            centred = column - 0.5
+            # Laplace(0, b) has variance 2 b^2; b = 1/sqrt(2). 1 - 2|c| > 0 as u < 1.
+            noise[:, j] = -np.sign(centred) * np.log1p(-2.0 * np.abs(centred)) / np.sqrt(2.0)
+        elif kind == "gumbel":
+            # u = 0 has probability 2^-53 per value; clip it so the log stays finite.
+            gumbel = -np.log(-np.log(np.maximum(column, 1e-300)))
+            noise[:, j] = (gumbel - _EULER_GAMMA) / (np.pi / np.sqrt(6.0))
+        else:
+            raise ValueError(f"noise kind must be one of {list(NOISE_KINDS)}, got {kind!r}")
+    return noise
+
+
+def _check_do(n: int, var: int, value: float, d: int) -> None:
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    if not 0 <= var < d:
+        raise ValueError(f"var must be in [0, {d}), got {var}")
+    if not np.isfinite(value):
+        raise ValueError(f"value must be finite, got {value}")
+
+
+@dataclass(frozen=True, eq=False)
+class LinearNonGaussianSCM:
+    """``X_j = sum_i W[i, j] X_i + noise_std[j] e_j`` with ``e_j`` of kind ``noise_kinds[j]``
+    (mean 0, variance 1): the weights and noise scales of ``linear``, so the covariance, and
+    every population partial correlation, are those of ``linear``.
+
+    Args:
+        linear: the linear-Gaussian SCM whose weights and noise scales are used.
+        noise_kinds: one :data:`NoiseKind` per variable.
+    """
+
+    linear: LinearGaussianSCM
+    noise_kinds: tuple[NoiseKind, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.noise_kinds) != self.linear.n_nodes:
+            raise ValueError(f"need {self.linear.n_nodes} noise kinds, got {len(self.noise_kinds)}")
+        for kind in self.noise_kinds:
+            if kind not in NOISE_KINDS:
+                raise ValueError(f"noise kind must be one of {list(NOISE_KINDS)}, got {kind!r}")
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of variables ``d``."""
+        return self.linear.n_nodes
+
+    @property
+    def dag(self) -> DAG:
+        """The causal graph."""
+        return self.linear.dag
+
+    @property
+    def weights(self) -> FloatArray:
+        """The weight matrix (read-only)."""
+        return self.linear.weights
+
+    @property
+    def noise_std(self) -> FloatArray:
+        """The noise scales (read-only)."""
+        return self.linear.noise_std
+
+    def covariance(self) -> FloatArray:
+        """Population covariance (that of :attr:`linear`)."""
+        return self.linear.covariance()
+
+    def parameters(self) -> FloatArray:
+        """Every generated number, for the instance digest (the noise kinds are coded 0, 1, 2)."""
+        codes = np.array([NOISE_KINDS.index(kind) for kind in self.noise_kinds], dtype=np.float64)
+        return np.concatenate([self.weights.ravel(), self.noise_std, codes])
+
+    def sample(self, n: int, rng: np.random.Generator) -> FloatArray:
+        """``n`` i.i.d. observational rows, shape ``(n, d)``."""
+        _check_do(n, 0, 0.0, self.n_nodes)
+        noise = standardized_noise(self.noise_kinds, n, rng) * self.noise_std
+        return noise @ self.linear.mixing
+
+    def sample_do(
+        self,
+        var: int,
+        value: float,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        out: FloatArray | None = None,
+    ) -> FloatArray:
+        """``n`` rows under ``do(X_var = value)``: the noise with column ``var`` set to ``value``,
+        times the linear SCM's :meth:`~acdb_gym.core.scm.LinearGaussianSCM.do_matrix`."""
+        _check_do(n, var, value, self.n_nodes)
+        noise = standardized_noise(self.noise_kinds, n, rng)
+        noise[:, var] = float(value)
+        return np.dot(noise, self.linear.do_matrix(var), out=out)
+
+
+def apply_shape(kind: str, x: FloatArray) -> FloatArray:
+    """The :data:`Shape` ``kind`` applied to ``x``."""
+    if kind == "tanh":
+        return np.tanh(2.0 * x)
+    if kind == "sin":
+        return np.sin(2.0 * x)
+    if kind == "softplus":
+        return np.logaddexp(0.0, 2.0 * x)
+    if kind == "square":
+        return x * x
+    raise ValueError(f"shape must be one of {list(SHAPES)}, got {kind!r}")
+
+
+@dataclass(frozen=True, eq=False)
+class AdditiveMechanism:
+    """``f(x) = sum_p weights[p] (g_p(x_parents[p]) - centers[p]) / spreads[p]``, each ``g_p`` a
+    :data:`Shape`; ``centers``/``spreads`` make each term mean 0 and variance ``weights[p]**2``
+    on the calibration sample."""
+
+    parents: tuple[int, ...]
+    shapes: tuple[Shape, ...]
+    weights: FloatArray
+    centers: FloatArray
+    spreads: FloatArray
+
+    def __call__(self, data: FloatArray) -> FloatArray:
+        """The mechanism's value on every row of the full ``(n, d)`` ``data``."""
+        total = np.zeros(data.shape[0])
+        for p, parent in enumerate(self.parents):
+            term = (apply_shape(self.shapes[p], data[:, parent]) - self.centers[p]) / self.spreads[
+                p
+            ]
+            total += self.weights[p] * term
+        return total
+
+    def parameters(self) -> FloatArray:
+        """Every number, for the instance digest."""
+        codes = np.array([SHAPES.index(shape) for shape in self.shapes], dtype=np.float64)
+        return np.concatenate([codes, self.weights, self.centers, self.spreads])
+
+
+@dataclass(frozen=True, eq=False)
+class NetworkMechanism:
+    """A random one-hidden-layer tanh network,
+    ``f(x) = gain (tanh(x_parents A + b) v - center) / spread``."""
+
+    parents: tuple[int, ...]
+    hidden_weights: FloatArray
+    hidden_bias: FloatArray
+    output_weights: FloatArray
+    center: float
+    spread: float
+    gain: float
+
+    def __call__(self, data: FloatArray) -> FloatArray:
+        """The mechanism's value on every row of the full ``(n, d)`` ``data``."""
+        hidden = np.tanh(data[:, list(self.parents)] @ self.hidden_weights + self.hidden_bias)
+        return np.asarray(
+            self.gain * (hidden @ self.output_weights - self.center) / self.spread,
+            dtype=np.float64,
+        )
+
+    def parameters(self) -> FloatArray:
+        """Every number, for the instance digest."""
+        scalars = np.array([self.center, self.spread, self.gain])
+        return np.concatenate(
+            [self.hidden_weights.ravel(), self.hidden_bias, self.output_weights, scalars]
+        )
+
+
+Mechanism = AdditiveMechanism | NetworkMechanism
+
+
+@dataclass(frozen=True, eq=False)
+class NonlinearSCM:
+    """``X_j = (f_j(X_pa(j)) + noise_std[j] e_j - loc[j]) / scale[j]``, ``e_j ~ N(0, 1)``,
+    generated in topological order (``f_j`` is None for a root).
+
+    ``loc``/``scale`` standardize each variable as it is generated (estimated on the generator's
+    calibration sample), so marginal scale carries no order information.
+
+    Args:
+        dag: the causal graph; ``mechanisms[j].parents`` must equal its parents of ``j``.
+        mechanisms: one per variable.
+        noise_std, loc, scale: ``(d,)`` arrays; ``noise_std`` and ``scale`` positive.
+        weights: ``(d, d)``, the signed per-edge magnitudes the mechanisms were drawn with
+            (zero off the graph); a record for leak checks, not used to sample.
+    """
+
+    dag: DAG
+    mechanisms: tuple[Mechanism | None, ...]
+    noise_std: FloatArray
+    loc: FloatArray
+    scale: FloatArray
+    weights: FloatArray
+    _order: tuple[int, ...] = field(init=False, repr=False)
+    """The topological order sampling follows, derived once."""
+
+    def __post_init__(self) -> None:
+        d = self.dag.n_nodes
+        for j, mechanism in enumerate(self.mechanisms):
+            parents = tuple(int(p) for p in self.dag.parents(j))
+            got = () if mechanism is None else tuple(mechanism.parents)
+            if got != parents:
+                raise ValueError(f"mechanism {j} reads {got}, but the parents of {j} are {parents}")
+        for name in ("noise_std", "loc", "scale"):
+            if np.shape(getattr(self, name)) != (d,):
+                raise ValueError(f"{name} must have shape ({d},)")
+        if (np.asarray(self.scale) <= 0).any() or (np.asarray(self.noise_std) <= 0).any():
+            raise ValueError("noise_std and scale must be positive")
+        object.__setattr__(self, "_order", tuple(int(j) for j in self.dag.topological_order()))
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of variables ``d``."""
+        return self.dag.n_nodes
+
+    def parameters(self) -> FloatArray:
+        """Every generated number, for the instance digest."""
+        parts = [self.weights.ravel(), self.noise_std, self.loc, self.scale]
+        parts += [m.parameters() for m in self.mechanisms if m is not None]
+        return np.concatenate(parts)
+
+    def propagate(self, noise: FloatArray, *, target: int | None = None) -> FloatArray:
+        """Ancestral sampling in place: ``noise`` ``(n, d)`` standard normal becomes the samples;
+        column ``target`` (already holding its value) is left as it is."""
+        for j in self._order:
+            if j == target:
+                continue
+            mechanism = self.mechanisms[j]
+            raw = noise[:, j] * self.noise_std[j]
+            if mechanism is not None:
+                raw += mechanism(noise)
+            noise[:, j] = (raw - self.loc[j]) / self.scale[j]
+        return noise
+
+    def sample(self, n: int, rng: np.random.Generator) -> FloatArray:
+        """``n`` i.i.d. observational rows, shape ``(n, d)``."""
+        _check_do(n, 0, 0.0, self.n_nodes)
+        return self.propagate(rng.standard_normal((n, self.n_nodes)))
+
+    def sample_do(
+        self,
+        var: int,
+        value: float,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        out: FloatArray | None = None,
+    ) -> FloatArray:
+        """``n`` rows under ``do(X_var = value)`` by ancestral sampling with ``f_var`` cut."""
+        _check_do(n, var, value, self.n_nodes)
+        noise = rng.standard_normal((n, self.n_nodes))
+        noise[:, var] = float(value)
+        samples = self.propagate(noise, target=var)
+        if out is None:
+            return samples
+        out[...] = samples
+        return out
+
+
+SCM = LinearGaussianSCM | LinearNonGaussianSCM | NonlinearSCM
+"""Any family's SCM (DESIGN §3.1)."""
+
+
+def readonly_copy(array: FloatArray) -> FloatArray:
+    """A read-only float64 copy (mechanism arrays are frozen once drawn)."""
+    return readonly(np.array(array, dtype=np.float64, copy=True))
