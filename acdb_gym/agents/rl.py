@@ -12,6 +12,12 @@ up to date with the experiments it sees in the observations, asks the policy for
 "stop", ``actions.submit(estimate)``. On the design env itself it maps observations to actions
 directly. The sweep runs it as ``rl:PATH``.
 
+A second kind of policy reads the design env's size-free graph observation
+(:mod:`acdb_gym.envs.design_graph`): :class:`~acdb_gym.agents.rl_graph.NodeMessagePolicy`,
+permutation-equivariant, saved as JSON plus a tensor-only state dict (metadata
+``observation="graph"``). It acts on every level of both ladders and on custom levels of any
+``d``; :func:`load_policy` and :class:`RLAgent` handle both kinds.
+
 torch and stable-baselines3 are imported only when a policy is loaded or saved; without them
 a :class:`MissingExtraError` says to ``pip install 'acdb_gym[rl]'``.
 
@@ -143,6 +149,9 @@ class PolicyMetadata:
         timesteps: environment steps of training.
         seed: the training seed.
         version: the ``acdb_gym`` version that trained it.
+        observation: the design env's observation mode the policy reads: ``"flat"`` (an SB3
+            policy for one ``d``) or ``"graph"`` (a :mod:`~acdb_gym.agents.rl_graph` policy for
+            any ``d``; then ``level`` names the training mix and ``n_nodes`` is 0).
     """
 
     algo: Algorithm
@@ -156,6 +165,12 @@ class PolicyMetadata:
     timesteps: int = 0
     seed: int = 0
     version: str = ""
+    observation: str = "flat"
+
+    @property
+    def size_free(self) -> bool:
+        """Whether the policy acts on any number of variables (a graph policy)."""
+        return self.observation == "graph"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PolicyMetadata:
@@ -238,6 +253,10 @@ def load_policy(
         raise FileNotFoundError(f"no saved policy at {path}")
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path} is not a saved policy (not a .zip file)")
+    graph_metadata = read_metadata(path)
+    if graph_metadata is not None and graph_metadata.size_free:
+        # Graph policies never need unpickling, so ``trust`` changes nothing for them.
+        return _load_graph_policy(path), graph_metadata
     if not trust:
         return _load_without_pickle(path, algo)
     metadata = read_metadata(path)
@@ -267,6 +286,15 @@ def _load_without_pickle(path: Path, algo: Algorithm | None) -> tuple[SafePolicy
     policy.load_state_dict(_tensor_state(path, weights))
     policy.set_training_mode(False)
     return SafePolicy(policy, policy.action_space), metadata
+
+
+def _load_graph_policy(path: Path) -> Any:
+    """A :class:`~acdb_gym.agents.rl_graph.NodeMessagePolicy` from JSON and tensors."""
+    require_rl("ppo")
+    from acdb_gym.agents.rl_graph import load_network
+
+    with zipfile.ZipFile(path) as archive:
+        return load_network(path, archive)
 
 
 def _plain_policy_kwargs(path: Path, data: bytes) -> dict[str, Any]:
@@ -393,6 +421,7 @@ class RLAgent:
         self._state: DesignState | None = None
         self._budget = 0
         self._mode: Literal["acdb", "design"] = "design"
+        self._d = metadata.n_nodes
 
     @classmethod
     def load(
@@ -412,7 +441,17 @@ class RLAgent:
     # ------------------------------------------------------------------ Agent protocol
     def reset(self, observation: Any, info: Mapping[str, Any]) -> None:
         """Start an episode: on ``ACDBEnv`` run PC and start a fresh estimator state."""
+        if isinstance(observation, Mapping) and "node_mask" in observation:
+            if not self.metadata.size_free:
+                raise ValueError("this policy reads flat design observations, not graph ones")
+            self._mode = "design"
+            return
         if not isinstance(observation, Mapping):
+            if self.metadata.size_free:
+                raise ValueError(
+                    "this policy reads graph design observations: make the design env with "
+                    'observation="graph"'
+                )
             self._mode = "design"
             size = np.asarray(observation).size
             if size != observation_size(self._n_nodes):
@@ -431,17 +470,29 @@ class RLAgent:
 
     def act(self, observation: Any, info: Mapping[str, Any]) -> Any:
         """The next action: an index on the design env, a typed-action tuple on ``ACDBEnv``."""
+        if self._mode == "design" and self.metadata.size_free:
+            return np.int64(self._choose_graph(observation))
         if self._mode == "design":
             mask = DesignObservation.decode(observation, self._n_nodes).action_mask
             return np.int64(self.choose(np.asarray(observation, dtype=np.float32), mask))
         state = self._absorb(observation)
         remaining = int(observation["budget_remaining"][0])
         features = state.observation(budget_remaining=remaining, budget=self._budget)
-        mask = np.zeros(self._n_nodes + 1, dtype=bool)
-        mask[: self._n_nodes] = remaining > 0 and int(observation["steps_remaining"][0]) > 1
-        mask[self._n_nodes] = True
-        target = self.choose(features, mask)
-        if target == self._n_nodes:
+        can_intervene = remaining > 0 and int(observation["steps_remaining"][0]) > 1
+        if self.metadata.size_free:
+            from acdb_gym.envs.design_graph import graph_observation
+
+            target = self._choose_graph(
+                graph_observation(
+                    features, self._d, budget_remaining=remaining, can_intervene=can_intervene
+                )
+            )
+        else:
+            mask = np.zeros(self._n_nodes + 1, dtype=bool)
+            mask[: self._n_nodes] = can_intervene
+            mask[self._n_nodes] = True
+            target = self.choose(features, mask)
+        if target == self._d:
             return actions.submit(state.estimate)
         value = float(np.clip(state.intervention_value(target), -VALUE_BOUND, VALUE_BOUND))
         return actions.intervene(target, value)
@@ -468,9 +519,27 @@ class RLAgent:
     # ------------------------------------------------------------------ internals
     @property
     def _n_nodes(self) -> int:
-        return self.metadata.n_nodes
+        return self._d
+
+    def _choose_graph(self, observation: Mapping[str, Any]) -> int:
+        """A graph policy's choice on a graph observation (padded or not): a node index, or
+        the observation's "stop" index (its action mask's last)."""
+        from acdb_gym.agents.rl_graph import trim
+
+        trimmed = trim(observation)
+        d = len(trimmed["nodes"])
+        logits = np.where(trimmed["action_mask"], self.model.action_logits(trimmed), -np.inf)
+        if self._rng is None:
+            choice = int(np.argmax(logits))
+        else:
+            probs = np.exp(logits - logits.max())
+            choice = int(self._rng.choice(logits.size, p=probs / probs.sum()))
+        return choice if choice < d else len(observation["action_mask"]) - 1
 
     def _check_nodes(self, n_nodes: int) -> None:
+        if self.metadata.size_free:
+            self._d = n_nodes
+            return
         if n_nodes != self._n_nodes:
             raise ValueError(
                 f"this policy was trained on {self.metadata.ladder} {self.metadata.level} with "

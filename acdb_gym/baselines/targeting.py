@@ -11,6 +11,10 @@ the references an RL policy has to beat:
   spent (or every node was tried), then stop.
 * :class:`GreedyTargeting`: the node with the most undirected edges in the current estimate
   (ties: lowest index; intervened nodes excluded); stop when no candidate has one.
+* :class:`PCActiveTargeting`: ``pc_active``'s rule (:mod:`acdb_gym.baselines.active`, with
+  its default ``leftover="explore"``) on the design env's estimate: greedy while an edge is
+  undirected, then the node with the most edges no experiment has settled, then any untried
+  node (highest degree first), until the budget is spent.
 * :class:`OracleTargeting` (privileged): the minimum intervention set ``I*`` of the hidden
   DAG in ascending order, then stop. With ``estimator="true_cpdag"`` it identifies the whole
   DAG up to test errors: an upper bound on targeting. With PC's errors in the starting graph it
@@ -37,10 +41,12 @@ from acdb_gym.envs.design_env import DesignObservation
 __all__ = [
     "GreedyTargeting",
     "OracleTargeting",
+    "PCActiveTargeting",
     "RandomTargeting",
     "TargetingResult",
     "evaluate_targeting",
     "sign_flip_p_value",
+    "stratified_sign_flip_p_value",
 ]
 
 
@@ -92,6 +98,36 @@ class GreedyTargeting:
         if degree.max(initial=0) == 0:
             return np.int64(decoded.intervened.size)
         return np.int64(np.argmax(degree))  # argmax returns the lowest index among ties
+
+
+class PCActiveTargeting:
+    """``pc_active``'s targeting rule on the design env: the untried node with the most
+    undirected edges; when none has one, the most edges not settled by an experiment (no
+    intervened endpoint); then one plus its degree, so any untried node; ties: lowest index.
+    Stops only when the budget is spent or every node was tried."""
+
+    name = "pc_active_targeting"
+
+    def reset(self, observation: Any, info: Mapping[str, Any]) -> None:
+        """Nothing to prepare: every decision reads the current observation."""
+
+    def act(self, observation: Any, info: Mapping[str, Any]) -> np.int64:
+        """The candidate of highest priority, or "stop" (``d``)."""
+        decoded = DesignObservation.decode(observation)
+        graph = decoded.estimate
+        skeleton = graph.directed | graph.directed.T | graph.undirected
+        touched = decoded.intervened
+        unsettled = skeleton & ~(touched[:, None] | touched[None, :])
+        candidates = _candidates(decoded)
+        for priority in (
+            graph.undirected.sum(axis=1),
+            unsettled.sum(axis=1),
+            1 + skeleton.sum(axis=1),
+        ):
+            priority = np.where(candidates, priority, 0)
+            if priority.max(initial=0) > 0:
+                return np.int64(np.argmax(priority))
+        return np.int64(decoded.intervened.size)
 
 
 class OracleTargeting:
@@ -211,3 +247,31 @@ def sign_flip_p_value(
         random_state=seed,
     )
     return float(result.pvalue)
+
+
+def stratified_sign_flip_p_value(
+    differences: Sequence[np.ndarray], *, n_resamples: int = 10_000, seed: int = 0
+) -> float:
+    """Two-sided paired test that the sum over strata (levels) of mean differences is 0.
+
+    Each instance's difference keeps or flips its sign at random, independently (the null:
+    within every stratum, the two targeters' outcomes are exchangeable); the statistic is
+    ``sum_s mean(differences[s])``, so each stratum weighs the same whatever its size. The
+    p-value is ``(1 + #{|resampled| >= |observed|}) / (1 + n_resamples)``.
+
+    Raises:
+        ValueError: no strata, or an empty or non-1-D stratum.
+    """
+    strata = [np.asarray(d, dtype=np.float64) for d in differences]
+    if not strata or any(d.ndim != 1 or d.size == 0 for d in strata):
+        raise ValueError("differences must be a non-empty list of non-empty 1-D arrays")
+    observed = sum(float(d.mean()) for d in strata)
+    if all(not d.any() for d in strata):
+        return 1.0
+    rng = np.random.default_rng(seed)
+    resampled = np.zeros(n_resamples)
+    for d in strata:
+        signs = rng.integers(0, 2, size=(n_resamples, d.size)) * 2 - 1
+        resampled += (signs * d).mean(axis=1)
+    extreme = np.count_nonzero(np.abs(resampled) >= abs(observed) - 1e-12)
+    return float((1 + extreme) / (1 + n_resamples))

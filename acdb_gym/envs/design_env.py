@@ -32,10 +32,15 @@ __all__ = [
     "DesignState",
     "Estimator",
     "InterventionDesignEnv",
+    "ObservationMode",
     "observation_size",
 ]
 
 Estimator = Literal["pc", "true_cpdag"]
+
+ObservationMode = Literal["flat", "graph"]
+"""``"flat"``: one Box whose length depends on ``d``; ``"graph"``: per-node and per-pair
+features padded to ``max_nodes`` (:mod:`acdb_gym.envs.design_graph`)."""
 
 _SHIFT_CLIP = 10.0
 
@@ -205,14 +210,23 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
 
     ## Action Space
 
-    ``Discrete(d + 1)``: ``i < d`` intervenes on ``X_i``; ``d`` stops and submits the current
-    estimate. ``action_masks()`` (for sb3-contrib's MaskablePPO) forbids interventions once the
-    budget is spent and in the observational panel. A masked-out intervention, if taken anyway,
-    acts as "stop".
+    ``observation="flat"``: ``Discrete(d + 1)``: ``i < d`` intervenes on ``X_i``; ``d`` stops
+    and submits the current estimate. ``observation="graph"``: ``Discrete(max_nodes + 1)``:
+    ``i < d`` intervenes, ``max_nodes`` stops (``d <= i < max_nodes`` are padding, always
+    masked). ``action_masks()`` (for sb3-contrib's MaskablePPO) forbids interventions once the
+    budget is spent and in the observational panel. A masked-out action, if taken anyway, acts
+    as "stop".
 
     ## Observation Space
 
-    A flat ``Box(-1, 1, (M + 2 d^2 + d + 1,), float32)`` with ``M = d (d - 1) / 2``:
+    ``observation="graph"`` (size-free, for one policy across levels and sizes): a ``Dict`` of
+    per-node features ``nodes (N, 8)``, per-pair features ``pairs (N, N, 6)``, ``node_mask
+    (N,)``, ``action_mask (N + 1,)`` (equal to ``action_masks()``, for TorchRL's ``ActionMask``
+    and RLlib) and ``budget (3,)``, padded with zeros to ``N = max_nodes``; the table of
+    features is in :mod:`acdb_gym.envs.design_graph` and DESIGN §8.
+
+    ``observation="flat"`` (default; what ``models/acdb_design_l1_v0`` reads): a flat
+    ``Box(-1, 1, (M + 2 d^2 + d + 1,), float32)`` with ``M = d (d - 1) / 2``:
 
     | slice | content |
     |-------|---------|
@@ -240,7 +254,10 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
 
     ## Arguments
 
-    * ``level``, ``ladder``: as ``ACDBEnv``.
+    * ``level``, ``ladder``: as ``ACDBEnv`` (a :class:`~acdb_gym.core.ladder.Level` for a
+      custom world of any size).
+    * ``observation``: ``"flat"`` (default) or ``"graph"`` (size-free, see above).
+    * ``max_nodes``: padding size of the graph observation (default 64); at least ``d``.
     * ``estimator``: ``"pc"`` (default) or ``"true_cpdag"`` (isolates the targeting problem and
       trains far faster; report which was used).
     * ``shift``: intervention value in observational standard deviations above the mean.
@@ -250,17 +267,20 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
 
     ## Version History
 
-    * v0: initial version, on the v0 ladder.
+    * v0: initial version, on the v0 ladder (``ACDB-Design-L*-v0``); the v1 ladder's levels
+      are ``ACDB-Design-L*-v1``. Later: ``observation="graph"``, custom levels.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012
 
     def __init__(
         self,
-        level: str = "L1",
+        level: str | Level = "L1",
         *,
         ladder: str = "v0",
         estimator: Estimator = "pc",
+        observation: ObservationMode = "flat",
+        max_nodes: int = 64,
         shift: float = 3.0,
         alpha: float = 0.01,
         panel: Panel = PANEL_ACTIVE,
@@ -268,10 +288,9 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         render_mode: str | None = None,
     ) -> None:
         check_level_arguments(level, ladder)
-        if not isinstance(level, str):
-            raise ValueError(f"level must be a level name, got {level!r}")
-        self.level: Level = get_level(ladder, level)
+        self.level: Level = level if isinstance(level, Level) else get_level(ladder, level)
         _check_choice("estimator", estimator, get_args(Estimator))
+        _check_choice("observation", observation, get_args(ObservationMode))
         _check_choice("panel", panel, PANELS)
         _check_choice("reward", reward, get_args(RewardName))
         if render_mode is not None:
@@ -290,8 +309,16 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         self.reward_name: RewardName = reward
         d = self.level.spec.d
         self.n_nodes = d
-        self.action_space = spaces.Discrete(d + 1)
-        self.observation_space = spaces.Box(-1.0, 1.0, (observation_size(d),), np.float32)
+        self.observation_mode: ObservationMode = observation
+        self.max_nodes = self._check_max_nodes(max_nodes, d) if observation == "graph" else d
+        self.action_space = spaces.Discrete(self.max_nodes + 1)
+        self.observation_space: spaces.Space[Any] = spaces.Box(
+            -1.0, 1.0, (observation_size(d),), np.float32
+        )
+        if observation == "graph":
+            from acdb_gym.envs.design_graph import graph_observation_space
+
+            self.observation_space = graph_observation_space(self.max_nodes)
         self._session: Session | None = None
         self._instance: Instance | None = None
         self._state: DesignState | None = None
@@ -317,7 +344,7 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
     ) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         session = self._require_session()
         if not self.action_space.contains(action):
-            raise ValueError(f"action must be in [0, {self.n_nodes}], got {action!r}")
+            raise ValueError(f"action must be in [0, {self.max_nodes}], got {action!r}")
         if self._final_info is not None:
             # As ACDBEnv: a step after the end changes nothing and says so.
             info = {**self._info(), **final_info_copy(self._final_info)}
@@ -371,10 +398,10 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         """Boolean mask of valid actions: interventions while budget remains (active panel
         only), and "stop" always."""
         session = self._require_session()
-        mask = np.zeros(self.n_nodes + 1, dtype=bool)
+        mask = np.zeros(self.max_nodes + 1, dtype=bool)
         if self.panel == PANEL_ACTIVE and session.budget_remaining > 0 and not session.sealed:
             mask[: self.n_nodes] = True
-        mask[self.n_nodes] = True
+        mask[self.max_nodes] = True
         return mask
 
     # ------------------------------------------------------------------ state
@@ -404,10 +431,28 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         samples = self._require_session().intervene(target, state.intervention_value(target))
         state.add_experiment(target, samples)
 
-    def _observation(self) -> np.ndarray:
+    @staticmethod
+    def _check_max_nodes(max_nodes: int, n_nodes: int) -> int:
+        if not isinstance(max_nodes, int | np.integer) or max_nodes < n_nodes:
+            raise ValueError(f"max_nodes must be an integer >= d = {n_nodes}, got {max_nodes!r}")
+        return int(max_nodes)
+
+    def _observation(self) -> Any:
         session = self._require_session()
         remaining = session.budget_remaining if self.panel == PANEL_ACTIVE else 0
-        return self._require_state().observation(budget_remaining=remaining, budget=session.budget)
+        flat = self._require_state().observation(budget_remaining=remaining, budget=session.budget)
+        if self.observation_mode == "flat":
+            return flat
+        # Imported here: design_graph decodes flat observations with this module's classes.
+        from acdb_gym.envs.design_graph import graph_observation
+
+        return graph_observation(
+            flat,
+            self.n_nodes,
+            budget_remaining=remaining,
+            can_intervene=bool(self.action_masks()[0]),
+            max_nodes=self.max_nodes,
+        )
 
     def _info(self) -> dict[str, Any]:
         session = self._require_session()

@@ -14,8 +14,11 @@ ENV_IDS: tuple[str, ...] = tuple(
 """``ACDB-L{0..5}-v0``, ``ACDB-L{0..5}-v1``, and the v1 levels of the other SCM families,
 ``ACDB-NonGaussian-L{0..5}-v1`` and ``ACDB-Nonlinear-L{0..5}-v1``."""
 
-DESIGN_IDS: tuple[str, ...] = tuple(f"ACDB-Design-{name}-v0" for name in LADDERS["v0"])
-"""``ACDB-Design-L{0..5}-v0``: the RL intervention-design view of the v0 ladder."""
+DESIGN_IDS: tuple[str, ...] = tuple(
+    f"ACDB-Design-{name}-{ladder}" for ladder in LADDERS for name in LADDERS[ladder]
+)
+"""``ACDB-Design-L{0..5}-v0`` and ``ACDB-Design-L{0..5}-v1``: the RL intervention-design view
+of each ladder's levels."""
 
 
 def register_envs() -> None:
@@ -29,12 +32,13 @@ def register_envs() -> None:
                     kwargs={"level": level.name, "ladder": ladder_name},
                     disable_env_checker=True,
                 )
-    for name in LADDERS["v0"]:
-        env_id = f"ACDB-Design-{name}-v0"
-        if env_id not in gym.registry:
-            gym.register(
-                id=env_id,
-                entry_point="acdb_gym.envs.design_env:InterventionDesignEnv",
-                kwargs={"level": name, "ladder": "v0"},
-                disable_env_checker=True,
-            )
+    for ladder_name, ladder in LADDERS.items():
+        for name in ladder:
+            env_id = f"ACDB-Design-{name}-{ladder_name}"
+            if env_id not in gym.registry:
+                gym.register(
+                    id=env_id,
+                    entry_point="acdb_gym.envs.design_env:InterventionDesignEnv",
+                    kwargs={"level": name, "ladder": ladder_name},
+                    disable_env_checker=True,
+                )

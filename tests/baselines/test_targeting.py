@@ -12,9 +12,11 @@ from acdb_gym.agents.base import run_episode
 from acdb_gym.baselines.targeting import (
     GreedyTargeting,
     OracleTargeting,
+    PCActiveTargeting,
     RandomTargeting,
     evaluate_targeting,
     sign_flip_p_value,
+    stratified_sign_flip_p_value,
 )
 from acdb_gym.core.graphs import cpdag
 from acdb_gym.core.instance import Instance, generate_instance
@@ -49,8 +51,8 @@ def _play(env: InterventionDesignEnv, agent: Any, instance: Instance) -> list[in
 @pytest.mark.parametrize("estimator", ["true_cpdag", "pc"])
 @pytest.mark.parametrize(
     "make",
-    [lambda: RandomTargeting(seed=3), GreedyTargeting, OracleTargeting],
-    ids=["random", "greedy", "oracle"],
+    [lambda: RandomTargeting(seed=3), GreedyTargeting, PCActiveTargeting, OracleTargeting],
+    ids=["random", "greedy", "pc_active", "oracle"],
 )
 def test_targeters_respect_the_mask_and_never_repeat(estimator: str, make: Any) -> None:
     env = InterventionDesignEnv("L1", estimator=estimator)  # type: ignore[arg-type]
@@ -140,3 +142,26 @@ def test_sign_flip_p_value_is_exact_for_small_samples() -> None:
     assert sign_flip_p_value(np.array([1.0]), np.array([0.0])) == 1.0
     with pytest.raises(ValueError, match="one length"):
         sign_flip_p_value(a, a[:-1])
+
+
+def test_pc_active_targeting_follows_greedy_then_spends_the_budget() -> None:
+    env = InterventionDesignEnv("L1", estimator="true_cpdag")
+    for instance in HELD_OUT:
+        greedy = _play(env, GreedyTargeting(), instance)[:-1]
+        active = _play(env, PCActiveTargeting(), instance)[:-1]
+        assert active[: len(greedy)] == greedy
+        assert len(active) == min(instance.budget, SPEC.d)
+
+
+def test_stratified_sign_flip_weighs_every_stratum_alike() -> None:
+    rng = np.random.default_rng(0)
+    better = [rng.normal(0.05, 0.02, 40), rng.normal(0.02, 0.02, 10)]
+    assert stratified_sign_flip_p_value(better, n_resamples=2000) < 0.001
+    noise = [rng.normal(0.0, 0.02, 40), rng.normal(0.0, 0.02, 10)]
+    assert stratified_sign_flip_p_value(noise, n_resamples=2000) > 0.05
+    # A large gain in a small stratum against a small loss in a big one: the sum decides.
+    mixed = [np.full(100, -0.001), np.full(5, 0.5)]
+    assert stratified_sign_flip_p_value(mixed, n_resamples=2000) < 0.1
+    assert stratified_sign_flip_p_value([np.zeros(3)]) == 1.0
+    with pytest.raises(ValueError, match="non-empty"):
+        stratified_sign_flip_p_value([np.zeros(0)])

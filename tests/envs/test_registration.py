@@ -26,7 +26,7 @@ def test_every_level_of_every_ladder_is_registered() -> None:
     expected = {f"ACDB-L{n}-{ladder}" for n in range(6) for ladder in ("v0", "v1")}
     expected |= {f"ACDB-{tag}-L{n}-v1" for n in range(6) for tag in ("NonGaussian", "Nonlinear")}
     assert set(ENV_IDS) == expected
-    assert set(DESIGN_IDS) == {f"ACDB-Design-L{n}-v0" for n in range(6)}
+    assert set(DESIGN_IDS) == {f"ACDB-Design-L{n}-{v}" for n in range(6) for v in ("v0", "v1")}
     for env_id in ENV_IDS + DESIGN_IDS:
         assert env_id in gym.registry
 

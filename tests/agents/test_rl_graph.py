@@ -1,0 +1,192 @@
+"""The size-free graph policy: equivariance, safe files, RLAgent on every level and d = 40."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import zipfile
+from dataclasses import asdict
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from acdb_gym.agents.base import Agent, run_episode  # noqa: E402
+from acdb_gym.agents.rl import PolicyMetadata, RLAgent, UntrustedPolicyError, load_policy  # noqa: E402
+from acdb_gym.agents.rl_graph import (  # noqa: E402
+    WEIGHTS_MEMBER,
+    NetworkConfig,
+    NodeMessagePolicy,
+    collate,
+    save_network,
+)
+from acdb_gym.agents.rl_train import held_out_instances  # noqa: E402
+from acdb_gym.core.instance import generate_instance  # noqa: E402
+from acdb_gym.core.ladder import LADDERS, Level, LevelSpec  # noqa: E402
+from acdb_gym.envs.acdb_env import ACDBEnv  # noqa: E402
+from acdb_gym.envs.design_env import InterventionDesignEnv  # noqa: E402
+from acdb_gym.envs.design_graph import NODE_FEATURES, PAIR_FEATURES  # noqa: E402
+from acdb_gym.sweep import Job, run_job  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMITTED = ROOT / "models" / "acdb_design_graph" / "model.zip"
+D40 = Level(
+    "custom",
+    "D40",
+    "unseen size",
+    LevelSpec(d=40, k=60, n_obs=1000, n_int=200, noise_var=1.0, slack=0, standardized=True),
+    manifest=(),
+)
+
+
+def random_observation(d: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    return {
+        "nodes": rng.uniform(0, 1, (d, len(NODE_FEATURES))).astype(np.float32),
+        "pairs": rng.uniform(-1, 1, (d, d, len(PAIR_FEATURES))).astype(np.float32),
+        "action_mask": np.ones(d + 1, dtype=bool),
+        "budget": rng.uniform(0, 1, 3).astype(np.float32),
+    }
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    torch.manual_seed(0)
+    network = NodeMessagePolicy(NetworkConfig(hidden=16, layers=2))
+    metadata = asdict(PolicyMetadata("ppo", "v0+v1", "mix", 0, "pc", observation="graph"))
+    return save_network(network, tmp_path_factory.mktemp("graph") / "model", metadata)
+
+
+def test_renumbering_nodes_renumbers_the_logits_and_keeps_stop_and_value() -> None:
+    torch.manual_seed(1)
+    network = NodeMessagePolicy(NetworkConfig(hidden=16, layers=2))
+    rng = np.random.default_rng(0)
+    observation = random_observation(7, rng)
+    order = rng.permutation(7)
+    permuted = {
+        "nodes": observation["nodes"][order],
+        "pairs": observation["pairs"][order][:, order],
+        "action_mask": observation["action_mask"],
+        "budget": observation["budget"],
+    }
+    with torch.no_grad():
+        logits, value = network(collate([observation, permuted]))
+    assert torch.allclose(logits[1, :7], logits[0, :7][order], atol=1e-5)
+    assert torch.allclose(logits[1, 7], logits[0, 7], atol=1e-5)
+    assert torch.allclose(value[1], value[0], atol=1e-5)
+    assert not torch.allclose(logits[0, :7], logits[0, :7][np.roll(np.arange(7), 1)])
+
+
+def test_padding_in_a_batch_changes_no_logit() -> None:
+    network = NodeMessagePolicy(NetworkConfig(hidden=16, layers=2))
+    rng = np.random.default_rng(1)
+    small, large = random_observation(4, rng), random_observation(9, rng)
+    with torch.no_grad():
+        alone, value_alone = network(collate([small]))
+        batched, value_batched = network(collate([small, large]))
+    assert torch.allclose(batched[0, :4], alone[0, :4], atol=1e-5)
+    assert torch.allclose(batched[0, 9], alone[0, 4], atol=1e-5)  # "stop" moves to the end
+    assert (batched[0, 4:9] < -1e7).all()  # padding is masked out
+    assert torch.allclose(value_batched[0], value_alone[0], atol=1e-5)
+
+
+def test_a_saved_graph_policy_loads_without_pickle(saved: Path) -> None:
+    with zipfile.ZipFile(saved) as archive:
+        assert sorted(archive.namelist()) == ["acdb_gym.json", "network.json", "weights.pt"]
+    network, metadata = load_policy(saved)
+    assert isinstance(network, NodeMessagePolicy) and metadata.size_free
+    assert network.config == NetworkConfig(hidden=16, layers=2)
+
+
+class _Marker:
+    """Unpickling this creates a file: a stand-in for any code a crafted file could run."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return (open, (self.path, "w"))
+
+
+def test_weights_holding_more_than_tensors_are_refused(saved: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "code_ran"
+    buffer = io.BytesIO()
+    torch.save({"embed.0.weight": _Marker(str(marker))}, buffer)
+    crafted = tmp_path / "crafted.zip"
+    with zipfile.ZipFile(saved) as old, zipfile.ZipFile(crafted, "w") as new:
+        for name in old.namelist():
+            new.writestr(name, buffer.getvalue() if name == WEIGHTS_MEMBER else old.read(name))
+    for trust in (False, True):
+        with pytest.raises(UntrustedPolicyError, match="more than tensors"):
+            load_policy(crafted, trust=trust)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("ladder", ["v0", "v1"])
+def test_one_policy_acts_on_every_level_through_acdb_env(saved: Path, ladder: str) -> None:
+    agent = RLAgent.load(saved)
+    assert isinstance(agent, Agent)
+    for level in LADDERS[ladder].values():
+        result = run_episode(gym.make(level.env_id), agent, manifest_index=0)
+        assert not result.truncated and result.invalid_actions == 0
+        assert result.interventions <= level.instance(0).budget
+        assert result.trajectory[-1].action.startswith("Submit(")
+
+
+def test_the_acdb_env_episode_is_the_design_env_episode(saved: Path) -> None:
+    agent = RLAgent.load(saved)
+    design = InterventionDesignEnv("L1", ladder="v1", estimator="pc", observation="graph")
+    acdb = gym.make("ACDB-L1-v1")
+    for instance in held_out_instances("L1", 10**9 + 10**6, 3, ladder="v1"):
+        on_design = run_episode(design, agent, instance=instance)
+        on_acdb = run_episode(acdb, agent, instance=instance)
+        assert on_design.score == on_acdb.score
+        assert on_design.interventions == on_acdb.interventions
+
+
+def test_the_policy_acts_on_an_unseen_size(saved: Path) -> None:
+    agent = RLAgent.load(saved)
+    instance = generate_instance(D40.spec, 10**9 + 10**6 + 1)
+    result = run_episode(ACDBEnv(D40), agent, instance=instance)
+    assert not result.truncated and result.interventions <= instance.budget
+    design = InterventionDesignEnv(D40, estimator="true_cpdag", observation="graph")
+    observation, info = design.reset(options={"instance": instance})
+    agent.reset(observation, info)
+    assert design.action_masks()[agent.act(observation, info)]
+
+
+def test_a_graph_policy_refuses_the_flat_observation(saved: Path) -> None:
+    agent = RLAgent.load(saved)
+    with pytest.raises(ValueError, match='observation="graph"'):
+        run_episode(InterventionDesignEnv("L1", estimator="true_cpdag"), agent, seed=0)
+
+
+def test_the_sweep_runs_a_graph_policy_on_v1(saved: Path, tmp_path: Path) -> None:
+    row = run_job(Job("v1", "L3", 0, f"rl:{saved}", "active", "raw", 0), {}, tmp_path)
+    assert row["status"] == "ok", row["error"]
+    assert row["interventions_used"] <= LADDERS["v1"]["L3"].instance(0).budget
+
+
+def test_the_trainer_runs_and_writes_a_loadable_policy(tmp_path: Path) -> None:
+    script = ROOT / "experiments" / "train_design_policy.py"
+    command = [sys.executable, str(script), "--out", str(tmp_path), "--max-updates", "1"]
+    command += ["--rollout-steps", "2", "--eval-every", "1", "--eval-episodes", "1"]
+    command += ["--hidden", "8", "--layers", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "learning_curve.png").read_bytes().startswith(b"\x89PNG")
+    assert (tmp_path / "eval.csv").read_text().count("\n") == 2
+    _, metadata = load_policy(tmp_path / "model.zip")
+    assert metadata.timesteps == 48 and metadata.size_free
+
+
+def test_the_committed_graph_policy_is_small_and_plays_d40() -> None:
+    assert COMMITTED.is_file(), "models/acdb_design_graph/model.zip is missing"
+    assert COMMITTED.stat().st_size < 10_000_000
+    agent = RLAgent.load(COMMITTED)
+    instance = generate_instance(D40.spec, 10**9 + 10**6 + 1)
+    result = run_episode(ACDBEnv(D40), agent, instance=instance)
+    assert not result.truncated and 0.0 <= result.score["directed_f1"] <= 1.0
