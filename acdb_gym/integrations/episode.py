@@ -226,8 +226,8 @@ class ToolEpisode:
 
     def _outcome(self, text: str, *, is_error: bool) -> ToolOutcome:
         status = prompts.status_line(
-            budget_remaining=int(self._observation["budget_remaining"]),
-            steps_remaining=int(self._observation["steps_remaining"]),
+            budget_remaining=int(self._observation["budget_remaining"][0]),
+            steps_remaining=int(self._observation["steps_remaining"][0]),
             panel=self.panel,
         )
         lines = [text, status]
