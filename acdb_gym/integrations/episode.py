@@ -32,6 +32,7 @@ import numpy as np
 
 from acdb_gym import __version__
 from acdb_gym.agents.llm import INVALID_ACTION, prompts
+from acdb_gym.agents.llm.agent import describe_call, n_experiments
 from acdb_gym.agents.llm.conversation import ToolSpec
 from acdb_gym.agents.llm.tools import (
     ToolCallError,
@@ -46,7 +47,6 @@ from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
-from acdb_gym.envs.actions import Action, Intervene, Submit
 from acdb_gym.results import Location, ResultRow, ResultsFileError
 
 __all__ = [
@@ -184,7 +184,7 @@ class ToolEpisode:
                 arguments,
                 offered=self._names,
                 n_nodes=self.n_nodes,
-                n_experiments=self._n_experiments(),
+                n_experiments=n_experiments(self._observation, self.n_nodes),
             )
         except ToolCallError as error:
             return self.reject(f"Error: {error}. The call was not executed and used a step.")
@@ -192,7 +192,7 @@ class ToolEpisode:
         refusal = self._info.get("error")
         if refusal is not None:
             return self._outcome(f"Error: {refusal}", is_error=True)
-        return self._outcome(self._describe(action), is_error=False)
+        return self._outcome(describe_call(action, self._observation, self.n_nodes), is_error=False)
 
     def reject(self, message: str) -> ToolOutcome:
         """Charge a step for a turn that cannot be executed (no call, several calls, a bad
@@ -221,9 +221,6 @@ class ToolEpisode:
         self._ended = bool(terminated or truncated)
         self._truncated = bool(truncated)
 
-    def _n_experiments(self) -> int:
-        return int(np.count_nonzero(np.asarray(self._observation["targets"]) < self.n_nodes))
-
     def _outcome(self, text: str, *, is_error: bool) -> ToolOutcome:
         status = prompts.status_line(
             budget_remaining=int(self._observation["budget_remaining"][0]),
@@ -238,29 +235,6 @@ class ToolEpisode:
         elif self._ended:
             lines.append("The episode has ended.")
         return ToolOutcome("\n".join(lines), is_error, self._ended)
-
-    def _describe(self, action: Action) -> str:
-        """The LLM agents' text for an executed call."""
-        observation = self._observation
-        if isinstance(action, Intervene):
-            experiment = self._n_experiments()
-            samples = np.asarray(observation["interventional"][experiment - 1])
-            return prompts.format_intervention(action, experiment=experiment, samples=samples)
-        if isinstance(action, Submit):
-            return "The graph was submitted."
-        statistic, p_value, _ = (float(v) for v in observation["tool_result"])
-        regime = getattr(action, "regime", None)
-        if regime is None:
-            n_obs = np.shape(observation["observational"])[0]
-            where = f"the observational data (n = {n_obs})"
-        else:
-            target = int(observation["targets"][regime])
-            value = float(observation["values"][regime])
-            n_int = np.shape(observation["interventional"])[1]
-            where = f"intervention {regime + 1}, do(X{target} = {value:g}) (n = {n_int})"
-        return prompts.format_statistic(
-            action, statistic=statistic, p_value=p_value, regime_text=where
-        )
 
 
 # --------------------------------------------------------------------------- result rows

@@ -486,7 +486,7 @@ class LLMAgent:
                 call.arguments,
                 offered=self._tool_names,
                 n_nodes=self._n_nodes,
-                n_experiments=_n_experiments(observation, self._n_nodes),
+                n_experiments=n_experiments(observation, self._n_nodes),
                 state_hypothesis=self.state_hypothesis,
             )
         except ToolCallError as error:
@@ -511,7 +511,7 @@ class LLMAgent:
             results = [ToolResult(f"Error: {info['error']}\n{status}", True, pending.call_id)]
         else:
             assert pending.action is not None
-            text = self._describe(pending.action, observation)
+            text = describe_call(pending.action, observation, self._n_nodes)
             results = [ToolResult(f"{text}\n{status}", False, pending.call_id)]
         for result in results:
             self._transcript.write(
@@ -519,29 +519,31 @@ class LLMAgent:
             )
         return results
 
-    def _describe(self, action: Action, observation: Any) -> str:
-        if isinstance(action, Intervene):
-            experiment = _n_experiments(observation, self._n_nodes)
-            samples = np.asarray(observation["interventional"][experiment - 1])
-            return prompts.format_intervention(action, experiment=experiment, samples=samples)
-        if isinstance(action, Submit):
-            return "The graph was submitted."
-        statistic, p_value, _ = (float(v) for v in observation["tool_result"])
-        regime = getattr(action, "regime", None)
-        if regime is None:
-            n_obs = np.shape(observation["observational"])[0]
-            where = f"the observational data (n = {n_obs})"
-        else:
-            target = int(observation["targets"][regime])
-            value = float(observation["values"][regime])
-            n_int = np.shape(observation["interventional"])[1]
-            where = f"intervention {regime + 1}, do(X{target} = {value:g}) (n = {n_int})"
-        return prompts.format_statistic(
-            action, statistic=statistic, p_value=p_value, regime_text=where
-        )
+
+def describe_call(action: Action, observation: Any, n_nodes: int) -> str:
+    """The text the LLM agents return for an executed call: the experiment's samples, the
+    submission's acknowledgement, or a statistic with the regime it was computed on. Shared by
+    :class:`LLMAgent` and the integrations' tool episodes, so every harness shows the same text."""
+    if isinstance(action, Intervene):
+        experiment = n_experiments(observation, n_nodes)
+        samples = np.asarray(observation["interventional"][experiment - 1])
+        return prompts.format_intervention(action, experiment=experiment, samples=samples)
+    if isinstance(action, Submit):
+        return "The graph was submitted."
+    statistic, p_value, _ = (float(v) for v in observation["tool_result"])
+    regime = getattr(action, "regime", None)
+    if regime is None:
+        n_obs = np.shape(observation["observational"])[0]
+        where = f"the observational data (n = {n_obs})"
+    else:
+        target = int(observation["targets"][regime])
+        value = float(observation["values"][regime])
+        n_int = np.shape(observation["interventional"])[1]
+        where = f"intervention {regime + 1}, do(X{target} = {value:g}) (n = {n_int})"
+    return prompts.format_statistic(action, statistic=statistic, p_value=p_value, regime_text=where)
 
 
-def _n_experiments(observation: Any, n_nodes: int) -> int:
+def n_experiments(observation: Any, n_nodes: int) -> int:
     """Interventions performed so far (unused slots have target ``d``)."""
     return int(np.count_nonzero(np.asarray(observation["targets"]) < n_nodes))
 
