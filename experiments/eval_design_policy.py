@@ -42,7 +42,7 @@ from acdb_gym.baselines.targeting import (
     stratified_sign_flip_p_value,
 )
 from acdb_gym.core.instance import Instance, InstanceGenerationError, generate_instance
-from acdb_gym.core.ladder import LADDERS, Level, LevelSpec
+from acdb_gym.core.ladder import LADDERS, PAPER_LADDERS, Level, LevelSpec
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.design_env import InterventionDesignEnv
 
@@ -165,8 +165,8 @@ def main() -> None:
         e: {n: [] for n in COMPARATORS} for e in ESTIMATORS
     }
     start = time.perf_counter()
-    for ladder, levels in LADDERS.items():
-        for level in levels.values():
+    for ladder in PAPER_LADDERS:
+        for level in LADDERS[ladder].values():
             instances = [level.instance(i) for i in range(PUBLISHED, PUBLISHED + args.instances)]
             for estimator in ESTIMATORS:
                 outcomes = run_level(level, instances, estimator, policy, args.seed)

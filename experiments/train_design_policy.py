@@ -33,7 +33,7 @@ from acdb_gym.agents.rl import PolicyMetadata, RLAgent
 from acdb_gym.agents.rl_graph import NetworkConfig, NodeMessagePolicy, collate, save_network, trim
 from acdb_gym.agents.rl_train import TRAIN_SEED_LOW, VALIDATION_SEED_BASE, held_out_instances
 from acdb_gym.core.instance import Instance, InstanceGenerationError, generate_instance
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladder import LADDERS, PAPER_LADDERS
 from acdb_gym.envs.design_env import Estimator, InterventionDesignEnv
 
 
@@ -105,7 +105,7 @@ class TrainingEnv:
 def make_envs(seed: int) -> list[TrainingEnv]:
     combos = [
         (ladder, level, estimator)
-        for ladder in LADDERS
+        for ladder in PAPER_LADDERS
         for level in LADDERS[ladder]
         for estimator in ("true_cpdag", "pc")
     ]
@@ -123,8 +123,8 @@ def validate(network: NodeMessagePolicy, config: Config, greedy: bool = False) -
     """Mean terminal directed F1 (argmax policy, or greedy targeting) on validation seeds."""
     metadata = PolicyMetadata("ppo", "v0+v1", "mix", 0, "pc", observation="graph")
     rewards: dict[str, list[float]] = {"true_cpdag": [], "pc": []}
-    for ladder, levels in LADDERS.items():
-        for level in levels:
+    for ladder in PAPER_LADDERS:
+        for level in LADDERS[ladder]:
             instances = held_out_instances(
                 level, VALIDATION_SEED_BASE, config.eval_episodes, ladder=ladder
             )

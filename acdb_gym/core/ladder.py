@@ -185,6 +185,8 @@ def _build(ladder: str, specs: Mapping[str, tuple[str, LevelSpec]]) -> dict[str,
 
 
 LADDERS: dict[str, dict[str, Level]] = {name: _build(name, specs) for name, specs in _SPECS.items()}
+#: The two linear-Gaussian ladders of the paper's protocol (the family ladders vary their SCM).
+PAPER_LADDERS: tuple[str, ...] = ("v0", "v1")
 
 
 def get_level(ladder: str, level: str) -> Level:

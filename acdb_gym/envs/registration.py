@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladder import LADDERS, PAPER_LADDERS
 
 __all__ = ["DESIGN_IDS", "ENV_IDS", "register_envs"]
 
@@ -15,7 +15,7 @@ ENV_IDS: tuple[str, ...] = tuple(
 ``ACDB-NonGaussian-L{0..5}-v1`` and ``ACDB-Nonlinear-L{0..5}-v1``."""
 
 DESIGN_IDS: tuple[str, ...] = tuple(
-    f"ACDB-Design-{name}-{ladder}" for ladder in LADDERS for name in LADDERS[ladder]
+    f"ACDB-Design-{name}-{ladder}" for ladder in PAPER_LADDERS for name in LADDERS[ladder]
 )
 """``ACDB-Design-L{0..5}-v0`` and ``ACDB-Design-L{0..5}-v1``: the RL intervention-design view
 of each ladder's levels."""
@@ -32,8 +32,8 @@ def register_envs() -> None:
                     kwargs={"level": level.name, "ladder": ladder_name},
                     disable_env_checker=True,
                 )
-    for ladder_name, ladder in LADDERS.items():
-        for name in ladder:
+    for ladder_name in PAPER_LADDERS:
+        for name in LADDERS[ladder_name]:
             env_id = f"ACDB-Design-{name}-{ladder_name}"
             if env_id not in gym.registry:
                 gym.register(
