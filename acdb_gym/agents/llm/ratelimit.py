@@ -1,0 +1,144 @@
+"""A rate limiter for LLM requests shared by every process of a sweep.
+
+Two token buckets, requests per minute and prompt tokens per minute, live in one small JSON
+state file; every reservation takes an exclusive ``fcntl.flock`` on that file, reads the
+buckets, refills them for the time passed and either takes what the request needs or says how
+long to wait. Sweep workers are separate processes, and each may run several episodes at once
+in an event loop: all of them open the same file (the sweep puts it in its run directory), so
+the limits hold for the sweep as a whole. A lock is held for microseconds, so the blocking call
+is harmless inside an event loop. Needs a POSIX system (``fcntl``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+__all__ = ["RateLimiter", "estimate_tokens"]
+
+
+def estimate_tokens(text: str) -> int:
+    """A provider-neutral estimate of a prompt's tokens: one per four characters.
+
+    >>> estimate_tokens("x" * 400)
+    100
+    """
+    return max(1, len(text) // 4)
+
+
+class RateLimiter:
+    """Requests and prompt tokens per minute, shared through a state file.
+
+    Args:
+        path: the state file (created when missing); every limiter opening it shares its
+            buckets, across threads, event loops and processes.
+        requests_per_minute: the request limit, or None for none.
+        tokens_per_minute: the prompt-token limit, or None for none. A request estimated above
+            the whole limit waits for a full bucket, then goes.
+
+    Raises:
+        ValueError: a limit that is not a positive finite number.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        requests_per_minute: float | None = None,
+        tokens_per_minute: float | None = None,
+    ) -> None:
+        for name, limit in (
+            ("requests_per_minute", requests_per_minute),
+            ("tokens_per_minute", tokens_per_minute),
+        ):
+            if limit is not None and not (math.isfinite(limit) and limit > 0):
+                raise ValueError(f"{name} must be None or a positive number, got {limit!r}")
+        self.path = Path(path)
+        self.limits = {"requests": requests_per_minute, "tokens": tokens_per_minute}
+
+    def __repr__(self) -> str:
+        rpm, tpm = self.limits["requests"], self.limits["tokens"]
+        return (
+            f"RateLimiter({str(self.path)!r}, requests_per_minute={rpm}, tokens_per_minute={tpm})"
+        )
+
+    def reserve(self, tokens: int) -> float:
+        """Take one request and ``tokens`` from the buckets, or say how long to wait.
+
+        Returns:
+            0.0 when the request may go now (its share is taken); otherwise the seconds until
+            the buckets hold enough (nothing is taken: call again after waiting).
+        """
+        need = {"requests": 1.0, "tokens": float(tokens)}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            now = time.time()
+            levels = self._refilled(_read_state(fd), now)
+            wait = 0.0
+            for name, limit in self.limits.items():
+                if limit is None:
+                    continue
+                wanted = min(need[name], limit)
+                if levels[name] < wanted:
+                    wait = max(wait, (wanted - levels[name]) * 60.0 / limit)
+            if wait == 0.0:
+                for name, limit in self.limits.items():
+                    if limit is not None:
+                        levels[name] -= min(need[name], limit)
+            _write_state(fd, {"updated": now, **levels})
+        finally:
+            os.close(fd)  # closing releases the lock
+        return wait
+
+    def _refilled(self, state: dict[str, float], now: float) -> dict[str, float]:
+        elapsed = max(0.0, now - state.get("updated", now))
+        levels = {}
+        for name, limit in self.limits.items():
+            if limit is None:
+                levels[name] = 0.0
+                continue
+            level = state.get(name, limit)  # a new file starts with full buckets
+            levels[name] = min(float(limit), level + elapsed * limit / 60.0)
+        return levels
+
+    def acquire(self, tokens: int) -> float:
+        """Block until the request may go; returns the seconds waited."""
+        waited = 0.0
+        while (wait := self.reserve(tokens)) > 0:
+            time.sleep(wait)
+            waited += wait
+        return waited
+
+    async def acquire_async(self, tokens: int) -> float:
+        """:meth:`acquire` that waits with ``asyncio.sleep`` (other episodes keep running)."""
+        waited = 0.0
+        while (wait := self.reserve(tokens)) > 0:
+            await asyncio.sleep(wait)
+            waited += wait
+        return waited
+
+
+def _read_state(fd: int) -> dict[str, float]:
+    os.lseek(fd, 0, os.SEEK_SET)
+    raw = os.read(fd, 4096)
+    try:
+        state = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        return {}  # a torn write from a killed process: start with full buckets
+    if not isinstance(state, dict):
+        return {}
+    return {k: float(v) for k, v in state.items() if isinstance(v, int | float)}
+
+
+def _write_state(fd: int, state: dict[str, float]) -> None:
+    data = json.dumps(state).encode()
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.ftruncate(fd, 0)
+    os.write(fd, data)
