@@ -27,7 +27,12 @@ from acdb_gym.report.types import ReportFiles
 __all__ = ["write_report"]
 
 
-def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()) -> ReportFiles:
+def write_report(
+    run_dir: str | Path,
+    *,
+    compare: Iterable[tuple[str, str]] = (),
+    prices: str | Path | None = None,
+) -> ReportFiles:
     """Write the paper-style report of a sweep run directory into that directory.
 
     Files: ``report.md``; ``table2_<ladder>.csv``, ``table3_<ladder>.csv``,
@@ -39,13 +44,15 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
         run_dir: the sweep's run directory, holding ``results.jsonl``.
         compare: extra ``(label_a, label_b)`` pairs to test, e.g.
             ``[("llm_raw (active)", "llm_raw (observational)")]``.
+        prices: a price table (:func:`~acdb_gym.report.cost.load_prices`); adds ``costs.csv``
+            and a cost section per agent.
 
     Returns:
         The written :class:`ReportFiles`.
 
     Raises:
         FileNotFoundError: no ``results.jsonl``.
-        ValueError: a label in ``compare`` names no agent row.
+        ValueError: a label in ``compare`` names no agent row, or a bad price table.
     """
     run = Path(run_dir)
     rows, problems = read_rows(run / RESULTS_FILE)
@@ -62,8 +69,14 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
         csvs.append(write_table3_csv(run / f"table3_{table.ladder}.csv", table))
         plots.append(plot_f1_per_level(table, run / f"f1_per_level_{table.ladder}.png"))
         plots.append(plot_precision_recall(table, run / f"precision_recall_{table.ladder}.png"))
+    cost_section = ""
+    if prices is not None:
+        from acdb_gym.report.cost import job_costs, load_prices, markdown_costs, write_costs_csv
+
+        costs = job_costs(rows, load_prices(prices))
+        csvs.append(write_costs_csv(run / "costs.csv", costs))
+        cost_section = "\n" + markdown_costs(costs)
     files = ReportFiles(run / "report.md", tuple(csvs), tuple(plots), summary, tuple(problems))
-    files.markdown.write_text(
-        markdown_report(run, summary, tests, problems, files), encoding="utf-8"
-    )
+    text = markdown_report(run, summary, tests, problems, files) + cost_section
+    files.markdown.write_text(text, encoding="utf-8")
     return files
