@@ -80,33 +80,23 @@ class RateLimiter:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             now = time.time()
-            levels = self._refilled(_read_state(fd), now)
+            state = _read_state(fd)
+            limits = {name: limit for name, limit in self.limits.items() if limit is not None}
+            levels = {
+                name: _refilled(state.get(name), limit, now) for name, limit in limits.items()
+            }
             wait = 0.0
-            for name, limit in self.limits.items():
-                if limit is None:
-                    continue
+            for name, limit in limits.items():
                 wanted = min(need[name], limit)
                 if levels[name] < wanted:
                     wait = max(wait, (wanted - levels[name]) * 60.0 / limit)
-            if wait == 0.0:
-                for name, limit in self.limits.items():
-                    if limit is not None:
-                        levels[name] -= min(need[name], limit)
-            _write_state(fd, {"updated": now, **levels})
+            for name, limit in limits.items():
+                taken = 0.0 if wait else min(need[name], limit)
+                state[name] = {"level": levels[name] - taken, "updated": now}
+            _write_state(fd, state)
         finally:
             os.close(fd)  # closing releases the lock
         return wait
-
-    def _refilled(self, state: dict[str, float], now: float) -> dict[str, float]:
-        elapsed = max(0.0, now - state.get("updated", now))
-        levels = {}
-        for name, limit in self.limits.items():
-            if limit is None:
-                levels[name] = 0.0
-                continue
-            level = state.get(name, limit)  # a new file starts with full buckets
-            levels[name] = min(float(limit), level + elapsed * limit / 60.0)
-        return levels
 
     def acquire(self, tokens: int) -> float:
         """Block until the request may go; returns the seconds waited."""
@@ -125,7 +115,17 @@ class RateLimiter:
         return waited
 
 
-def _read_state(fd: int) -> dict[str, float]:
+def _refilled(bucket: dict[str, float] | None, limit: float, now: float) -> float:
+    """A bucket's level now: a new bucket is full; it refills at ``limit`` per minute."""
+    if bucket is None:
+        return float(limit)
+    elapsed = max(0.0, now - bucket["updated"])
+    return min(float(limit), bucket["level"] + elapsed * limit / 60.0)
+
+
+def _read_state(fd: int) -> dict[str, dict[str, float]]:
+    """The buckets in the file (each bucket keeps its own time, so limiters that limit only
+    one of the two leave the other alone)."""
     os.lseek(fd, 0, os.SEEK_SET)
     raw = os.read(fd, 4096)
     try:
@@ -134,10 +134,16 @@ def _read_state(fd: int) -> dict[str, float]:
         return {}  # a torn write from a killed process: start with full buckets
     if not isinstance(state, dict):
         return {}
-    return {k: float(v) for k, v in state.items() if isinstance(v, int | float)}
+    buckets = {}
+    for name, bucket in state.items():
+        if isinstance(bucket, dict) and all(
+            isinstance(bucket.get(key), int | float) for key in ("level", "updated")
+        ):
+            buckets[name] = {key: float(bucket[key]) for key in ("level", "updated")}
+    return buckets
 
 
-def _write_state(fd: int, state: dict[str, float]) -> None:
+def _write_state(fd: int, state: dict[str, dict[str, float]]) -> None:
     data = json.dumps(state).encode()
     os.lseek(fd, 0, os.SEEK_SET)
     os.ftruncate(fd, 0)

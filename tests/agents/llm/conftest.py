@@ -202,7 +202,7 @@ def encode_openai(
     """A Chat Completions response body."""
     tool_calls = [
         {
-            "id": f"call_{serial}_{k}",
+            "id": f"call_{cache['turn'] + 1}_{k}",
             "type": "function",
             "function": {
                 "name": call.name,
@@ -252,7 +252,7 @@ def encode_anthropic(
     content.extend(
         {
             "type": "tool_use",
-            "id": f"toolu_{serial}_{k}",
+            "id": f"toolu_{cache['turn'] + 1}_{k}",
             "name": call.name,
             "input": call.arguments,
         }
@@ -284,12 +284,15 @@ class FakeModelServer:
         failures: exceptions raised by the behaviour (answered with HTTP 418).
         cache: the prompt-cache accounting behind every reply's usage.
         latency_s: seconds every request waits before it is answered.
+        max_in_flight: the most requests that were being answered at once.
     """
 
     def __init__(self, behaviour: Behaviour, *, latency_s: float = 0.0) -> None:
         self.behaviour = behaviour
         self.cache = PromptCache()
         self.latency_s = latency_s
+        self.in_flight = 0
+        self.max_in_flight = 0
         self.requests: list[SeenRequest] = []
         self.responses: list[dict[str, Any]] = []
         self.failures: list[BaseException] = []
@@ -329,8 +332,13 @@ class FakeModelServer:
                 with server._lock:
                     server.requests.append(seen)
                     serial = len(server.requests)
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 if server.latency_s:
                     time.sleep(server.latency_s)
+                with server._lock:
+                    server.in_flight -= 1
                 try:
                     outcome = server.behaviour(seen)
                 except Exception as error:  # a broken script must fail the test loudly
@@ -341,7 +349,9 @@ class FakeModelServer:
                     self._fault(outcome)
                     return
                 encode = encode_anthropic if seen.provider == "anthropic" else encode_openai
-                usage = server.cache.usage(body, seen.provider)
+                # Call ids count the conversation's turns (not the server's requests), so an
+                # episode gets the same ids however concurrent episodes interleave.
+                usage = {**server.cache.usage(body, seen.provider), "turn": seen.turn}
                 self._send(200, encode(outcome, body, serial, usage), {})
 
             def _fault(self, fault: Fault) -> None:
