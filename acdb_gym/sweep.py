@@ -10,6 +10,9 @@ LLM provider that stayed down) are recorded as ``failed`` rows with the error an
 the next run. A torn last line (the process died mid-write) is cut off on resume, never parsed
 as a result; any other unreadable line stops the resume with a
 :class:`~acdb_gym.results.ResultsFileError` naming the file and line.
+
+With ``concurrency`` above 1, each worker runs up to that many LLM jobs at once in an event loop
+(:mod:`acdb_gym.sweep_concurrent`); the rows are those of a serial run apart from ``wall_time``.
 """
 
 from __future__ import annotations

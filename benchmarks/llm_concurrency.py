@@ -75,6 +75,17 @@ def run(server: Any, out: Path, levels: tuple[str, ...], seeds: int, concurrency
     return elapsed, {r["job_id"]: {k: v for k, v in r.items() if k != "wall_time"} for r in rows}
 
 
+def _diff(rows: dict[str, Any], serial: dict[str, Any]) -> list[Any]:
+    """The first differing fields, for the error message."""
+    found = []
+    for job_id in sorted(set(rows) | set(serial)):
+        a, b = rows.get(job_id, {}), serial.get(job_id, {})
+        found += [
+            (job_id, k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)
+        ]
+    return found[:5]
+
+
 def main() -> None:
     parser = base_parser(__doc__)
     parser.add_argument("--latency", type=float, default=0.5, help="seconds per request")
@@ -103,7 +114,10 @@ def main() -> None:
                 else:
                     elapsed, rows = run(server, Path(tmp) / f"n{n}", levels, seeds, n)
                     in_flight = server.max_in_flight
-                assert rows == serial_rows, f"concurrency {n} changed the rows"
+                if rows != serial_rows:
+                    raise AssertionError(
+                        f"concurrency {n} changed the rows: {_diff(rows, serial_rows)}"
+                    )
                 ideal = math.ceil(jobs / n) * REQUESTS_PER_JOB * args.latency
                 speedup = serial_time / elapsed
                 table.append(

@@ -30,7 +30,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 from .caching import anthropic_usage, mark_anthropic_cache, openai_usage
 from .conversation import ModelReply, Request, ToolCall, ToolResult
 from .records import canonical_json
-from .transport import RejectedRequestError, SDKAdapter, TransientAPIError, parse_retry_after
+from .transport import (
+    RejectedRequestError,
+    SDKAdapter,
+    TransientAPIError,
+    parse_retry_after,
+    shared_ssl_context,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import anthropic
@@ -199,9 +205,17 @@ class OpenAIAdapter(SDKAdapter):
     def _new_client(self, *, asynchronous: bool) -> openai.OpenAI | openai.AsyncOpenAI:
         import openai
 
-        client = openai.AsyncOpenAI if asynchronous else openai.OpenAI
-        return client(
-            api_key=self._api_key, base_url=self._base_url, timeout=self._timeout, max_retries=0
+        options: dict[str, Any] = {
+            "api_key": self._api_key,
+            "base_url": self._base_url,
+            "timeout": self._timeout,
+            "max_retries": 0,
+        }
+        if asynchronous:
+            http = openai.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+            return openai.AsyncOpenAI(**options, http_client=http)
+        return openai.OpenAI(
+            **options, http_client=openai.DefaultHttpxClient(verify=shared_ssl_context())
         )
 
     def parse_reply(self, raw: Mapping[str, Any], *, id_prefix: str) -> ModelReply:
@@ -379,9 +393,17 @@ class AnthropicAdapter(SDKAdapter):
     def _new_client(self, *, asynchronous: bool) -> anthropic.Anthropic | anthropic.AsyncAnthropic:
         import anthropic
 
-        client = anthropic.AsyncAnthropic if asynchronous else anthropic.Anthropic
-        return client(
-            api_key=self._api_key, base_url=self._base_url, timeout=self._timeout, max_retries=0
+        options: dict[str, Any] = {
+            "api_key": self._api_key,
+            "base_url": self._base_url,
+            "timeout": self._timeout,
+            "max_retries": 0,
+        }
+        if asynchronous:
+            http = anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+            return anthropic.AsyncAnthropic(**options, http_client=http)
+        return anthropic.Anthropic(
+            **options, http_client=anthropic.DefaultHttpxClient(verify=shared_ssl_context())
         )
 
     def parse_reply(self, raw: Mapping[str, Any], *, id_prefix: str) -> ModelReply:

@@ -275,6 +275,10 @@ def encode_anthropic(
     }
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # many concurrent clients: the default backlog of 5 drops some
+
+
 class FakeModelServer:
     """A threaded HTTP server on 127.0.0.1 (port 0) answering with a behaviour.
 
@@ -298,7 +302,7 @@ class FakeModelServer:
         self.failures: list[BaseException] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd = _Server(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
