@@ -37,6 +37,12 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._fill_text(text, width, indent)
 
 
+_PRICES_HELP = (
+    "JSON or TOML price table for LLM cost per job and agent in the report: per model, USD per "
+    "million tokens of input, cached_input, cache_write and output"
+)
+
+
 def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "sweep",
@@ -72,6 +78,12 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--repeats", type=int, default=1, help="repeats of every job")
     p.add_argument("--workers", type=int, default=1, help="parallel worker processes")
     p.add_argument(
+        "--concurrency",
+        type=int,
+        default=1,
+        help="LLM episodes each worker runs at once (async HTTP; rows as in a serial run)",
+    )
+    p.add_argument(
         "--backend",
         default="process",
         choices=["process", "ray"],
@@ -94,6 +106,34 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="LLM agents also state their current graph with every intervention (the "
         "report's Revision section); part of the job id",
     )
+    p.add_argument(
+        "--requests-per-minute",
+        type=float,
+        help="LLM request limit shared by all workers (state in OUT/llm_rate_limit.json)",
+    )
+    p.add_argument(
+        "--tokens-per-minute",
+        type=float,
+        help="LLM prompt-token limit shared by all workers (estimated as characters / 4)",
+    )
+    p.add_argument(
+        "--no-prompt-cache",
+        action="store_true",
+        help="do not mark the prompt prefix for Anthropic's prompt cache",
+    )
+    p.add_argument(
+        "--text-turns",
+        type=int,
+        help="thinking mode: text-only LLM replies allowed per episode (tool_choice auto; "
+        "each uses a step)",
+    )
+    p.add_argument(
+        "--thinking-budget",
+        type=int,
+        help="Anthropic extended-thinking budget in tokens (>= 1024, below the output limit)",
+    )
+    p.add_argument("--reasoning-effort", help="OpenAI reasoning_effort, e.g. low, medium, high")
+    p.add_argument("--prices", type=Path, help=_PRICES_HELP)
     p.add_argument(
         "--timeout", type=float, default=None, help="seconds per LLM HTTP request (default 60)"
     )
@@ -120,6 +160,7 @@ def _report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         description=f"Aggregate RUN_DIR/{RESULTS_FILE} into the paper-style tables and plots.",
     )
     p.add_argument("run_dir", type=Path, help="a sweep's --out directory")
+    p.add_argument("--prices", type=Path, help=_PRICES_HELP)
     p.add_argument(
         "--compare",
         action="append",
@@ -195,7 +236,15 @@ def _sweep(args: argparse.Namespace) -> int:
         "max_retries": args.max_retries,
         "trust_model": True if args.trust_model else None,
         "state_hypothesis": True if args.state_hypothesis else None,
+        "prompt_cache": False if args.no_prompt_cache else None,
+        "text_turns": args.text_turns,
+        "thinking_budget": args.thinking_budget,
+        "reasoning_effort": args.reasoning_effort,
+        "requests_per_minute": args.requests_per_minute,
+        "tokens_per_minute": args.tokens_per_minute,
     }
+    if args.requests_per_minute is not None or args.tokens_per_minute is not None:
+        options["rate_limit_file"] = str(args.out / "llm_rate_limit.json")
     status = 0
     for ladder in _sweep_ladders(args):
         config = SweepConfig(
@@ -207,13 +256,14 @@ def _sweep(args: argparse.Namespace) -> int:
             panels=parse_panels(args.panels),
             repeats=args.repeats,
             workers=args.workers,
+            concurrency=args.concurrency,
             backend=args.backend,
             agent_options={k: v for k, v in options.items() if v is not None},
             progress=not args.no_progress,
         )
         status = max(status, _run_one_sweep(config))
     if not args.no_report:
-        _write_report(args.out, [])
+        _write_report(args.out, [], args.prices)
     return status
 
 
@@ -248,7 +298,7 @@ def _run_one_sweep(config: Any) -> int:
     return 1 if summary.failed or summary.not_run else 0
 
 
-def _write_report(run_dir: Path, compare: Sequence[str]) -> None:
+def _write_report(run_dir: Path, compare: Sequence[str], prices: Path | None = None) -> None:
     from acdb_gym import report
 
     pairs = []
@@ -260,7 +310,7 @@ def _write_report(run_dir: Path, compare: Sequence[str]) -> None:
     with warnings.catch_warnings():
         # The skipped lines are listed once below, and in report.md.
         warnings.simplefilter("ignore")
-        files = report.write_report(run_dir, compare=pairs)
+        files = report.write_report(run_dir, compare=pairs, prices=prices)
     for problem in files.problems:
         print(f"acdb: warning: {problem}", file=sys.stderr)
     print(report.format_terminal(files.summary))
@@ -270,7 +320,7 @@ def _write_report(run_dir: Path, compare: Sequence[str]) -> None:
 def _report(args: argparse.Namespace) -> int:
     if not (args.run_dir / RESULTS_FILE).exists():
         raise ValueError(f"no {RESULTS_FILE} in {args.run_dir}")
-    _write_report(args.run_dir, args.compare)
+    _write_report(args.run_dir, args.compare, args.prices)
     return 0
 
 

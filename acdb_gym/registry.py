@@ -41,16 +41,25 @@ provider options; ``Class.load(path)`` of a saved policy named ``NAME:PATH``."""
 Extra = Literal["llm", "rl"]
 """An optional dependency group of the package (``pip install 'acdb_gym[llm]'``)."""
 
-LLM_OPTIONS: Final = ("provider", "model", "base_url", "temperature", "state_hypothesis")
+LLM_OPTIONS: Final = (
+    "provider",
+    "model",
+    "base_url",
+    "temperature",
+    "state_hypothesis",
+    "text_turns",
+    "thinking_budget",
+    "reasoning_effort",
+)
 """The sweep options that define an LLM agent (part of its job id when given;
 ``state_hypothesis`` is given only when on, so the paper protocol's job ids stay)."""
 
 _REQUIRED: Final = ("provider", "model")
 """The LLM options without which the agent cannot be built."""
 
-_TRANSPORT: Final = ("timeout", "max_retries")
-"""LLM options of the HTTP transport: they change how long a job may take, not its result, so
-they are not part of the job id."""
+_TRANSPORT: Final = ("timeout", "max_retries", "prompt_cache")
+"""LLM options of the HTTP transport (and prompt caching): they change how long a job takes
+and what it costs, not its result, so they are not part of the job id."""
 
 
 @dataclass(frozen=True)
@@ -164,7 +173,25 @@ def _llm(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
         temperature=0.0 if temperature is None else float(temperature),
         cache_dir=Path(options["cache_dir"]) if options.get("cache_dir") else None,
         state_hypothesis=bool(options.get("state_hypothesis")),
+        text_turns=int(options.get("text_turns") or 0),
+        thinking_budget=options.get("thinking_budget"),
+        reasoning_effort=options.get("reasoning_effort"),
+        rate_limiter=_rate_limiter(options),
         **transport,
+    )
+
+
+def _rate_limiter(options: Mapping[str, Any]) -> Any:
+    """The limiter shared by the sweep's LLM agents, or None without limits."""
+    rpm, tpm = options.get("requests_per_minute"), options.get("tokens_per_minute")
+    if rpm is None and tpm is None:
+        return None
+    if not options.get("rate_limit_file"):
+        raise ValueError("requests_per_minute/tokens_per_minute need rate_limit_file")
+    from acdb_gym.agents.llm.ratelimit import RateLimiter
+
+    return RateLimiter(
+        Path(options["rate_limit_file"]), requests_per_minute=rpm, tokens_per_minute=tpm
     )
 
 

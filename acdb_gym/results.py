@@ -92,10 +92,12 @@ class ResultsFileError(ValueError):
 
 
 # --------------------------------------------------------------------------- the row
-_OPTIONAL: Final = frozenset({"agent_stats", "privileged", "revision"})
+_OPTIONAL: Final = frozenset(
+    {"agent_stats", "privileged", "revision", "tokens_cached_in", "tokens_cache_write"}
+)
 """Keys a row may lack: failed rows carry no agent statistics, rows written before rows
-recorded privileged access do not say, and only agents that state hypotheses have a revision
-record."""
+recorded privileged access do not say, only agents that state hypotheses have a revision
+record, and only agents that report prompt caching (LLM agents) have its token counts."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,6 +111,11 @@ class ResultRow:
     ``float`` also accept integers, as JSON does.
 
     Attributes:
+        tokens_in: prompt tokens, including those read from or written to a prompt cache.
+        tokens_cached_in: of ``tokens_in``, those read from the provider's prompt cache (billed
+            at the cached-input price); None for agents that do not report it.
+        tokens_cache_write: of ``tokens_in``, those written to the prompt cache (Anthropic's
+            cache-write price); None for agents that do not report it.
         agent_stats: the agent's own episode statistics; None when the row has none (failed).
         privileged: the agent was handed the hidden instance (the oracle); None in rows
             written before rows recorded it.
@@ -157,6 +164,8 @@ class ResultRow:
     draws: int
     tokens_in: int | None
     tokens_out: int | None
+    tokens_cached_in: int | None = None
+    tokens_cache_write: int | None = None
     wall_time: float
     agent_stats: Mapping[str, Any] | None = field(default=None, hash=False)
     privileged: bool | None = None

@@ -10,6 +10,9 @@ LLM provider that stayed down) are recorded as ``failed`` rows with the error an
 the next run. A torn last line (the process died mid-write) is cut off on resume, never parsed
 as a result; any other unreadable line stops the resume with a
 :class:`~acdb_gym.results.ResultsFileError` naming the file and line.
+
+With ``concurrency`` above 1, each worker runs up to that many LLM jobs at once in an event loop
+(:mod:`acdb_gym.sweep_concurrent`); the rows are those of a serial run apart from ``wall_time``.
 """
 
 from __future__ import annotations
@@ -99,6 +102,9 @@ class SweepConfig:
         panels: ``"active"`` and/or ``"observational"``.
         repeats: repeats of every job (useful for stochastic agents).
         workers: parallel worker processes (1 runs in this process).
+        concurrency: LLM episodes each worker runs at once (their agents await HTTP replies
+            in one event loop; other agents run one job at a time). Rows are the same as a
+            serial run's, apart from ``wall_time``.
         backend: ``"process"`` (a process pool) or ``"ray"``.
         agent_options: options for configurable agents (LLM provider, model, base URL, ...).
         progress: show a progress bar with ETA on stderr.
@@ -112,6 +118,7 @@ class SweepConfig:
     panels: tuple[Panel, ...] = PANELS
     repeats: int = 1
     workers: int = 1
+    concurrency: int = 1
     backend: Backend = "process"
     agent_options: dict[str, Any] = field(default_factory=dict)
     progress: bool = True
@@ -131,8 +138,12 @@ class SweepConfig:
             raise ValueError(f"repeats must be at least 1, got {self.repeats}")
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}")
+        if self.concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, got {self.concurrency}")
         if self.backend not in ("process", "ray"):
             raise ValueError(f"backend must be 'process' or 'ray', got {self.backend!r}")
+        if self.backend == "ray" and self.concurrency > 1:
+            raise ValueError("concurrency above 1 needs backend='process'")
         for agent in self.agents:
             get_agent(agent)
 
@@ -186,6 +197,48 @@ def run_job(
 ) -> dict[str, Any]:
     """Run one job and return its result row; an exception becomes a ``failed`` row."""
     start = time.perf_counter()
+    try:
+        env, agent, spec = _prepare(job, dict(agent_options or {}), out)
+        from acdb_gym.agents.base import run_episode
+
+        try:
+            results = [
+                run_episode(env, agent, manifest_index=job.manifest_index)
+                for _ in range(spec.draws)
+            ]
+        finally:
+            env.close()
+        row = _scored_row(results, spec.draws, getattr(agent, "states_hypotheses", False))
+    except Exception as error:  # a failed episode is recorded, never scored as zero
+        row = _failed_row(error)
+    return _finish_row(job, row, start)
+
+
+async def run_job_async(
+    job: Job, agent_options: dict[str, Any] | None = None, out: Path | None = None
+) -> dict[str, Any]:
+    """:func:`run_job` for an agent with ``act_async`` (LLM agents), from an event loop: the
+    same row, while other jobs of the loop run during its HTTP waits."""
+    start = time.perf_counter()
+    try:
+        env, agent, spec = _prepare(job, dict(agent_options or {}), out)
+        from acdb_gym.agents.base import run_episode_async
+
+        try:
+            results = [
+                await run_episode_async(env, agent, manifest_index=job.manifest_index)
+                for _ in range(spec.draws)
+            ]
+        finally:
+            env.close()
+            await agent.aclose()  # the async client belongs to this loop
+        row = _scored_row(results, spec.draws, getattr(agent, "states_hypotheses", False))
+    except Exception as error:
+        row = _failed_row(error)
+    return _finish_row(job, row, start)
+
+
+def _finish_row(job: Job, row: dict[str, Any], start: float) -> dict[str, Any]:
     level = get_level(job.ladder, job.level)
     base: dict[str, Any] = {
         "job_id": job.job_id,
@@ -201,28 +254,28 @@ def run_job(
         "version": __version__,
         "privileged": get_agent(job.agent).privileged,
     }
-    try:
-        row = _run_episodes(job, dict(agent_options or {}), out)
-    except Exception as error:  # a failed episode is recorded, never scored as zero
-        last = traceback.format_exception_only(type(error), error)[-1].strip()
-        row = {"status": "failed", "error": last}
-        row.update(dict.fromkeys(SCORE_FIELDS))
-        row.update(
-            steps=None,
-            invalid_actions=None,
-            truncated=None,
-            draws=0,
-            tokens_in=None,
-            tokens_out=None,
-        )
     row["wall_time"] = time.perf_counter() - start
     return {**base, **row}
 
 
-def _run_episodes(job: Job, options: dict[str, Any], out: Path | None) -> dict[str, Any]:
-    import gymnasium as gym
+def _failed_row(error: Exception) -> dict[str, Any]:
+    last = traceback.format_exception_only(type(error), error)[-1].strip()
+    row: dict[str, Any] = {"status": "failed", "error": last}
+    row.update(dict.fromkeys(SCORE_FIELDS))
+    row.update(
+        steps=None,
+        invalid_actions=None,
+        truncated=None,
+        draws=0,
+        tokens_in=None,
+        tokens_out=None,
+    )
+    return row
 
-    from acdb_gym.agents.base import run_episode
+
+def _prepare(job: Job, options: dict[str, Any], out: Path | None) -> tuple[Any, Any, AgentEntry]:
+    """The job's env and agent (with its transcript path under ``out``)."""
+    import gymnasium as gym
 
     spec = get_agent(job.agent)
     env_kwargs: dict[str, Any] = {"panel": job.panel, "tools": job.tools}
@@ -234,29 +287,37 @@ def _run_episodes(job: Job, options: dict[str, Any], out: Path | None) -> dict[s
     if hasattr(agent, "transcript_path") and transcript_dir is not None:
         transcript_dir.mkdir(parents=True, exist_ok=True)
         agent.transcript_path = transcript_dir / f"{job.job_id}.jsonl"
-    results = [
-        run_episode(env, agent, manifest_index=job.manifest_index) for _ in range(spec.draws)
-    ]
-    revision = results[-1].revision if getattr(agent, "states_hypotheses", False) else None
-    env.close()
+    return env, agent, spec
+
+
+_TOKEN_FIELDS = ("tokens_in", "tokens_out", "tokens_cached_in", "tokens_cache_write")
+"""Agent statistics that are row fields of their own (the last two only when reported)."""
+
+
+def _scored_row(results: Sequence[Any], draws: int, states_hypotheses: bool) -> dict[str, Any]:
+    """The row fields of a finished job's episodes (``draws`` of them, averaged); the revision
+    record of the last one when the agent states hypotheses."""
+    revision = results[-1].revision if states_hypotheses else None
     scores = {name: float(np.mean([r.score[name] for r in results])) for name in SCORE_FIELDS}
     for name in ("shd", "shd_extra", "shd_missing", "shd_reversed", "shd_unresolved"):
-        if spec.draws == 1:
+        if draws == 1:
             scores[name] = int(scores[name])
     scores["interventions_used"] = int(results[0].score["interventions_used"])
     scores["i_star_size"] = int(results[0].score["i_star_size"])
     extra = results[-1].extra
+    tokens = {name: extra.get(name) for name in _TOKEN_FIELDS if name in extra}
     return {
         "status": "ok",
         "error": None,
         **scores,
-        "steps": float(np.mean([r.steps for r in results])) if spec.draws > 1 else results[0].steps,
+        "steps": float(np.mean([r.steps for r in results])) if draws > 1 else results[0].steps,
         "invalid_actions": sum(r.invalid_actions for r in results),
         "truncated": any(r.truncated for r in results),
-        "draws": spec.draws,
+        "draws": draws,
         "tokens_in": extra.get("tokens_in"),
         "tokens_out": extra.get("tokens_out"),
-        "agent_stats": {k: v for k, v in extra.items() if k not in ("tokens_in", "tokens_out")},
+        **tokens,
+        "agent_stats": {k: v for k, v in extra.items() if k not in _TOKEN_FIELDS},
         **({} if revision is None else {"revision": revision.to_dict()}),
     }
 
@@ -295,6 +356,10 @@ def _execute(
     options = config.agent_options
     if config.backend == "ray":
         yield from _execute_ray(jobs, config, skip)
+    elif config.concurrency > 1 and (config.workers == 1 or len(jobs) <= 1):
+        from acdb_gym.sweep_concurrent import iter_concurrent
+
+        yield from iter_concurrent(jobs, options, config.out, config.concurrency, skip)
     elif config.workers == 1 or len(jobs) <= 1:
         for job in jobs:
             if not skip(job):
@@ -306,24 +371,34 @@ def _execute(
 def _execute_pool(
     jobs: Sequence[Job], config: SweepConfig, skip: Callable[[Job], bool]
 ) -> Iterator[dict[str, Any]]:
+    from acdb_gym.sweep_concurrent import batches, run_batch
+
     context = _worker_context()
     with ProcessPoolExecutor(max_workers=config.workers, mp_context=context) as pool:
-        pending: set[Future[dict[str, Any]]] = set()
-        queue = list(jobs)
-        # Keep a bounded number of jobs in flight so results stream back as they finish.
+        pending: set[Future[list[dict[str, Any]]]] = set()
+        # A task is one job, or with concurrency up to that many LLM jobs run at once.
+        queue = batches(jobs, config.concurrency)
+        # Keep a bounded number of tasks in flight so results stream back as they finish.
         while queue or pending:
             while queue and len(pending) < 2 * config.workers:
-                job = queue.pop(0)
-                if not skip(job):
-                    pending.add(pool.submit(run_job, job, config.agent_options, config.out))
+                batch = [job for job in queue.pop(0) if not skip(job)]
+                if batch:
+                    args = (batch, config.agent_options, config.out, config.concurrency)
+                    pending.add(pool.submit(run_batch, *args))
             if not pending:
                 break
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                yield future.result()
+                yield from future.result()
 
 
-_WORKER_PRELOAD = ("acdb_gym.sweep", "acdb_gym.agents.base", "acdb_gym.baselines", "gymnasium")
+_WORKER_PRELOAD = (
+    "acdb_gym.sweep",
+    "acdb_gym.sweep_concurrent",
+    "acdb_gym.agents.base",
+    "acdb_gym.baselines",
+    "gymnasium",
+)
 """What every worker imports before its first job: a forkserver imports it once and forks the
 workers from it, so they do not each pay the import (about a second each)."""
 

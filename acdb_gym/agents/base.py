@@ -19,7 +19,15 @@ from acdb_gym.core.instance import Instance
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.envs.privileged import hidden_instance_of
 
-__all__ = ["Agent", "EpisodeResult", "PrivilegedAgent", "StepRecord", "run_episode"]
+__all__ = [
+    "Agent",
+    "AsyncAgent",
+    "EpisodeResult",
+    "PrivilegedAgent",
+    "StepRecord",
+    "run_episode",
+    "run_episode_async",
+]
 
 
 @runtime_checkable
@@ -43,6 +51,16 @@ class Agent(Protocol):
 
     def act(self, observation: Any, info: Mapping[str, Any]) -> Any:
         """Return the next action (an element of the env's action space)."""
+        ...
+
+
+@runtime_checkable
+class AsyncAgent(Agent, Protocol):
+    """An agent that can also choose its action from an event loop (LLM agents waiting on HTTP),
+    so that :func:`run_episode_async` can run many episodes at once."""
+
+    async def act_async(self, observation: Any, info: Mapping[str, Any]) -> Any:
+        """:meth:`act`, awaiting instead of blocking; the same action for the same history."""
         ...
 
 
@@ -126,20 +144,8 @@ def run_episode(
         manifest_index: use the level's preflighted instance of this index.
         instance: inject this instance instead.
     """
-    options: dict[str, Any] = {}
-    if manifest_index is not None:
-        options["manifest_index"] = manifest_index
-    if instance is not None:
-        options["instance"] = instance
     start = time.perf_counter()
-    observation, info = env.reset(seed=seed, options=options or None)
-    if getattr(agent, "privileged", False):
-        if not isinstance(agent, PrivilegedAgent):
-            raise TypeError(
-                f"agent {agent.name!r} declares privileged = True but has no observe_instance()"
-            )
-        agent.observe_instance(hidden_instance_of(env))
-    agent.reset(observation, info)
+    observation, info = _begin(env, agent, seed, manifest_index, instance)
     trajectory: list[StepRecord] = []
     reward = 0.0
     terminated = truncated = False
@@ -148,6 +154,65 @@ def run_episode(
         observation, step_reward, terminated, truncated, info = env.step(action)
         reward = float(step_reward)
         trajectory.append(StepRecord(_describe(env, action), reward, info.get("error")))
+    return _finish(agent, info, reward, trajectory, truncated, start)
+
+
+async def run_episode_async(
+    env: gym.Env[Any, Any],
+    agent: AsyncAgent,
+    *,
+    seed: int | None = None,
+    manifest_index: int | None = None,
+    instance: Instance | None = None,
+) -> EpisodeResult:
+    """:func:`run_episode` awaiting ``agent.act_async``: the same episode, step for step, while
+    other episodes of the event loop run during the agent's waits. The env steps themselves
+    run in the loop (they take microseconds to milliseconds)."""
+    start = time.perf_counter()
+    observation, info = _begin(env, agent, seed, manifest_index, instance)
+    trajectory: list[StepRecord] = []
+    reward = 0.0
+    terminated = truncated = False
+    while not (terminated or truncated):
+        action = await agent.act_async(observation, info)
+        observation, step_reward, terminated, truncated, info = env.step(action)
+        reward = float(step_reward)
+        trajectory.append(StepRecord(_describe(env, action), reward, info.get("error")))
+    return _finish(agent, info, reward, trajectory, truncated, start)
+
+
+def _begin(
+    env: gym.Env[Any, Any],
+    agent: Agent,
+    seed: int | None,
+    manifest_index: int | None,
+    instance: Instance | None,
+) -> tuple[Any, dict[str, Any]]:
+    """Reset the env, hand a privileged agent its instance, reset the agent."""
+    options: dict[str, Any] = {}
+    if manifest_index is not None:
+        options["manifest_index"] = manifest_index
+    if instance is not None:
+        options["instance"] = instance
+    observation, info = env.reset(seed=seed, options=options or None)
+    if getattr(agent, "privileged", False):
+        if not isinstance(agent, PrivilegedAgent):
+            raise TypeError(
+                f"agent {agent.name!r} declares privileged = True but has no observe_instance()"
+            )
+        agent.observe_instance(hidden_instance_of(env))
+    agent.reset(observation, info)
+    return observation, info
+
+
+def _finish(
+    agent: Agent,
+    info: dict[str, Any],
+    reward: float,
+    trajectory: list[StepRecord],
+    truncated: bool,
+    start: float,
+) -> EpisodeResult:
     wall_time = time.perf_counter() - start
     stats = getattr(agent, "episode_stats", None)
     extra = dict(stats()) if callable(stats) else {}

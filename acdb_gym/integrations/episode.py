@@ -32,8 +32,8 @@ import numpy as np
 
 from acdb_gym import __version__
 from acdb_gym.agents.llm import INVALID_ACTION, prompts
-from acdb_gym.agents.llm.agent import describe_call, n_experiments
 from acdb_gym.agents.llm.conversation import ToolSpec
+from acdb_gym.agents.llm.feedback import describe_result, n_experiments
 from acdb_gym.agents.llm.tools import (
     ToolCallError,
     Variant,
@@ -192,7 +192,8 @@ class ToolEpisode:
         refusal = self._info.get("error")
         if refusal is not None:
             return self._outcome(f"Error: {refusal}", is_error=True)
-        return self._outcome(describe_call(action, self._observation, self.n_nodes), is_error=False)
+        text = describe_result(action, self._observation, n_nodes=self.n_nodes)
+        return self._outcome(text, is_error=False)
 
     def reject(self, message: str) -> ToolOutcome:
         """Charge a step for a turn that cannot be executed (no call, several calls, a bad

@@ -31,7 +31,12 @@ from acdb_gym.report.types import ReportFiles
 __all__ = ["write_report"]
 
 
-def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()) -> ReportFiles:
+def write_report(
+    run_dir: str | Path,
+    *,
+    compare: Iterable[tuple[str, str]] = (),
+    prices: str | Path | None = None,
+) -> ReportFiles:
     """Write the paper-style report of a sweep run directory into that directory.
 
     Files: ``report.md`` (with the transfer table across SCM families when the rows span
@@ -39,20 +44,23 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
     ``random_floor.csv``, ``paired_tests.csv``, ``sortability.csv`` (raw units: fractions in
     [0, 1], SHD in edges; empty cells are NaN); ``f1_per_level_<ladder>.png`` and
     ``precision_recall_<ladder>.png``; ``revision.csv`` when rows carry revision records
-    (:mod:`acdb_gym.report.revision`).
+    (:mod:`acdb_gym.report.revision`); ``costs.csv`` and a cost section when ``prices`` is given
+    (:mod:`acdb_gym.report.cost`).
     Unreadable lines of ``results.jsonl`` are skipped with a warning and listed in the report.
 
     Args:
         run_dir: the sweep's run directory, holding ``results.jsonl``.
         compare: extra ``(label_a, label_b)`` pairs to test, e.g.
             ``[("llm_raw (active)", "llm_raw (observational)")]``.
+        prices: a price table (:func:`~acdb_gym.report.cost.load_prices`); adds ``costs.csv``
+            and a cost section per agent.
 
     Returns:
         The written :class:`ReportFiles`.
 
     Raises:
         FileNotFoundError: no ``results.jsonl``.
-        ValueError: a label in ``compare`` names no agent row.
+        ValueError: a label in ``compare`` names no agent row, or a bad price table.
     """
     run = Path(run_dir)
     rows, problems = read_rows(run / RESULTS_FILE)
@@ -74,10 +82,18 @@ def write_report(run_dir: str | Path, *, compare: Iterable[tuple[str, str]] = ()
         csvs.append(write_table3_csv(run / f"table3_{table.ladder}.csv", table))
         plots.append(plot_f1_per_level(table, run / f"f1_per_level_{table.ladder}.png"))
         plots.append(plot_precision_recall(table, run / f"precision_recall_{table.ladder}.png"))
+    cost_section = ""
+    if prices is not None:
+        from acdb_gym.report.cost import job_costs, load_prices, markdown_costs, write_costs_csv
+
+        costs = job_costs(rows, load_prices(prices))
+        csvs.append(write_costs_csv(run / "costs.csv", costs))
+        cost_section = "\n" + markdown_costs(costs)
     files = ReportFiles(run / "report.md", tuple(csvs), tuple(plots), summary, tuple(problems))
     text = markdown_report(run, summary, tests, problems, files, sortability, revisions=revisions)
     transfer = transfer_markdown(rows)
     if transfer:
         text = text.rstrip("\n") + "\n\n" + "\n".join(transfer) + "\n"
+    text += cost_section
     files.markdown.write_text(text, encoding="utf-8")
     return files

@@ -15,6 +15,7 @@ from __future__ import annotations
 from .agent import API_KEY_ENV, INVALID_ACTION, LLMAgent
 from .errors import LLMProviderError
 from .providers import PROVIDERS, Provider
+from .ratelimit import RateLimiter
 from .tools import VARIANTS, Variant, build_tools, env_kwargs_for
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "LLMAgent",
     "LLMProviderError",
     "Provider",
+    "RateLimiter",
     "Variant",
     "build_tools",
     "env_kwargs_for",

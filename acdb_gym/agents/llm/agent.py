@@ -6,14 +6,24 @@ that cannot be executed (unknown tool, arguments that are not JSON or have wrong
 out-of-range values, no call, several calls) still costs a step: ``act`` returns
 :data:`INVALID_ACTION`, which the env rejects, and the model sees the agent's own error message
 as the result on the next turn.
+
+In *thinking mode* (``text_turns > 0``) the model may instead answer in text before it calls a
+tool (``tool_choice`` auto): up to ``text_turns`` text-only replies per episode are accepted,
+each using a step, and are not counted as invalid calls; once they are used up, every reply
+must call a tool again. Anthropic extended thinking (``thinking_budget``) and OpenAI
+``reasoning_effort`` are passed through.
+
+:meth:`LLMAgent.act` sends with the SDK's blocking client; :meth:`LLMAgent.act_async` does
+the same from an event loop with its async client, so one process can run many episodes at
+once (the retry, temperature and cache logic is one generator that both drive).
 """
 
 from __future__ import annotations
 
-import math
 import os
 import time
-from dataclasses import dataclass, field
+from collections.abc import Generator
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +31,33 @@ import numpy as np
 
 from acdb_gym.core.types import PANEL_OBSERVATIONAL, PANELS, Panel
 from acdb_gym.envs import actions
-from acdb_gym.envs.actions import Action, Intervene, Submit
+from acdb_gym.envs.actions import Action
 
 from . import prompts
-from .conversation import Exchange, ModelReply, Request, ToolResult, ToolSpec
-from .errors import LLMProviderError
+from .calls import (
+    MAX_BACKOFF,
+    MAX_RETRY_AFTER,
+    Effect,
+    Send,
+    Sleep,
+    Steps,
+    drive,
+    drive_async,
+    provider_error,
+    refuses_temperature,
+    retry_delay,
+)
+from .checks import check_arguments, check_thinking
+from .conversation import Exchange, ModelReply, Request, ToolChoice, ToolResult, ToolSpec
+from .feedback import describe_result, n_experiments, text_turn_note
 from .providers import (
-    PROVIDERS,
     Provider,
     ProviderAdapter,
     RejectedRequestError,
     TransientAPIError,
     make_adapter,
 )
+from .ratelimit import RateLimiter
 from .records import Redactor, ResponseCache, TranscriptWriter, capped_record
 from .tools import (
     ToolCallError,
@@ -55,12 +79,6 @@ the observational data is an element of every action space and is invalid in eve
 (``tools="raw"`` rejects statistics tools; ``tools="stats"`` rejects ``i == j``), so the env
 charges a step and changes nothing else. The env's own message is replaced by the agent's."""
 
-MAX_RETRY_AFTER = 120.0
-"""Longest server-requested wait (``retry-after``) honoured, in seconds."""
-
-MAX_BACKOFF = 60.0
-"""Longest exponential-backoff wait, in seconds."""
-
 _TEMPERATURE_REFUSED = "temperature_refused"
 """Cache fact: the model answered 400 to a request with ``temperature``."""
 
@@ -72,10 +90,13 @@ _LOCAL_PLACEHOLDER_KEY = "EMPTY"
 class _EpisodeStats:
     tokens_in: int = 0
     tokens_out: int = 0
+    tokens_cached_in: int = 0
+    tokens_cache_write: int = 0
     llm_calls: int = 0
     retries: int = 0
     cache_hits: int = 0
     invalid_tool_calls: int = 0
+    text_turns: int = 0
 
 
 @dataclass(frozen=True)
@@ -135,6 +156,16 @@ class LLMAgent:
             current graph (a prompt line and two required tool arguments), which the agent
             states with the experiment (``states_hypotheses``; the sweep records it). Off, the
             prompts, tools and requests are exactly the paper's.
+        prompt_cache: mark the stable prefix (tools, system prompt, data block) and the newest
+            message for Anthropic's prompt cache; OpenAI caches automatically either way.
+        text_turns: text-only replies accepted per episode (thinking mode, ``tool_choice``
+            auto); 0 requires a tool call in every reply.
+        thinking_budget: Anthropic extended-thinking budget in tokens (>= 1024 and below
+            ``max_tokens``); implies ``tool_choice`` auto, which extended thinking requires.
+        reasoning_effort: OpenAI ``reasoning_effort`` (``"low"``, ``"medium"``, ``"high"``,
+            ...), sent as given.
+        rate_limiter: a limiter shared with other agents (and processes), consulted before
+            every HTTP request; None sends at once.
 
     Raises:
         ValueError: a bad argument, or no API key for the provider's own API (a custom
@@ -158,9 +189,20 @@ class LLMAgent:
         cache_dir: Path | None = None,
         max_tokens: int = 4096,
         state_hypothesis: bool = False,
+        prompt_cache: bool = True,
+        text_turns: int = 0,
+        thinking_budget: int | None = None,
+        reasoning_effort: str | None = None,
+        rate_limiter: RateLimiter | None = None,
     ) -> None:
         check_variant(variant)
-        _check_arguments(provider, model, temperature, timeout, max_retries, backoff, max_tokens)
+        check_arguments(provider, model, temperature, timeout, max_retries, backoff, max_tokens)
+        check_thinking(provider, text_turns, thinking_budget, reasoning_effort, max_tokens)
+        self.prompt_cache = bool(prompt_cache)
+        self.text_turns = text_turns
+        self.thinking_budget = thinking_budget
+        self.reasoning_effort = reasoning_effort
+        self.rate_limiter = rate_limiter
         self.name: str = variant
         self.variant: Variant = variant
         self.provider: Provider = provider
@@ -210,6 +252,10 @@ class LLMAgent:
             "backoff": self.backoff,
             # Only when on, so the paper protocol's transcripts stay as they were.
             **({"state_hypothesis": True} if self.state_hypothesis else {}),
+            "prompt_cache": self.prompt_cache,
+            "text_turns": self.text_turns,
+            "thinking_budget": self.thinking_budget,
+            "reasoning_effort": self.reasoning_effort,
         }
 
     @property
@@ -266,12 +312,19 @@ class LLMAgent:
             LLMProviderError: the provider gave no reply (retries exhausted or request refused).
             RuntimeError: before ``reset``.
         """
-        if not self._ready:
-            raise RuntimeError("call reset() before act()")
-        if self._history and self._pending is not None:
-            self._history[-1].results = self._results(self._pending, observation, info)
-            self._pending = None
-        reply = self._query()
+        return self._act(self._drive(self._query(observation, info)), observation)
+
+    async def act_async(self, observation: Any, info: Any) -> tuple[int, dict[str, Any]]:
+        """:meth:`act` through the SDK's async client: waits (rate limit, backoff, the reply)
+        let other episodes of the event loop run.
+
+        Raises:
+            LLMProviderError: the provider gave no reply (retries exhausted or request refused).
+            RuntimeError: before ``reset``.
+        """
+        return self._act(await self._drive_async(self._query(observation, info)), observation)
+
+    def _act(self, reply: ModelReply, observation: Any) -> tuple[int, dict[str, Any]]:
         self._history.append(Exchange(reply))
         action, self._pending = self._interpret(reply, observation)
         return action
@@ -284,19 +337,28 @@ class LLMAgent:
         failures and a dropped temperature); ``temperature_applied`` is True when a
         temperature is configured and every call of the episode sent it.
         """
-        return {
+        stats = {
             "tokens_in": self._stats.tokens_in,
             "tokens_out": self._stats.tokens_out,
+            "tokens_cached_in": self._stats.tokens_cached_in,
+            "tokens_cache_write": self._stats.tokens_cache_write,
             "llm_calls": self._stats.llm_calls,
             "temperature_applied": self.temperature is not None and self._send_temperature,
             "retries": self._stats.retries,
             "cache_hits": self._stats.cache_hits,
             "invalid_tool_calls": self._stats.invalid_tool_calls,
         }
+        if self.text_turns:
+            stats["text_turns"] = self._stats.text_turns
+        return stats
 
     def close(self) -> None:
         """Release the SDK client's connections."""
         self._adapter.close()
+
+    async def aclose(self) -> None:
+        """Release the async client's connections (call from the loop that used them)."""
+        await self._adapter.aclose()
 
     # ------------------------------------------------------------------ env pairing
     def _check_env(self, info: Any) -> tuple[Panel, int]:
@@ -326,19 +388,46 @@ class LLMAgent:
                 tools=self._tools,
                 temperature=self.temperature if self._send_temperature else None,
                 max_tokens=self.max_tokens,
+                prompt_cache=self.prompt_cache,
+                tool_choice=self._tool_choice(),
+                thinking_budget=self.thinking_budget,
+                reasoning_effort=self.reasoning_effort,
             )
         )
 
-    def _query(self) -> ModelReply:
+    def _tool_choice(self) -> ToolChoice:
+        """``auto`` while text-only turns remain (always with extended thinking, which refuses
+        a forced tool call), else ``required``."""
+        if self.thinking_budget is not None or self._stats.text_turns < self.text_turns:
+            return "auto"
+        return "required"
+
+    def _drive(self, steps: Steps) -> ModelReply:
+        return drive(steps, self._adapter, self.rate_limiter, self._note_wait)
+
+    async def _drive_async(self, steps: Steps) -> ModelReply:
+        return await drive_async(steps, self._adapter, self.rate_limiter, self._note_wait)
+
+    def _note_wait(self, seconds: float) -> None:
+        if seconds > 0:  # timing only: kept out of the episode statistics, which must replay
+            self._transcript.write("rate_limited", waited_s=round(seconds, 4))
+
+    def _query(self, observation: Any, info: Any) -> Steps:
+        """The steps of one turn: show the previous call's result, then ask for a reply."""
+        if not self._ready:
+            raise RuntimeError("call reset() before act()")
+        if self._history and self._pending is not None:
+            self._history[-1].results = self._results(self._pending, observation, info)
+            self._pending = None
         turn = len(self._history)
         payload = self._payload()
-        raw = self._complete(payload, turn)
+        raw = yield from self._complete(payload, turn)
         if raw is None:  # the server refused the temperature: stop sending it, ask again
             self._send_temperature = False
             self._stats.retries += 1
             self._transcript.write("temperature_dropped", turn=turn, temperature=self.temperature)
             payload = self._payload()
-            raw = self._complete(payload, turn)
+            raw = yield from self._complete(payload, turn)
             assert raw is not None, "a payload without temperature cannot be refused for it"
         reply = self._adapter.parse_reply(raw.body, id_prefix=f"call_{turn}")
         if self._cache is not None and not raw.cached:
@@ -350,6 +439,8 @@ class LLMAgent:
         self._stats.llm_calls += 1
         self._stats.tokens_in += reply.usage.tokens_in
         self._stats.tokens_out += reply.usage.tokens_out
+        self._stats.tokens_cached_in += reply.usage.tokens_cached_in
+        self._stats.tokens_cache_write += reply.usage.tokens_cache_write
         self._transcript.write(
             "reply",
             turn=turn,
@@ -358,12 +449,14 @@ class LLMAgent:
                 {"id": c.id, "name": c.name, "arguments": capped_record(c.raw_arguments)}
                 for c in reply.tool_calls
             ],
-            usage={"tokens_in": reply.usage.tokens_in, "tokens_out": reply.usage.tokens_out},
+            usage=asdict(reply.usage),
             totals=self.episode_stats(),
         )
         return reply
 
-    def _complete(self, payload: dict[str, Any], turn: int) -> _Response | None:
+    def _complete(
+        self, payload: dict[str, Any], turn: int
+    ) -> Generator[Effect, Any, _Response | None]:
         """The raw response to ``payload`` from the cache or over HTTP with retries; None when
         the server refused the payload's ``temperature``.
 
@@ -385,7 +478,7 @@ class LLMAgent:
             start = time.perf_counter()
             failure: TransientAPIError | RejectedRequestError | None = None
             try:
-                raw = self._adapter.send(payload)
+                raw = yield Send(payload)
             except (TransientAPIError, RejectedRequestError) as error:
                 failure = error
             if failure is None:
@@ -399,9 +492,8 @@ class LLMAgent:
                     raw=capped_record(raw),
                 )
                 return _Response(raw, key, cached=False)
-            transient = isinstance(failure, TransientAPIError)
             delay = (
-                self._retry_delay(attempt, failure)
+                retry_delay(attempt, failure, max_retries=self.max_retries, backoff=self.backoff)
                 if isinstance(failure, TransientAPIError)
                 else None
             )
@@ -415,16 +507,18 @@ class LLMAgent:
             )
             if delay is not None:
                 self._stats.retries += 1
-                time.sleep(delay)
+                yield Sleep(delay)
                 continue
-            if _refuses_temperature(failure, payload):
+            if refuses_temperature(failure, payload):
                 fact = ResponseCache.fact_key(self.provider, self.model, _TEMPERATURE_REFUSED)
                 self._store(
                     fact, {"fact": _TEMPERATURE_REFUSED, "model": self.model, "error": str(failure)}
                 )
                 return None
             # raised outside any handler, so no exception (and no request) is chained to it
-            raise self._provider_error(failure, attempt, transient=transient)
+            raise provider_error(
+                failure, attempt, provider=self.provider, model=self.model, redact=self._redact
+            )
 
     def _store(self, key: str, entry: dict[str, Any]) -> None:
         if self._cache is not None:
@@ -435,36 +529,16 @@ class LLMAgent:
             return False
         return self._cache.get(ResponseCache.fact_key(self.provider, self.model, fact)) is not None
 
-    def _retry_delay(self, attempt: int, failure: TransientAPIError) -> float | None:
-        """Seconds to wait before the next attempt, or None when retries are used up."""
-        if attempt > self.max_retries:
-            return None
-        if failure.retry_after is not None:
-            return min(failure.retry_after, MAX_RETRY_AFTER)
-        return min(self.backoff * 2.0 ** (attempt - 1), MAX_BACKOFF)
-
-    def _provider_error(
-        self, error: TransientAPIError | RejectedRequestError, attempts: int, *, transient: bool
-    ) -> LLMProviderError:
-        what = "retries exhausted" if transient else "request refused"
-        message = self._redact(
-            f"{self.provider} model {self.model!r}: {what} after {attempts} attempt(s); "
-            f"last error: {error}"
-        )
-        return LLMProviderError(
-            message,
-            provider=self.provider,
-            model=self.model,
-            status_code=error.status_code,
-            attempts=attempts,
-            transient=transient,
-        )
-
     # ------------------------------------------------------------------ tool calls
     def _interpret(
         self, reply: ModelReply, observation: Any
     ) -> tuple[tuple[int, dict[str, Any]], _Pending]:
         calls = reply.tool_calls
+        if not calls and self._stats.text_turns < self.text_turns:
+            self._stats.text_turns += 1
+            note = text_turn_note(self.text_turns - self._stats.text_turns)
+            self._transcript.write("action", action=None, text_turn=self._stats.text_turns)
+            return INVALID_ACTION, _Pending(errors=[ToolResult(note, False, None)])
         if len(calls) != 1:
             self._stats.invalid_tool_calls += 1
             if not calls:
@@ -506,80 +580,17 @@ class LLMAgent:
             panel=self._panel,
         )
         if pending.errors:
-            results = [ToolResult(f"{r.text}\n{status}", True, r.call_id) for r in pending.errors]
+            results = [
+                ToolResult(f"{r.text}\n{status}", r.is_error, r.call_id) for r in pending.errors
+            ]
         elif info.get("error") is not None:
             results = [ToolResult(f"Error: {info['error']}\n{status}", True, pending.call_id)]
         else:
             assert pending.action is not None
-            text = describe_call(pending.action, observation, self._n_nodes)
+            text = describe_result(pending.action, observation, n_nodes=self._n_nodes)
             results = [ToolResult(f"{text}\n{status}", False, pending.call_id)]
         for result in results:
             self._transcript.write(
                 "tool_result", call_id=result.call_id, is_error=result.is_error, text=result.text
             )
         return results
-
-
-def describe_call(action: Action, observation: Any, n_nodes: int) -> str:
-    """The text the LLM agents return for an executed call: the experiment's samples, the
-    submission's acknowledgement, or a statistic with the regime it was computed on. Shared by
-    :class:`LLMAgent` and the integrations' tool episodes, so every harness shows the same text."""
-    if isinstance(action, Intervene):
-        experiment = n_experiments(observation, n_nodes)
-        samples = np.asarray(observation["interventional"][experiment - 1])
-        return prompts.format_intervention(action, experiment=experiment, samples=samples)
-    if isinstance(action, Submit):
-        return "The graph was submitted."
-    statistic, p_value, _ = (float(v) for v in observation["tool_result"])
-    regime = getattr(action, "regime", None)
-    if regime is None:
-        n_obs = np.shape(observation["observational"])[0]
-        where = f"the observational data (n = {n_obs})"
-    else:
-        target = int(observation["targets"][regime])
-        value = float(observation["values"][regime])
-        n_int = np.shape(observation["interventional"])[1]
-        where = f"intervention {regime + 1}, do(X{target} = {value:g}) (n = {n_int})"
-    return prompts.format_statistic(action, statistic=statistic, p_value=p_value, regime_text=where)
-
-
-def n_experiments(observation: Any, n_nodes: int) -> int:
-    """Interventions performed so far (unused slots have target ``d``)."""
-    return int(np.count_nonzero(np.asarray(observation["targets"]) < n_nodes))
-
-
-def _refuses_temperature(
-    error: TransientAPIError | RejectedRequestError, payload: dict[str, Any]
-) -> bool:
-    """A 400 whose message names ``temperature``, for a payload that sent one."""
-    return (
-        isinstance(error, RejectedRequestError)
-        and error.status_code == 400
-        and "temperature" in payload
-        and "temperature" in str(error).lower()
-    )
-
-
-def _check_arguments(
-    provider: str,
-    model: str,
-    temperature: float | None,
-    timeout: float,
-    max_retries: int,
-    backoff: float,
-    max_tokens: int,
-) -> None:
-    if provider not in PROVIDERS:
-        raise ValueError(f"provider must be one of {list(PROVIDERS)}, got {provider!r}")
-    if not isinstance(model, str) or not model:
-        raise ValueError(f"model must be a non-empty string, got {model!r}")
-    if temperature is not None and not (math.isfinite(temperature) and temperature >= 0):
-        raise ValueError(f"temperature must be None or a finite number >= 0, got {temperature!r}")
-    if not (math.isfinite(timeout) and timeout > 0):
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-        raise ValueError(f"max_retries must be an integer >= 0, got {max_retries!r}")
-    if not (math.isfinite(backoff) and backoff >= 0):
-        raise ValueError(f"backoff must be a number of seconds >= 0, got {backoff!r}")
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")

@@ -8,19 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
     "Exchange",
     "ModelReply",
     "Request",
     "ToolCall",
+    "ToolChoice",
     "ToolResult",
     "ToolSpec",
     "Usage",
 ]
 
 JSONDict = dict[str, Any]
+
+ToolChoice = Literal["required", "auto"]
 
 
 @dataclass(frozen=True)
@@ -64,10 +67,22 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Usage:
-    """Tokens of one model call (prompt side includes any provider-side cache reads/writes)."""
+    """Tokens of one model call.
+
+    Attributes:
+        tokens_in: every prompt token, including those read from or written to the provider's
+            prompt cache (OpenAI's ``prompt_tokens``; Anthropic's ``input_tokens`` plus both
+            cache counts).
+        tokens_out: completion tokens (including any reasoning or thinking tokens).
+        tokens_cached_in: prompt tokens read from the cache (billed at the cached-input price).
+        tokens_cache_write: prompt tokens written to the cache (Anthropic bills them at the
+            cache-write price; OpenAI's automatic caching has none).
+    """
 
     tokens_in: int = 0
     tokens_out: int = 0
+    tokens_cached_in: int = 0
+    tokens_cache_write: int = 0
 
 
 @dataclass(frozen=True)
@@ -124,6 +139,12 @@ class Request:
         tools: the tools offered.
         temperature: the sampling temperature, or None to send none.
         max_tokens: the cap on the reply's tokens.
+        prompt_cache: mark the stable prefix for the provider's prompt cache (Anthropic's
+            ``cache_control``; OpenAI caches automatically).
+        tool_choice: ``"required"`` (every reply must call a tool) or ``"auto"`` (the model may
+            answer in text first).
+        thinking_budget: Anthropic extended-thinking budget in tokens, or None.
+        reasoning_effort: OpenAI ``reasoning_effort`` (e.g. ``"low"``), or None.
     """
 
     model: str
@@ -133,3 +154,7 @@ class Request:
     tools: Sequence[ToolSpec]
     temperature: float | None
     max_tokens: int
+    prompt_cache: bool = True
+    tool_choice: ToolChoice = "required"
+    thinking_budget: int | None = None
+    reasoning_effort: str | None = None

@@ -8,24 +8,35 @@ transcripts record and what the response cache hashes. SDK failures become
 :class:`TransientAPIError` (worth retrying) or :class:`RejectedRequestError` (not).
 
 * :class:`OpenAIAdapter`: Chat Completions with function tools (``tool_choice="required"``,
-  ``parallel_tool_calls=False``); works with any OpenAI-compatible server (vLLM, Ollama,
-  llama.cpp) through ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``).
+  or ``"auto"`` in thinking mode; ``parallel_tool_calls=False``; ``reasoning_effort`` when set);
+  works with any OpenAI-compatible server (vLLM, Ollama, llama.cpp) through ``base_url`` (e.g.
+  ``http://127.0.0.1:8000/v1``). Its prompt caching is automatic.
 * :class:`AnthropicAdapter`: Messages with tool use (``tool_choice={"type": "any",
-  "disable_parallel_tool_use": True}``); ``base_url`` without ``/v1``. The anthropic SDK (>= 1)
-  has no ``temperature`` argument, so it travels in ``extra_body``.
+  "disable_parallel_tool_use": True}``, or ``"auto"`` in thinking mode; ``thinking`` when a
+  budget is set; ``cache_control`` markers from :func:`~.caching.mark_anthropic_cache`);
+  ``base_url`` without ``/v1``. The anthropic SDK (>= 1) has no ``temperature`` argument, so it
+  travels in ``extra_body``.
+
+Each adapter sends synchronously (:meth:`ProviderAdapter.send`) or from an event loop
+(:meth:`ProviderAdapter.asend`, the SDK's async client), with the same payload and errors.
 """
 
 from __future__ import annotations
 
-import email.utils
 import json
-import math
-import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
-from .conversation import ModelReply, Request, ToolCall, ToolResult, Usage
-from .records import Redactor, canonical_json
+from .caching import anthropic_usage, mark_anthropic_cache, openai_usage
+from .conversation import ModelReply, Request, ToolCall, ToolResult
+from .records import canonical_json
+from .transport import (
+    RejectedRequestError,
+    SDKAdapter,
+    TransientAPIError,
+    parse_retry_after,
+    shared_ssl_context,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import anthropic
@@ -49,9 +60,6 @@ PROVIDERS: tuple[str, ...] = get_args(Provider)
 
 JSONDict = dict[str, Any]
 
-_TRANSIENT_STATUS = frozenset({408, 409, 429})
-"""Retryable 4xx statuses; every 5xx (including Anthropic's 529 overloaded) is retryable too."""
-
 _EMPTY_REPLY = "(empty reply)"
 
 MAX_ECHO_CHARS = 16_000
@@ -60,32 +68,6 @@ huge reply cannot make every later request (and its transcript and cache entries
 
 MAX_ARGUMENT_CHARS = 65_536
 """Longest tool-call arguments accepted (as JSON text); longer ones are an invalid call."""
-
-
-class TransientAPIError(Exception):
-    """A failure worth retrying: rate limit, server error, timeout or dropped connection.
-
-    Attributes:
-        status_code: the HTTP status, or None when no response arrived.
-        retry_after: seconds the server asked to wait (``retry-after``/``retry-after-ms``).
-    """
-
-    def __init__(self, message: str, *, status_code: int | None, retry_after: float | None) -> None:
-        super().__init__(message)
-        self.status_code = status_code
-        self.retry_after = retry_after
-
-
-class RejectedRequestError(Exception):
-    """The server refused the request (4xx other than 408/409/429); retrying will not help.
-
-    Attributes:
-        status_code: the HTTP status, or None when the request was never sent.
-    """
-
-    def __init__(self, message: str, *, status_code: int | None) -> None:
-        super().__init__(message)
-        self.status_code = status_code
 
 
 class ProviderAdapter(Protocol):
@@ -101,6 +83,10 @@ class ProviderAdapter(Protocol):
         """Send one request (no retries) and return the decoded JSON response body."""
         ...
 
+    async def asend(self, payload: JSONDict) -> JSONDict:
+        """:meth:`send` through the SDK's async client."""
+        ...
+
     def parse_reply(self, raw: Mapping[str, Any], *, id_prefix: str) -> ModelReply:
         """Decode a response body; calls without an id get ``f"{id_prefix}_{k}"``."""
         ...
@@ -109,82 +95,9 @@ class ProviderAdapter(Protocol):
         """Release the HTTP connections."""
         ...
 
-
-def parse_retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date).
-
-    >>> parse_retry_after({"retry-after": "0"}), parse_retry_after({"retry-after-ms": "1500"})
-    (0.0, 1.5)
-    >>> parse_retry_after({}) is None
-    True
-    """
-    lowered = {key.lower(): value for key, value in headers.items()}
-    for name, scale in (("retry-after-ms", 1e-3), ("retry-after", 1.0)):
-        text = lowered.get(name)
-        if text is None:
-            continue
-        try:
-            seconds = float(text) * scale
-        except ValueError:
-            try:
-                date = email.utils.parsedate_to_datetime(text)
-            except (TypeError, ValueError):
-                continue
-            seconds = date.timestamp() - time.time()
-        if math.isfinite(seconds):
-            return max(seconds, 0.0)
-    return None
-
-
-def _classify_status(status: int, message: str, headers: Mapping[str, str]) -> Exception:
-    if status in _TRANSIENT_STATUS or status >= 500:
-        return TransientAPIError(
-            f"HTTP {status}: {message}", status_code=status, retry_after=parse_retry_after(headers)
-        )
-    return RejectedRequestError(f"HTTP {status}: {message}", status_code=status)
-
-
-def _decode_body(text: str, status: int) -> JSONDict:
-    try:
-        body = json.loads(text)
-    except ValueError:
-        raise TransientAPIError(
-            f"HTTP {status} response is not JSON: {text[:200]!r}",
-            status_code=status,
-            retry_after=None,
-        ) from None
-    if not isinstance(body, dict):
-        raise TransientAPIError(
-            f"HTTP {status} response is not a JSON object: {text[:200]!r}",
-            status_code=status,
-            retry_after=None,
-        )
-    return body
-
-
-def _missing_key(provider: str, env_var: str) -> RejectedRequestError:
-    return RejectedRequestError(
-        f"no API key for {provider}: pass api_key= or set {env_var}", status_code=None
-    )
-
-
-def _translate(error: Exception, sdk: Any, *, timeout: float, redact: Redactor) -> Exception:
-    """Map an exception of the ``openai`` or ``anthropic`` SDK (same class names in both) to
-    :class:`TransientAPIError` or :class:`RejectedRequestError`, with the key redacted."""
-    if isinstance(error, sdk.APIStatusError):
-        return _classify_status(error.status_code, redact(error.message), error.response.headers)
-    if isinstance(error, sdk.APITimeoutError):
-        return TransientAPIError(
-            f"request timed out after {timeout:g} s", status_code=None, retry_after=None
-        )
-    if isinstance(error, sdk.APIConnectionError):
-        cause = error.__cause__ or error
-        return TransientAPIError(
-            redact(f"connection error: {type(cause).__name__}: {cause}"),
-            status_code=None,
-            retry_after=None,
-        )
-    return RejectedRequestError(redact(f"{type(error).__name__}: {error}"), status_code=None)
+    async def aclose(self) -> None:
+        """Release the async client's connections (from its event loop)."""
+        ...
 
 
 def is_json_compliant(value: Any) -> bool:
@@ -223,58 +136,10 @@ def _shown(value: Any) -> str:
     return repr(value)[:200]
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 # --------------------------------------------------------------------------- OpenAI
 
 
-class _SDKAdapter:
-    """What both SDK adapters share: the key, URL and timeout, a lazily built client with the
-    SDK's own retries off, the key-redacting error translation, and closing."""
-
-    provider: str
-    _key_variable: str
-
-    def __init__(self, *, api_key: str | None, base_url: str | None, timeout: float) -> None:
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout = timeout
-        self._redact = Redactor([api_key])
-        self._client: Any = None
-
-    def _new_client(self) -> Any:
-        raise NotImplementedError
-
-    def _get_client(self) -> Any:
-        if self._client is None:
-            if self._api_key is None:
-                raise _missing_key(self.provider, self._key_variable)
-            self._client = self._new_client()
-        return self._client
-
-    def _request(
-        self, sdk: Any, base_error: type[Exception], create: Any, **kwargs: Any
-    ) -> JSONDict:
-        """Call ``create(**kwargs)`` (a ``with_raw_response`` method) and decode the body;
-        ``base_error`` is the SDK's root exception class."""
-        try:
-            http = create(**kwargs).http_response
-            text, status = http.read().decode("utf-8", errors="replace"), http.status_code
-        except base_error as error:
-            failure = _translate(error, sdk, timeout=self._timeout, redact=self._redact)
-        else:
-            return _decode_body(text, status)
-        raise failure  # outside the handler: no chained SDK exception (it holds the request)
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
-
-
-class OpenAIAdapter(_SDKAdapter):
+class OpenAIAdapter(SDKAdapter):
     """Chat Completions with function tools, through the ``openai`` SDK.
 
     Args:
@@ -309,12 +174,14 @@ class OpenAIAdapter(_SDKAdapter):
                 }
                 for tool in request.tools
             ],
-            "tool_choice": "required",
+            "tool_choice": request.tool_choice,
             "parallel_tool_calls": False,
             "max_completion_tokens": request.max_tokens,
         }
         if request.temperature is not None:
             payload["temperature"] = request.temperature
+        if request.reasoning_effort is not None:
+            payload["reasoning_effort"] = request.reasoning_effort
         return payload
 
     @staticmethod
@@ -329,11 +196,26 @@ class OpenAIAdapter(_SDKAdapter):
         create = self._get_client().chat.completions.with_raw_response.create
         return self._request(openai, openai.OpenAIError, create, **payload)
 
-    def _new_client(self) -> openai.OpenAI:
+    async def asend(self, payload: JSONDict) -> JSONDict:
         import openai
 
+        create = self._get_async_client().chat.completions.with_raw_response.create
+        return await self._arequest(openai, openai.OpenAIError, create, **payload)
+
+    def _new_client(self, *, asynchronous: bool) -> openai.OpenAI | openai.AsyncOpenAI:
+        import openai
+
+        options: dict[str, Any] = {
+            "api_key": self._api_key,
+            "base_url": self._base_url,
+            "timeout": self._timeout,
+            "max_retries": 0,
+        }
+        if asynchronous:
+            http = openai.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+            return openai.AsyncOpenAI(**options, http_client=http)
         return openai.OpenAI(
-            api_key=self._api_key, base_url=self._base_url, timeout=self._timeout, max_retries=0
+            **options, http_client=openai.DefaultHttpxClient(verify=shared_ssl_context())
         )
 
     def parse_reply(self, raw: Mapping[str, Any], *, id_prefix: str) -> ModelReply:
@@ -362,7 +244,7 @@ class OpenAIAdapter(_SDKAdapter):
             text=text,
             tool_calls=tuple(calls),
             assistant_message=self._echo(text, calls),
-            usage=Usage(_int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))),
+            usage=openai_usage(usage),
             stop_reason=choice.get("finish_reason") if isinstance(choice, dict) else None,
         )
 
@@ -425,7 +307,7 @@ def _echo_arguments(call: ToolCall) -> str:
 # --------------------------------------------------------------------------- Anthropic
 
 
-class AnthropicAdapter(_SDKAdapter):
+class AnthropicAdapter(SDKAdapter):
     """Messages with tool use, through the ``anthropic`` SDK.
 
     Args:
@@ -461,11 +343,16 @@ class AnthropicAdapter(_SDKAdapter):
                 }
                 for tool in request.tools
             ],
-            "tool_choice": {"type": "any", "disable_parallel_tool_use": True},
+            "tool_choice": {
+                "type": "any" if request.tool_choice == "required" else "auto",
+                "disable_parallel_tool_use": True,
+            },
         }
         if request.temperature is not None:
             payload["temperature"] = request.temperature
-        return payload
+        if request.thinking_budget is not None:
+            payload["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
+        return mark_anthropic_cache(payload) if request.prompt_cache else payload
 
     @staticmethod
     def _result_block(result: ToolResult) -> JSONDict:
@@ -480,22 +367,43 @@ class AnthropicAdapter(_SDKAdapter):
             block["is_error"] = True
         return block
 
+    @staticmethod
+    def _sdk_arguments(payload: JSONDict) -> JSONDict:
+        body = dict(payload)
+        temperature = body.pop("temperature", None)
+        body["extra_body"] = None if temperature is None else {"temperature": temperature}
+        return body
+
     def send(self, payload: JSONDict) -> JSONDict:
         import anthropic
 
-        body = dict(payload)
-        temperature = body.pop("temperature", None)
-        extra_body = None if temperature is None else {"temperature": temperature}
         create = self._get_client().messages.with_raw_response.create
         return self._request(
-            anthropic, anthropic.AnthropicError, create, **body, extra_body=extra_body
+            anthropic, anthropic.AnthropicError, create, **self._sdk_arguments(payload)
         )
 
-    def _new_client(self) -> anthropic.Anthropic:
+    async def asend(self, payload: JSONDict) -> JSONDict:
         import anthropic
 
+        create = self._get_async_client().messages.with_raw_response.create
+        return await self._arequest(
+            anthropic, anthropic.AnthropicError, create, **self._sdk_arguments(payload)
+        )
+
+    def _new_client(self, *, asynchronous: bool) -> anthropic.Anthropic | anthropic.AsyncAnthropic:
+        import anthropic
+
+        options: dict[str, Any] = {
+            "api_key": self._api_key,
+            "base_url": self._base_url,
+            "timeout": self._timeout,
+            "max_retries": 0,
+        }
+        if asynchronous:
+            http = anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+            return anthropic.AsyncAnthropic(**options, http_client=http)
         return anthropic.Anthropic(
-            api_key=self._api_key, base_url=self._base_url, timeout=self._timeout, max_retries=0
+            **options, http_client=anthropic.DefaultHttpxClient(verify=shared_ssl_context())
         )
 
     def parse_reply(self, raw: Mapping[str, Any], *, id_prefix: str) -> ModelReply:
@@ -545,10 +453,6 @@ class AnthropicAdapter(_SDKAdapter):
                 echo.append(dict(block))  # must go back verbatim (signed)
         usage = raw.get("usage") if isinstance(raw.get("usage"), dict) else {}
         assert isinstance(usage, dict)
-        tokens_in = sum(
-            _int(usage.get(name))
-            for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-        )
         stop = raw.get("stop_reason")
         return ModelReply(
             text="\n".join(texts),
@@ -557,7 +461,7 @@ class AnthropicAdapter(_SDKAdapter):
                 "role": "assistant",
                 "content": echo or [{"type": "text", "text": _EMPTY_REPLY}],
             },
-            usage=Usage(tokens_in, _int(usage.get("output_tokens"))),
+            usage=anthropic_usage(usage),
             stop_reason=stop if isinstance(stop, str) else None,
         )
 

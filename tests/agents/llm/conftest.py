@@ -7,6 +7,11 @@ and answers each request with whatever a scripted *behaviour* returns for it: a 
 error, a hung response or a dropped connection). Behaviours see a provider-neutral view of the
 request (:class:`SeenRequest`) so one script drives both providers.
 
+Usage reports prompt caching the way each provider does (:class:`PromptCache`): OpenAI's
+``prompt_tokens_details.cached_tokens`` (automatic), Anthropic's ``cache_read_input_tokens`` and
+``cache_creation_input_tokens`` (up to the ``cache_control`` markers). ``latency_s`` delays
+every answer, to measure concurrency.
+
 Tests run with ``--import-mode=importlib``, so the helpers reach them through the ``fake``
 fixture rather than by import.
 """
@@ -14,8 +19,10 @@ fixture rather than by import.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -40,10 +47,11 @@ class Call:
 
 @dataclass(frozen=True)
 class Reply:
-    """A scripted model reply."""
+    """A scripted model reply; ``thinking`` becomes a signed Anthropic thinking block first."""
 
     calls: tuple[Call, ...] = ()
     text: str = ""
+    thinking: str = ""
 
 
 @dataclass(frozen=True)
@@ -76,7 +84,10 @@ class SeenRequest:
     @property
     def system(self) -> str:
         if self.provider == "anthropic":
-            return str(self.body.get("system", ""))
+            system = self.body.get("system", "")
+            if isinstance(system, list):  # text blocks (with a cache marker)
+                return "".join(block["text"] for block in system)
+            return str(system)
         return str(self.body["messages"][0]["content"])
 
     @property
@@ -120,15 +131,78 @@ class SeenRequest:
 Behaviour = Callable[[SeenRequest], "Reply | Fault"]
 
 
-def _usage_tokens(body: dict[str, Any]) -> int:
-    return len(json.dumps(body)) // 4
+def _tokens(text: str) -> int:
+    return len(text) // 4 + 1
 
 
-def encode_openai(reply: Reply, body: dict[str, Any], serial: int) -> dict[str, Any]:
+def _prompt_blocks(body: dict[str, Any], provider: str) -> list[tuple[str, bool]]:
+    """The prompt as the provider caches it: tools, system, then every message block, in order,
+    each as ``(canonical text without the cache marker, carries a cache marker)``."""
+    raw: list[Any] = list(body.get("tools") or [])
+    if provider == "anthropic":
+        system = body.get("system") or []
+        raw.extend(system if isinstance(system, list) else [{"type": "text", "text": system}])
+        for message in body.get("messages", []):
+            content = message.get("content")
+            blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+            raw.extend({"role": message.get("role"), **block} for block in blocks)
+    else:
+        raw.extend(body.get("messages", []))
+    out = []
+    for block in raw:
+        marked = isinstance(block, dict) and "cache_control" in block
+        plain = {k: v for k, v in block.items() if k != "cache_control"} if marked else block
+        out.append((json.dumps(plain, sort_keys=True), marked))
+    return out
+
+
+class PromptCache:
+    """Deterministic prompt-cache accounting, per episode.
+
+    Each request's prompt is a sequence of blocks (:func:`_prompt_blocks`); a block of ``c``
+    characters counts ``c // 4 + 1`` tokens. OpenAI: the cached tokens are those of the longest
+    prefix (in whole blocks) that an earlier request sent; every prefix is remembered.
+    Anthropic: only prefixes ending at a ``cache_control`` marker are remembered (written); a
+    request reads the longest remembered prefix that ends at or before its last marker, writes
+    the rest up to that marker, and ``input_tokens`` counts only what follows. The memory is
+    kept per episode (keyed by the first user message, the data block), so counts do not depend
+    on how concurrent episodes interleave.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[str, set[str]] = {}
+        self._lock = threading.Lock()
+
+    def usage(self, body: dict[str, Any], provider: str) -> dict[str, int]:
+        blocks = _prompt_blocks(body, provider)
+        tokens = [_tokens(text) for text, _ in blocks]
+        prefixes, digest = [], hashlib.sha256()
+        for text, _ in blocks:
+            digest.update(text.encode())
+            prefixes.append(digest.hexdigest())
+        users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+        scope = next((text for text, _ in _prompt_blocks({"messages": users[:1]}, provider)), "")
+        with self._lock:
+            seen = self._seen.setdefault(hashlib.sha256(scope.encode()).hexdigest(), set())
+            if provider == "openai":
+                hit = max((k + 1 for k, h in enumerate(prefixes) if h in seen), default=0)
+                seen.update(prefixes)
+                return {"total": sum(tokens), "read": sum(tokens[:hit]), "write": 0}
+            marks = [k for k, (_, marked) in enumerate(blocks) if marked]
+            last = marks[-1] + 1 if marks else 0
+            hit = max((k + 1 for k in range(last) if prefixes[k] in seen), default=0)
+            seen.update(prefixes[k] for k in marks)
+        read, write = sum(tokens[:hit]), sum(tokens[hit:last])
+        return {"total": sum(tokens), "read": read, "write": write}
+
+
+def encode_openai(
+    reply: Reply, body: dict[str, Any], serial: int, cache: dict[str, int]
+) -> dict[str, Any]:
     """A Chat Completions response body."""
     tool_calls = [
         {
-            "id": f"call_{serial}_{k}",
+            "id": f"call_{cache['turn'] + 1}_{k}",
             "type": "function",
             "function": {
                 "name": call.name,
@@ -142,7 +216,7 @@ def encode_openai(reply: Reply, body: dict[str, Any], serial: int) -> dict[str, 
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
     if tool_calls:
         message["tool_calls"] = tool_calls
-    prompt = _usage_tokens(body)
+    prompt = cache["total"]
     return {
         "id": f"chatcmpl-{serial}",
         "object": "chat.completion",
@@ -156,19 +230,29 @@ def encode_openai(reply: Reply, body: dict[str, Any], serial: int) -> dict[str, 
                 "logprobs": None,
             }
         ],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": 17, "total_tokens": prompt + 17},
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": 17,
+            "total_tokens": prompt + 17,
+            "prompt_tokens_details": {"cached_tokens": cache["read"]},
+        },
     }
 
 
-def encode_anthropic(reply: Reply, body: dict[str, Any], serial: int) -> dict[str, Any]:
+def encode_anthropic(
+    reply: Reply, body: dict[str, Any], serial: int, cache: dict[str, int]
+) -> dict[str, Any]:
     """A Messages response body."""
     content: list[dict[str, Any]] = []
+    if reply.thinking:
+        signature = hashlib.sha256(reply.thinking.encode()).hexdigest()[:16]
+        content.append({"type": "thinking", "thinking": reply.thinking, "signature": signature})
     if reply.text:
         content.append({"type": "text", "text": reply.text})
     content.extend(
         {
             "type": "tool_use",
-            "id": f"toolu_{serial}_{k}",
+            "id": f"toolu_{cache['turn'] + 1}_{k}",
             "name": call.name,
             "input": call.arguments,
         }
@@ -182,8 +266,17 @@ def encode_anthropic(reply: Reply, body: dict[str, Any], serial: int) -> dict[st
         "content": content,
         "stop_reason": "tool_use" if reply.calls else "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": _usage_tokens(body), "output_tokens": 17},
+        "usage": {
+            "input_tokens": cache["total"] - cache["read"] - cache["write"],
+            "cache_read_input_tokens": cache["read"],
+            "cache_creation_input_tokens": cache["write"],
+            "output_tokens": 17,
+        },
     }
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # many concurrent clients: the default backlog of 5 drops some
 
 
 class FakeModelServer:
@@ -193,16 +286,23 @@ class FakeModelServer:
         requests: every request received, in order.
         responses: every JSON body sent back (replies and error bodies), in order.
         failures: exceptions raised by the behaviour (answered with HTTP 418).
+        cache: the prompt-cache accounting behind every reply's usage.
+        latency_s: seconds every request waits before it is answered.
+        max_in_flight: the most requests that were being answered at once.
     """
 
-    def __init__(self, behaviour: Behaviour) -> None:
+    def __init__(self, behaviour: Behaviour, *, latency_s: float = 0.0) -> None:
         self.behaviour = behaviour
+        self.cache = PromptCache()
+        self.latency_s = latency_s
+        self.in_flight = 0
+        self.max_in_flight = 0
         self.requests: list[SeenRequest] = []
         self.responses: list[dict[str, Any]] = []
         self.failures: list[BaseException] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd = _Server(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -236,6 +336,13 @@ class FakeModelServer:
                 with server._lock:
                     server.requests.append(seen)
                     serial = len(server.requests)
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                if server.latency_s:
+                    time.sleep(server.latency_s)
+                with server._lock:
+                    server.in_flight -= 1
                 try:
                     outcome = server.behaviour(seen)
                 except Exception as error:  # a broken script must fail the test loudly
@@ -246,7 +353,10 @@ class FakeModelServer:
                     self._fault(outcome)
                     return
                 encode = encode_anthropic if seen.provider == "anthropic" else encode_openai
-                self._send(200, encode(outcome, body, serial), {})
+                # Call ids count the conversation's turns (not the server's requests), so an
+                # episode gets the same ids however concurrent episodes interleave.
+                usage = {**server.cache.usage(body, seen.provider), "turn": seen.turn}
+                self._send(200, encode(outcome, body, serial, usage), {})
 
             def _fault(self, fault: Fault) -> None:
                 if fault.kind == "drop":
@@ -343,8 +453,8 @@ def fake() -> Iterator[SimpleNamespace]:
     """Server factory and helpers; every server started is closed after the test."""
     servers: list[FakeModelServer] = []
 
-    def serve(behaviour: Behaviour) -> FakeModelServer:
-        server = FakeModelServer(behaviour)
+    def serve(behaviour: Behaviour, *, latency_s: float = 0.0) -> FakeModelServer:
+        server = FakeModelServer(behaviour, latency_s=latency_s)
         servers.append(server)
         return server
 

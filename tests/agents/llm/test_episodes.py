@@ -95,7 +95,7 @@ def test_wire_protocol_one_required_tool_call(fake: SimpleNamespace, provider: s
         assert server.requests[0].path == "/v1/chat/completions"
     else:
         assert body["tool_choice"] == {"type": "any", "disable_parallel_tool_use": True}
-        assert "active causal discovery" in body["system"]
+        assert "active causal discovery" in server.requests[0].system
         assert server.requests[0].path == "/v1/messages"
     assert server.requests[0].tool_names == [
         "intervene",

@@ -1,0 +1,176 @@
+"""LLM cost from a user-supplied price table: per job (``costs.csv``) and per agent (report.md).
+
+No price is built in: prices change and differ by contract, so the table comes from a file
+(``acdb report --prices FILE``), JSON or TOML, one entry per model name as sent to the API::
+
+    [models."claude-sonnet-4-6"]            # TOML; JSON: {"models": {"claude-...": {...}}}
+    input = 3.0          # USD per million uncached prompt tokens
+    cached_input = 0.3   # per million prompt tokens read from the prompt cache
+    cache_write = 3.75   # per million prompt tokens written to the prompt cache
+    output = 15.0        # per million completion tokens (thinking/reasoning included)
+
+``cached_input`` and ``cache_write`` default to ``input`` (no discount, no surcharge). A row's
+prompt tokens split into cached (``tokens_cached_in``), written (``tokens_cache_write``) and the
+rest; rows written before these counts existed are priced as uncached. The cost *without
+caching* prices every prompt token at ``input``: the difference is what caching saved.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+__all__ = ["JobCost", "Price", "job_costs", "load_prices", "markdown_costs", "write_costs_csv"]
+
+PER_TOKEN = 1e-6
+"""Prices are per million tokens."""
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million tokens of one model."""
+
+    input: float
+    cached_input: float
+    cache_write: float
+    output: float
+
+
+@dataclass(frozen=True)
+class JobCost:
+    """The tokens and cost of one LLM job (one result row)."""
+
+    job_id: str
+    agent: str
+    panel: str
+    model: str
+    tokens_in: int
+    tokens_cached_in: int
+    tokens_cache_write: int
+    tokens_out: int
+    cost: float
+    cost_uncached: float
+
+
+def _price(model: str, entry: Any) -> Price:
+    if not isinstance(entry, Mapping):
+        raise ValueError(f"prices for model {model!r} must be a table, got {entry!r}")
+    unknown = sorted(set(entry) - {"input", "cached_input", "cache_write", "output"})
+    if unknown:
+        raise ValueError(f"prices for model {model!r}: unknown keys {unknown}")
+    values = {}
+    for key in ("input", "output"):
+        if key not in entry:
+            raise ValueError(f"prices for model {model!r} need {key!r}")
+    for key in ("input", "cached_input", "cache_write", "output"):
+        value = entry.get(key, entry["input"])
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"price {key!r} of model {model!r} must be a number, got {value!r}")
+        if not (math.isfinite(value) and value >= 0):
+            raise ValueError(f"price {key!r} of model {model!r} must be >= 0, got {value!r}")
+        values[key] = float(value)
+    return Price(**values)
+
+
+def load_prices(path: str | Path) -> dict[str, Price]:
+    """Read a price table (``.toml``, else JSON) as ``{model: Price}``.
+
+    Raises:
+        ValueError: not a table of models, or a model with a missing, unknown or negative price.
+        OSError: the file cannot be read.
+    """
+    file = Path(path)
+    text = file.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text) if file.suffix.lower() == ".toml" else json.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as error:
+        raise ValueError(f"{file}: not a valid price table: {error}") from None
+    models = data.get("models", data) if isinstance(data, dict) else None
+    if not isinstance(models, dict) or not models:
+        raise ValueError(f"{file}: expected a table of models with their prices")
+    return {str(model): _price(str(model), entry) for model, entry in models.items()}
+
+
+def _count(row: Mapping[str, Any], key: str) -> int:
+    value = row.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def job_costs(rows: Sequence[Mapping[str, Any]], prices: Mapping[str, Price]) -> list[JobCost]:
+    """The cost of every ``ok`` row whose ``agent_config["model"]`` has a price."""
+    costs = []
+    for row in rows:
+        config = row.get("agent_config") or {}
+        model = config.get("model") if isinstance(config, Mapping) else None
+        if row.get("status") != "ok" or not isinstance(model, str) or model not in prices:
+            continue
+        if row.get("tokens_in") is None:
+            continue
+        price = prices[model]
+        total, out = _count(row, "tokens_in"), _count(row, "tokens_out")
+        cached, written = _count(row, "tokens_cached_in"), _count(row, "tokens_cache_write")
+        plain = max(total - cached - written, 0)
+        cost = plain * price.input + cached * price.cached_input + written * price.cache_write
+        costs.append(
+            JobCost(
+                job_id=str(row["job_id"]),
+                agent=str(row["agent"]),
+                panel=str(row["panel"]),
+                model=str(model),
+                tokens_in=total,
+                tokens_cached_in=cached,
+                tokens_cache_write=written,
+                tokens_out=out,
+                cost=(cost + out * price.output) * PER_TOKEN,
+                cost_uncached=(total * price.input + out * price.output) * PER_TOKEN,
+            )
+        )
+    return costs
+
+
+_CSV_FIELDS = tuple(JobCost.__dataclass_fields__)
+
+
+def write_costs_csv(path: Path, costs: Sequence[JobCost]) -> Path:
+    """One line per priced job."""
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(_CSV_FIELDS)
+        for cost in costs:
+            writer.writerow([getattr(cost, name) for name in _CSV_FIELDS])
+    return path
+
+
+def markdown_costs(costs: Sequence[JobCost]) -> str:
+    """The report's cost section: one line per agent, panel and model."""
+    lines = [
+        "## Cost",
+        "",
+        "From the price table given with `--prices` (USD; per-job costs in `costs.csv`).",
+        "",
+        "| agent | panel | model | jobs | tokens in | cached | cache write | tokens out "
+        "| cost | cost / job | without caching |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    groups: dict[tuple[str, str, str], list[JobCost]] = {}
+    for cost in costs:
+        groups.setdefault((cost.agent, cost.panel, cost.model), []).append(cost)
+    for (agent, panel, model), group in sorted(groups.items()):
+        total = sum(c.cost for c in group)
+        lines.append(
+            f"| {agent} | {panel} | {model} | {len(group)} "
+            f"| {sum(c.tokens_in for c in group)} | {sum(c.tokens_cached_in for c in group)} "
+            f"| {sum(c.tokens_cache_write for c in group)} | {sum(c.tokens_out for c in group)} "
+            f"| {total:.4f} | {total / len(group):.4f} "
+            f"| {sum(c.cost_uncached for c in group):.4f} |"
+        )
+    if not groups:
+        lines.append("| (no LLM job with a priced model) | | | | | | | | | | |")
+    return "\n".join(lines) + "\n"
