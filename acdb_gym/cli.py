@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from acdb_gym import __version__
-from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES, MANIFEST_SIZE
+from acdb_gym.core.ladder import ALL_LADDERS, LEVEL_NAMES, MANIFEST_SIZE
 from acdb_gym.core.types import PANELS
 from acdb_gym.registry import OFFLINE_AGENTS, agent_help
 from acdb_gym.results import RESULTS_FILE
@@ -47,8 +47,17 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         epilog=f"agents:\n{agent_help()}",
         formatter_class=_HelpFormatter,
     )
-    p.add_argument("--ladder", default="v0", choices=sorted(LADDERS), help="ladder")
-    p.add_argument("--levels", default=",".join(LEVEL_NAMES), help="comma-separated levels")
+    p.add_argument(
+        "--ladder",
+        default="v0",
+        choices=sorted(ALL_LADDERS),
+        help="ladder (large: d = 20 to 500, levels L0-L4, 50 seeds each)",
+    )
+    p.add_argument(
+        "--levels",
+        default=",".join(LEVEL_NAMES),
+        help="comma-separated levels (with --ladder large, the default is its L0-L4)",
+    )
     p.add_argument(
         "--seeds", type=int, default=8, help=f"first N manifest seeds per level (1-{MANIFEST_SIZE})"
     )
@@ -130,7 +139,7 @@ def _sweep(args: argparse.Namespace) -> int:
     config = SweepConfig(
         out=args.out,
         ladder=args.ladder,
-        levels=parse_list(args.levels, LADDERS[args.ladder], what="levels"),
+        levels=parse_list(_levels_of(args), ALL_LADDERS[args.ladder], what="levels"),
         seeds=args.seeds,
         agents=parse_list(args.agents, what="agents"),
         panels=parse_panels(args.panels),
@@ -183,10 +192,17 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _levels_of(args: argparse.Namespace) -> str:
+    """``--levels``, where the default L0-L5 means every level of a ladder that has fewer."""
+    if args.levels == ",".join(LEVEL_NAMES):
+        return ",".join(ALL_LADDERS[args.ladder])
+    return str(args.levels)
+
+
 def _levels(args: argparse.Namespace) -> int:
     print("| ladder | level | axis | d | k | n_obs | n_int | noise_var | slack | random floor |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for ladder, levels in LADDERS.items():
+    for ladder, levels in ALL_LADDERS.items():
         for level in levels.values():
             s = level.spec
             print(

@@ -26,7 +26,10 @@ from acdb_gym.core.instance import Instance, InstanceGenerationError, generate_i
 from acdb_gym.core.level_spec import LevelSpec
 
 __all__ = [
+    "ALL_LADDERS",
     "LADDERS",
+    "LARGE_LADDER",
+    "LARGE_MANIFEST_SIZE",
     "LEVEL_NAMES",
     "MANIFEST_SIZE",
     "Level",
@@ -39,7 +42,7 @@ __all__ = [
     "write_manifests",
 ]
 
-LadderName = Literal["v0", "v1"]
+LadderName = Literal["v0", "v1", "large"]
 LEVEL_NAMES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -105,11 +108,35 @@ _V1_SPECS = {
     "L5": ("structure + low sample", LevelSpec(30, 45, 200, 50, 1.0, 0, standardized=True)),
 }
 
-MANIFEST_SIZE = 200
-"""Preflighted seeds per level in the shipped manifests (v0's first 8 are the published seeds)."""
+# large: worlds up to d = 500 for scaling studies (beyond the paper). v1's generator (standardized
+# SCMs, 1.5 d edges) with the faithfulness rule that redraws failing edges' weights instead of
+# whole worlds, whose acceptance rate falls exponentially with the edge count.
+_LARGE_SPECS = {
+    name: (
+        f"d = {d}",
+        LevelSpec(
+            d, 3 * d // 2, 1000, n_int, 1.0, 1, standardized=True, faithfulness_rule="redraw_edges"
+        ),
+    )
+    for name, d, n_int in (
+        ("L0", 20, 100),
+        ("L1", 50, 100),
+        ("L2", 100, 100),
+        ("L3", 200, 50),
+        ("L4", 500, 20),
+    )
+}
 
-_SEED_BASE = {"v0": 0, "v1": 100_000}
-"""Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 uses ``100000 + 1000 * level + i``."""
+MANIFEST_SIZE = 200
+"""Preflighted seeds per level in the shipped manifests of v0 and v1 (v0's first 8 are the
+published seeds)."""
+
+LARGE_MANIFEST_SIZE = 50
+"""Preflighted seeds per level of the large ladder (a d = 500 world takes about 0.4 s)."""
+
+_SEED_BASE = {"v0": 0, "v1": 100_000, "large": 200_000}
+"""Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 ``100000 + 1000 * level + i``, large
+``200000 + 1000 * level + i``."""
 
 
 def manifest_path(ladder: str) -> Traversable:
@@ -156,15 +183,22 @@ LADDERS: dict[str, dict[str, Level]] = {
     "v0": _build("v0", _V0_SPECS),
     "v1": _build("v1", _V1_SPECS),
 }
+"""The benchmark's two ladders, L0 to L5 each (the paper's and the calibrated one)."""
+
+LARGE_LADDER: dict[str, Level] = _build("large", _LARGE_SPECS)
+"""``large``: L0 to L4 at d = 20, 50, 100, 200, 500, for scaling studies."""
+
+ALL_LADDERS: dict[str, dict[str, Level]] = {**LADDERS, "large": LARGE_LADDER}
+"""Every ladder by name: what :func:`get_level`, the sweep and the CLI accept."""
 
 
 def get_level(ladder: str, level: str) -> Level:
-    """Look up a level, with an error that lists what exists."""
-    if ladder not in LADDERS:
-        raise ValueError(f"ladder must be one of {sorted(LADDERS)}, got {ladder!r}")
-    if level not in LADDERS[ladder]:
-        raise ValueError(f"level must be one of {list(LADDERS[ladder])}, got {level!r}")
-    return LADDERS[ladder][level]
+    """Look up a level of any ladder, with an error that lists what exists."""
+    if ladder not in ALL_LADDERS:
+        raise ValueError(f"ladder must be one of {sorted(ALL_LADDERS)}, got {ladder!r}")
+    if level not in ALL_LADDERS[ladder]:
+        raise ValueError(f"level must be one of {list(ALL_LADDERS[ladder])}, got {level!r}")
+    return ALL_LADDERS[ladder][level]
 
 
 def preflight(spec: LevelSpec, base: int, count: int) -> tuple[ManifestEntry, ...]:
@@ -178,16 +212,20 @@ def preflight(spec: LevelSpec, base: int, count: int) -> tuple[ManifestEntry, ..
     return tuple(entries)
 
 
-def _write_shipped_manifests(count: int = MANIFEST_SIZE) -> None:  # pragma: no cover
-    """Regenerate ``core/manifests/v0.tsv`` and ``v1.tsv`` (after an intended generator change)."""
-    for ladder_name, specs in (("v0", _V0_SPECS), ("v1", _V1_SPECS)):
+def _write_shipped_manifests(ladders: Sequence[str] = ("v0", "v1")) -> None:  # pragma: no cover
+    """Regenerate ``core/manifests/<ladder>.tsv`` (after an intended generator change)."""
+    every = {"v0": _V0_SPECS, "v1": _V1_SPECS, "large": _LARGE_SPECS}
+    for ladder_name in ladders:
+        specs = every[ladder_name]
+        count = LARGE_MANIFEST_SIZE if ladder_name == "large" else MANIFEST_SIZE
         entries = {
             name: preflight(spec, _SEED_BASE[ladder_name] + 1000 * index, count)
             for index, (name, (_, spec)) in enumerate(specs.items())
         }
         header = (
             f"Ladder {ladder_name}: {count} preflighted seeds per level and the digest of the\n"
-            "instance each generates. Regenerate with `python -m acdb_gym.core.ladder`."
+            "instance each generates. Regenerate with "
+            f"`python -m acdb_gym.core.ladder{' large' if ladder_name == 'large' else ''}`."
         )
         path = Path(str(manifest_path(ladder_name)))
         path.write_text(write_manifests(entries, header), encoding="utf-8")
@@ -195,4 +233,6 @@ def _write_shipped_manifests(count: int = MANIFEST_SIZE) -> None:  # pragma: no 
 
 
 if __name__ == "__main__":  # pragma: no cover - maintenance entry point
-    _write_shipped_manifests()
+    import sys
+
+    _write_shipped_manifests(sys.argv[1:] or ("v0", "v1"))

@@ -15,7 +15,10 @@ from dataclasses import MISSING, dataclass, fields
 
 import numpy as np
 
-__all__ = ["LevelSpec"]
+__all__ = ["FAITHFULNESS_RULES", "LevelSpec"]
+
+FAITHFULNESS_RULES = ("reject_world", "redraw_edges")
+"""The values of :attr:`LevelSpec.faithfulness_rule`; the first is the default."""
 
 _ALWAYS_SHOWN = 10
 """The paper's fields (``d`` to ``standardized``), always part of the repr."""
@@ -36,6 +39,13 @@ class LevelSpec:
         weight_low: smallest edge-weight magnitude.
         weight_high: largest edge-weight magnitude.
         standardized: generate an internally standardized SCM (v1).
+        faithfulness_rule: how a draw that fails the faithfulness check is handled.
+            ``"reject_world"`` (v0, v1): redraw the whole world (graph and weights) until
+            every edge passes, which fails at a rate exponential in the edge count.
+            ``"redraw_edges"`` (the large ladder): keep the graph, redraw only the failing
+            edges' weights, at most :data:`~acdb_gym.core.instance.EDGE_REDRAW_ROUNDS` times,
+            then accept the world and record how many edges still fail
+            (:attr:`~acdb_gym.core.instance.Instance.weak_edges`).
     """
 
     d: int
@@ -48,6 +58,7 @@ class LevelSpec:
     weight_low: float = 0.5
     weight_high: float = 2.0
     standardized: bool = False
+    faithfulness_rule: str = "reject_world"
 
     def __post_init__(self) -> None:
         if self.d < 2:
@@ -64,6 +75,11 @@ class LevelSpec:
         if not 0 < self.weight_low <= self.weight_high:
             raise ValueError(
                 f"need 0 < weight_low <= weight_high, got {self.weight_low}, {self.weight_high}"
+            )
+        if self.faithfulness_rule not in FAITHFULNESS_RULES:
+            raise ValueError(
+                f"faithfulness_rule must be one of {list(FAITHFULNESS_RULES)}, "
+                f"got {self.faithfulness_rule!r}"
             )
         if not 0 <= self.faithfulness_eps < 1:
             raise ValueError(f"faithfulness_eps must be in [0, 1), got {self.faithfulness_eps}")
