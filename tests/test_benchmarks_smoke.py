@@ -24,6 +24,8 @@ SCRIPTS = (
     "sweep_walltime.py",
     "bic_search_vs_gies.py",
     "pc_batched_vs_causallearn.py",
+    "observation_modes.py",
+    "large_worlds.py",
 )
 WITH_PEERS = (
     "cpdag_vs_peers.py",
