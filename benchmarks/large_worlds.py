@@ -149,6 +149,11 @@ def observation_mib(level: Level, mode: str) -> float:
     return sum(int(np.prod(box.shape)) * box.dtype.itemsize for box in space.values()) / MIB  # type: ignore[attr-defined]
 
 
+def _with_cpu(timing: Timing) -> str:
+    """The wall-time cell and the median CPU time (which a busy machine inflates less)."""
+    return f"{timing.cell()}; CPU {timing.cpu_cell()}"
+
+
 def main() -> None:
     parser = base_parser(__doc__)
     parser.add_argument("--levels", default=",".join(LARGE_LADDER), help="large-ladder levels")
@@ -173,17 +178,17 @@ def main() -> None:
                 spec.d,
                 spec.k,
                 f"{spec.n_obs} / {spec.n_int}",
-                fresh.cell(),
+                f"{fresh.cell()}; CPU {fresh.cpu_cell()}",
                 whole.cell(),
                 f"{fmt_seconds(step)} / {fmt_seconds(floor)} = {step / floor:.2f}×",
-                score_timing(level, repeats).cell(),
-                episode_timing(level, "pc", repeats).cell(),
-                episode_timing(level, "pc_greedy", repeats).cell(),
+                _with_cpu(score_timing(level, repeats)),
+                _with_cpu(episode_timing(level, "pc", repeats)),
+                _with_cpu(episode_timing(level, "pc_greedy", repeats)),
                 f"{memory_per_env(level) / MIB:.1f} MiB",
                 f"{observation_mib(level, 'raw'):.2f} / {observation_mib(level, 'stats'):.2f} MiB",
             ]
         )
-        print(f"done {name}", file=sys.stderr, flush=True)
+        print("| " + " | ".join(str(cell) for cell in rows[-1]) + " |", file=sys.stderr, flush=True)
     print(
         markdown_table(
             [
