@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from acdb_gym import __version__
-from acdb_gym.core.ladder import FAMILY_LADDERS, LADDERS, LEVEL_NAMES, MANIFEST_SIZE
+from acdb_gym.core.ladder import ALL_LADDERS, FAMILY_LADDERS, LEVEL_NAMES, MANIFEST_SIZE
 from acdb_gym.core.level_spec import FAMILIES
 from acdb_gym.core.types import PANELS
 from acdb_gym.registry import OFFLINE_AGENTS, agent_help
@@ -56,14 +56,23 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         epilog=f"agents:\n{agent_help()}",
         formatter_class=_HelpFormatter,
     )
-    p.add_argument("--ladder", default="v0", choices=sorted(LADDERS), help="ladder")
+    p.add_argument(
+        "--ladder",
+        default="v0",
+        choices=sorted(ALL_LADDERS),
+        help="ladder (large: d = 20 to 500, levels L0-L4, 50 seeds each)",
+    )
     p.add_argument(
         "--families",
         help="comma-separated SCM families (" + ", ".join(FAMILIES) + "): run the v1 ladder of "
         "each (v1, " + ", ".join(FAMILY_LADDERS) + ") into the same run directory, in place of "
         "--ladder; the report puts the ladders side by side (the transfer table)",
     )
-    p.add_argument("--levels", default=",".join(LEVEL_NAMES), help="comma-separated levels")
+    p.add_argument(
+        "--levels",
+        default=",".join(LEVEL_NAMES),
+        help="comma-separated levels (with --ladder large, the default is its L0-L4)",
+    )
     p.add_argument(
         "--seeds", type=int, default=8, help=f"first N manifest seeds per level (1-{MANIFEST_SIZE})"
     )
@@ -180,7 +189,7 @@ def _mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "its transcript written to OUT/transcripts/.",
         formatter_class=_HelpFormatter,
     )
-    p.add_argument("--ladder", default="v1", choices=sorted(LADDERS), help="ladder")
+    p.add_argument("--ladder", default="v1", choices=sorted(ALL_LADDERS), help="ladder")
     p.add_argument("--level", default="L0", help="level, e.g. L2")
     p.add_argument(
         "--seed-index", type=int, default=0, help=f"manifest seed index (0-{MANIFEST_SIZE - 1})"
@@ -250,7 +259,7 @@ def _sweep(args: argparse.Namespace) -> int:
         config = SweepConfig(
             out=args.out,
             ladder=ladder,
-            levels=parse_list(args.levels, LADDERS[ladder], what="levels"),
+            levels=parse_list(_levels_of(args.levels, ladder), ALL_LADDERS[ladder], what="levels"),
             seeds=args.seeds,
             agents=parse_list(args.agents, what="agents"),
             panels=parse_panels(args.panels),
@@ -324,10 +333,17 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _levels_of(levels: str, ladder: str) -> str:
+    """``--levels``, where the default L0-L5 means every level of a ladder that has fewer."""
+    if levels == ",".join(LEVEL_NAMES):
+        return ",".join(ALL_LADDERS[ladder])
+    return levels
+
+
 def _levels(args: argparse.Namespace) -> int:
     print("| ladder | level | axis | d | k | n_obs | n_int | noise_var | slack | random floor |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for ladder, levels in LADDERS.items():
+    for ladder, levels in ALL_LADDERS.items():
         for level in levels.values():
             s = level.spec
             print(

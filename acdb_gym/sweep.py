@@ -31,7 +31,7 @@ from typing import Any, Literal
 import numpy as np
 
 from acdb_gym import __version__
-from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES, get_level
+from acdb_gym.core.ladder import LEVEL_NAMES, get_level
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, PANELS, Panel
 from acdb_gym.registry import OFFLINE_AGENTS, AgentEntry, get_agent
@@ -94,8 +94,8 @@ class SweepConfig:
 
     Attributes:
         out: run directory; results go to its :data:`~acdb_gym.results.RESULTS_FILE`.
-        ladder: ``"v0"`` or ``"v1"``.
-        levels: level names.
+        ladder: ``"v0"``, ``"v1"`` or ``"large"``.
+        levels: level names (the large ladder has L0 to L4).
         seeds: the first ``seeds`` manifest seeds of each level (at most the manifest size, 200).
         agents: agent names (see :data:`acdb_gym.registry.AGENTS`; ``rl:PATH`` for a saved
             policy).
@@ -126,7 +126,9 @@ class SweepConfig:
     def __post_init__(self) -> None:
         for level in self.levels:
             get_level(self.ladder, level)
-        manifest_size = min(len(lv.manifest) for lv in LADDERS[self.ladder].values())
+        if not self.levels:
+            raise ValueError("at least one level is needed")
+        manifest_size = min(len(get_level(self.ladder, lv).manifest) for lv in self.levels)
         if not 1 <= self.seeds <= manifest_size:
             raise ValueError(f"seeds must be in [1, {manifest_size}], got {self.seeds}")
         for panel in self.panels:

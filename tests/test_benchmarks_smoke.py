@@ -27,6 +27,8 @@ SCRIPTS = (
     "pc_batched_vs_causallearn.py",
     "sign_flip_vs_scipy.py",
     "family_reset.py",
+    "observation_modes.py",
+    "large_worlds.py",
 )
 WITH_PEERS = (
     "cpdag_vs_peers.py",

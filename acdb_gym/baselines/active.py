@@ -42,7 +42,7 @@ from acdb_gym.discovery import (
     ShiftEvidence,
     combine_shift_evidence,
     greedy_interventional_search,
-    pc_cpdag,
+    shared_pc_cpdag,
     shift_evidence,
 )
 from acdb_gym.envs.actions import VALUE_BOUND
@@ -234,7 +234,7 @@ class PCActiveAgent(AdaptiveAgent):
         self.repair_skeleton = repair_skeleton
 
     def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
-        self._pc_graph = pc_cpdag(observation["observational"], alpha=self.pc_alpha)
+        self._pc_graph = shared_pc_cpdag(observation["observational"], alpha=self.pc_alpha)
         self._evidence: list[ShiftEvidence] = []
         super().reset(observation, info)
 

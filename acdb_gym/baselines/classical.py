@@ -10,7 +10,12 @@ import numpy as np
 
 from acdb_gym.core.graphs import PDAG, random_order_dag
 from acdb_gym.core.instance import Instance
-from acdb_gym.discovery import orient_by_mean_shift, pc_cpdag, r2sortnregress, sortnregress
+from acdb_gym.discovery import (
+    orient_by_mean_shift,
+    r2sortnregress,
+    shared_pc_cpdag,
+    sortnregress,
+)
 from acdb_gym.discovery.sortnregress import regress_in_order
 from acdb_gym.envs import actions
 
@@ -63,7 +68,7 @@ class PCAgent:
         self.alpha = alpha
 
     def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
-        self._graph = pc_cpdag(observation["observational"], alpha=self.alpha)
+        self._graph = shared_pc_cpdag(observation["observational"], alpha=self.alpha)
 
     def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
         return actions.submit(self._graph)
@@ -207,7 +212,7 @@ class PCGreedyAgent(InterveneThenSubmit):
     def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
         data = observation["observational"]
         self._observational = np.asarray(data)
-        self._graph = pc_cpdag(data, alpha=self.alpha)
+        self._graph = shared_pc_cpdag(data, alpha=self.alpha)
         self._pending: int | None = None
         self._tried: set[int] = set()
 

@@ -18,6 +18,7 @@ __all__ = [
     "is_faithful",
     "min_relevant_partial_correlation",
     "partial_correlation_from_covariance",
+    "weak_edges",
 ]
 
 
@@ -69,6 +70,19 @@ def is_faithful(dag: DAG, cov: FloatArray, eps: float) -> bool:
     parent = _parent_partial_correlations(dag, cov)
     full = _full_partial_correlations(dag, cov)
     return bool(np.abs(parent).min() >= eps and np.abs(full).min() >= eps)
+
+
+def weak_edges(dag: DAG, cov: FloatArray, eps: float) -> FloatArray:
+    """The ``(d, d)`` boolean mask of the edges that fail :func:`is_faithful`'s check: their
+    parent-set or full-set partial correlation has magnitude below ``eps``."""
+    mask = np.zeros(dag.adjacency.shape, dtype=bool)
+    if dag.n_edges == 0:
+        return mask
+    parent = _parent_partial_correlations(dag, cov)
+    full = _full_partial_correlations(dag, cov)
+    # Both lists are row-major over the edges, as boolean indexing with the adjacency is.
+    mask[dag.adjacency] = (np.abs(parent) < eps) | (np.abs(full) < eps)
+    return mask
 
 
 def min_relevant_partial_correlation(dag: DAG, cov: FloatArray, *, max_size: int = 2) -> float:

@@ -25,6 +25,7 @@ from acdb_gym.core.faithfulness import (
     _full_partial_correlations,
     is_faithful,
     min_relevant_partial_correlation,
+    weak_edges,
 )
 from acdb_gym.core.families import PARTIAL_CORRELATION, draw_world
 from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag
@@ -33,10 +34,19 @@ from acdb_gym.core.scm import LinearGaussianSCM
 from acdb_gym.core.scm_families import SCM
 from acdb_gym.core.types import FloatArray, readonly
 
-__all__ = ["MAX_ATTEMPTS", "Instance", "InstanceGenerationError", "generate_instance"]
+__all__ = [
+    "EDGE_REDRAW_ROUNDS",
+    "MAX_ATTEMPTS",
+    "Instance",
+    "InstanceGenerationError",
+    "generate_instance",
+]
 
 MAX_ATTEMPTS = 10_000
 """Rejection-sampling attempts before :class:`InstanceGenerationError`."""
+
+EDGE_REDRAW_ROUNDS = 5
+"""Redraws of the failing edges' weights under ``faithfulness_rule="redraw_edges"``."""
 
 _GRAPH, _WEIGHTS, _OBSERVATIONAL, _INTERVENTIONS, _CALIBRATION = range(5)
 """Streams of ``SeedSequence(seed).spawn(5)``; the first four equal ``spawn(4)``'s, which the
@@ -73,8 +83,11 @@ class Instance:
             smallest population ``|rho|`` over PC-relevant conditioning sets for the linear
             families, the smallest per-edge correlation ratio or unique contribution for the
             nonlinear one (:mod:`acdb_gym.core.families`).
-        attempts: draws rejection sampling needed (1 = the first draw was accepted).
+        attempts: draws rejection sampling needed (1 = the first draw was accepted); under
+            ``faithfulness_rule="redraw_edges"``, weight draws (the first plus each redraw).
         dependence_measure: ``"partial_correlation"`` or ``"correlation_ratio"``.
+        weak_edges: edges that fail the faithfulness check in the accepted world (0 unless
+            ``faithfulness_rule="redraw_edges"`` gave up redrawing them).
     """
 
     spec: LevelSpec
@@ -87,6 +100,7 @@ class Instance:
     min_relevant_abs_rho: float
     attempts: int
     dependence_measure: str = PARTIAL_CORRELATION
+    weak_edges: int = 0
 
     @property
     def n_nodes(self) -> int:
@@ -196,12 +210,38 @@ def _generate_cached(spec: LevelSpec, seed: int) -> Instance:
     return _generate(spec, seed)
 
 
+def _redraw_weak_edges(
+    spec: LevelSpec, graph_rng: np.random.Generator, weight_rng: np.random.Generator
+) -> tuple[DAG, LinearGaussianSCM, FloatArray, int, int]:
+    """``faithfulness_rule="redraw_edges"``: one graph; the weights of the edges that fail the
+    check are redrawn (magnitude and sign, row-major) up to :data:`EDGE_REDRAW_ROUNDS` times,
+    then the world is accepted as it is. Returns the graph, SCM, population covariance, weight
+    draws and the edges still failing."""
+    dag = random_order_dag(spec.d, n_edges=spec.k, rng=graph_rng)
+    weights = _draw_weights(spec, dag, weight_rng)
+    draws = 1
+    while True:
+        scm = _build_scm(spec, weights)
+        cov = scm.covariance()
+        weak = weak_edges(dag, cov, spec.faithfulness_eps)
+        n_weak = int(weak.sum())
+        if n_weak == 0 or draws > EDGE_REDRAW_ROUNDS:
+            return dag, scm, cov, draws, n_weak
+        magnitude = weight_rng.uniform(spec.weight_low, spec.weight_high, size=n_weak)
+        sign = np.where(weight_rng.random(n_weak) < 0.5, -1.0, 1.0)
+        weights = weights.copy()
+        weights[weak] = magnitude * sign
+        draws += 1
+
+
 def _generate(spec: LevelSpec, seed: int) -> Instance:
     if spec.family != LINEAR_GAUSSIAN:
         return _generate_family(spec, seed)
     streams = _streams(seed)
     graph_rng = np.random.default_rng(streams[_GRAPH])
     weight_rng = np.random.default_rng(streams[_WEIGHTS])
+    if spec.faithfulness_rule == "redraw_edges":
+        return _finish(spec, seed, streams, *_redraw_weak_edges(spec, graph_rng, weight_rng))
     attempts = 0
     while True:
         attempts += 1
@@ -215,6 +255,20 @@ def _generate(spec: LevelSpec, seed: int) -> Instance:
             break
         if attempts == MAX_ATTEMPTS:
             raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)
+    return _finish(spec, seed, streams, dag, scm, cov, attempts, 0)
+
+
+def _finish(
+    spec: LevelSpec,
+    seed: int,
+    streams: list[np.random.SeedSequence],
+    dag: DAG,
+    scm: LinearGaussianSCM,
+    cov: FloatArray,
+    attempts: int,
+    weak: int,
+) -> Instance:
+    """The instance of an accepted world: its observational sample, I* and budget."""
     d_obs = scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
     i_star = minimum_intervention_set(dag)
     return Instance(
@@ -227,6 +281,7 @@ def _generate(spec: LevelSpec, seed: int) -> Instance:
         budget=len(i_star) + spec.slack,
         min_relevant_abs_rho=min_relevant_partial_correlation(dag, cov),
         attempts=attempts,
+        weak_edges=weak,
     )
 
 

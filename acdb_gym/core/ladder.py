@@ -30,9 +30,12 @@ from acdb_gym.core.instance import Instance, InstanceGenerationError, generate_i
 from acdb_gym.core.level_spec import LINEAR_NONGAUSSIAN, NONLINEAR, Family, LevelSpec
 
 __all__ = [
+    "ALL_LADDERS",
     "FAMILY_LADDERS",
     "FAMILY_TAGS",
     "LADDERS",
+    "LARGE_LADDER",
+    "LARGE_MANIFEST_SIZE",
     "LEVEL_NAMES",
     "MANIFEST_SIZE",
     "Level",
@@ -45,7 +48,7 @@ __all__ = [
     "write_manifests",
 ]
 
-LadderName = Literal["v0", "v1", "v1-nongaussian", "v1-nonlinear"]
+LadderName = Literal["v0", "v1", "v1-nongaussian", "v1-nonlinear", "large"]
 LEVEL_NAMES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -135,12 +138,41 @@ _SPECS: dict[str, dict[str, tuple[str, LevelSpec]]] = {
     **{ladder: _family_specs(family) for ladder, family in FAMILY_LADDERS.items()},
 }
 
-MANIFEST_SIZE = 200
-"""Preflighted seeds per level in the shipped manifests (v0's first 8 are the published seeds)."""
+# large: worlds up to d = 500 for scaling studies (beyond the paper). v1's generator (standardized
+# SCMs, 1.5 d edges) with the faithfulness rule that redraws failing edges' weights instead of
+# whole worlds, whose acceptance rate falls exponentially with the edge count.
+_LARGE_SPECS = {
+    name: (
+        f"d = {d}",
+        LevelSpec(
+            d, 3 * d // 2, 1000, n_int, 1.0, 1, standardized=True, faithfulness_rule="redraw_edges"
+        ),
+    )
+    for name, d, n_int in (
+        ("L0", 20, 100),
+        ("L1", 50, 100),
+        ("L2", 100, 100),
+        ("L3", 200, 50),
+        ("L4", 500, 20),
+    )
+}
 
-_SEED_BASE = {"v0": 0, "v1": 100_000, "v1-nongaussian": 100_000, "v1-nonlinear": 100_000}
+MANIFEST_SIZE = 200
+"""Preflighted seeds per level in the shipped manifests of v0, v1 and the family ladders (v0's
+first 8 are the published seeds)."""
+
+LARGE_MANIFEST_SIZE = 50
+"""Preflighted seeds per level of the large ladder (a d = 500 world takes about 0.4 s)."""
+
+_SEED_BASE = {
+    "v0": 0,
+    "v1": 100_000,
+    "v1-nongaussian": 100_000,
+    "v1-nonlinear": 100_000,
+    "large": 200_000,
+}
 """Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 uses ``100000 + 1000 * level + i``,
-and so do the family ladders: a seed draws the same first graph in every family, so where both
+large ``200000 + 1000 * level + i``, and the family ladders v1's seeds: a seed draws the same first graph in every family, so where both
 accept their first draw a family's instance has the v1 instance's graph (paired comparisons)."""
 
 
@@ -185,17 +217,26 @@ def _build(ladder: str, specs: Mapping[str, tuple[str, LevelSpec]]) -> dict[str,
 
 
 LADDERS: dict[str, dict[str, Level]] = {name: _build(name, specs) for name, specs in _SPECS.items()}
-#: The two linear-Gaussian ladders of the paper's protocol (the family ladders vary their SCM).
+"""The benchmark's ladders, L0 to L5 each: the paper's v0, the calibrated v1, and v1's levels in
+the other SCM families."""
+
 PAPER_LADDERS: tuple[str, ...] = ("v0", "v1")
+"""The two linear-Gaussian ladders of the paper's protocol (the family ladders vary their SCM)."""
+
+LARGE_LADDER: dict[str, Level] = _build("large", _LARGE_SPECS)
+"""``large``: L0 to L4 at d = 20, 50, 100, 200, 500, for scaling studies."""
+
+ALL_LADDERS: dict[str, dict[str, Level]] = {**LADDERS, "large": LARGE_LADDER}
+"""Every ladder by name: what :func:`get_level`, the sweep and the CLI accept."""
 
 
 def get_level(ladder: str, level: str) -> Level:
-    """Look up a level, with an error that lists what exists."""
-    if ladder not in LADDERS:
-        raise ValueError(f"ladder must be one of {sorted(LADDERS)}, got {ladder!r}")
-    if level not in LADDERS[ladder]:
-        raise ValueError(f"level must be one of {list(LADDERS[ladder])}, got {level!r}")
-    return LADDERS[ladder][level]
+    """Look up a level of any ladder, with an error that lists what exists."""
+    if ladder not in ALL_LADDERS:
+        raise ValueError(f"ladder must be one of {sorted(ALL_LADDERS)}, got {ladder!r}")
+    if level not in ALL_LADDERS[ladder]:
+        raise ValueError(f"level must be one of {list(ALL_LADDERS[ladder])}, got {level!r}")
+    return ALL_LADDERS[ladder][level]
 
 
 def preflight(spec: LevelSpec, base: int, count: int) -> tuple[ManifestEntry, ...]:
@@ -209,12 +250,12 @@ def preflight(spec: LevelSpec, base: int, count: int) -> tuple[ManifestEntry, ..
     return tuple(entries)
 
 
-def _write_shipped_manifests(
-    count: int = MANIFEST_SIZE, ladders: Sequence[str] = tuple(_SPECS)
-) -> None:  # pragma: no cover
+def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  # pragma: no cover
     """Regenerate ``core/manifests/<ladder>.tsv`` (after an intended generator change)."""
+    every = {**_SPECS, "large": _LARGE_SPECS}
     for ladder_name in ladders:
-        specs = _SPECS[ladder_name]
+        specs = every[ladder_name]
+        count = LARGE_MANIFEST_SIZE if ladder_name == "large" else MANIFEST_SIZE
         entries = {
             name: preflight(spec, _SEED_BASE[ladder_name] + 1000 * index, count)
             for index, (name, (_, spec)) in enumerate(specs.items())

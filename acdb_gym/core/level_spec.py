@@ -16,7 +16,15 @@ from typing import Literal, get_args
 
 import numpy as np
 
-__all__ = ["FAMILIES", "LINEAR_GAUSSIAN", "LINEAR_NONGAUSSIAN", "NONLINEAR", "Family", "LevelSpec"]
+__all__ = [
+    "FAITHFULNESS_RULES",
+    "FAMILIES",
+    "LINEAR_GAUSSIAN",
+    "LINEAR_NONGAUSSIAN",
+    "NONLINEAR",
+    "Family",
+    "LevelSpec",
+]
 
 Family = Literal["linear_gaussian", "linear_nongaussian", "nonlinear"]
 """The SCM family a level's worlds are drawn from (DESIGN §3.1)."""
@@ -24,6 +32,9 @@ LINEAR_GAUSSIAN: Family = "linear_gaussian"
 LINEAR_NONGAUSSIAN: Family = "linear_nongaussian"
 NONLINEAR: Family = "nonlinear"
 FAMILIES: tuple[Family, ...] = get_args(Family)
+
+FAITHFULNESS_RULES = ("reject_world", "redraw_edges")
+"""The values of :attr:`LevelSpec.faithfulness_rule`; the first is the default."""
 
 _ALWAYS_SHOWN = 10
 """The paper's fields (``d`` to ``standardized``), always part of the repr."""
@@ -45,6 +56,13 @@ class LevelSpec:
         weight_high: largest edge-weight magnitude.
         standardized: generate an internally standardized SCM (v1).
         family: the SCM family (:data:`FAMILIES`); ``"linear_gaussian"`` is the paper's.
+        faithfulness_rule: how a draw that fails the faithfulness check is handled.
+            ``"reject_world"`` (v0, v1): redraw the whole world (graph and weights) until
+            every edge passes, which fails at a rate exponential in the edge count.
+            ``"redraw_edges"`` (the large ladder): keep the graph, redraw only the failing
+            edges' weights, at most :data:`~acdb_gym.core.instance.EDGE_REDRAW_ROUNDS` times,
+            then accept the world (linear-Gaussian family only) and record how many edges still fail
+            (:attr:`~acdb_gym.core.instance.Instance.weak_edges`).
     """
 
     d: int
@@ -58,6 +76,7 @@ class LevelSpec:
     weight_high: float = 2.0
     standardized: bool = False
     family: Family = LINEAR_GAUSSIAN
+    faithfulness_rule: str = "reject_world"
 
     def __post_init__(self) -> None:
         if self.d < 2:
@@ -75,10 +94,20 @@ class LevelSpec:
             raise ValueError(
                 f"need 0 < weight_low <= weight_high, got {self.weight_low}, {self.weight_high}"
             )
+        if self.faithfulness_rule not in FAITHFULNESS_RULES:
+            raise ValueError(
+                f"faithfulness_rule must be one of {list(FAITHFULNESS_RULES)}, "
+                f"got {self.faithfulness_rule!r}"
+            )
         if not 0 <= self.faithfulness_eps < 1:
             raise ValueError(f"faithfulness_eps must be in [0, 1), got {self.faithfulness_eps}")
         if self.family not in FAMILIES:
             raise ValueError(f"family must be one of {list(FAMILIES)}, got {self.family!r}")
+        if self.faithfulness_rule != "reject_world" and self.family != LINEAR_GAUSSIAN:
+            raise ValueError(
+                f"faithfulness_rule {self.faithfulness_rule!r} is defined for the linear-Gaussian "
+                f"family only, got family {self.family!r}"
+            )
 
     def __repr__(self) -> str:
         """The dataclass repr of the first ten fields, then only fields not at their default.

@@ -4,7 +4,8 @@ This layer sits on :mod:`acdb_gym.core` (it imports numpy, scipy and causal-lear
 gymnasium or anything above it); environments and baselines share it.
 
 * :func:`pc_cpdag`: causal-learn's PC with Fisher-z tests, decoded by
-  :func:`pdag_from_causallearn` (and encoded back by :func:`pdag_to_causallearn`).
+  :func:`pdag_from_causallearn` (and encoded back by :func:`pdag_to_causallearn`);
+  :func:`shared_pc_cpdag` computes it once per dataset and process, for the baselines.
 * :func:`shift_pvalues`: distribution-shift tests of every variable under an intervention
   (:func:`distribution_shift_pvalue` for one variable); :func:`shift_evidence` adds a
   direct-effect test and :func:`combine_shift_evidence` corrects and completes PC's graph with
@@ -38,7 +39,12 @@ from acdb_gym.discovery.orientation import (
     orient_by_mean_shift,
     orient_from_interventions,
 )
-from acdb_gym.discovery.pc import pc_cpdag, pdag_from_causallearn, pdag_to_causallearn
+from acdb_gym.discovery.pc import (
+    pc_cpdag,
+    pdag_from_causallearn,
+    pdag_to_causallearn,
+    shared_pc_cpdag,
+)
 from acdb_gym.discovery.pc_rank import normal_scores, rank_pc_cpdag
 from acdb_gym.discovery.shift import (
     CombinedGraph,
@@ -81,6 +87,7 @@ __all__ = [
     "r2sortnregress",
     "rank_pc_cpdag",
     "regress_in_order",
+    "shared_pc_cpdag",
     "shift_evidence",
     "shift_pvalues",
     "sortnregress",

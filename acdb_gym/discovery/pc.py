@@ -16,6 +16,8 @@ True
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from typing import Literal
 
 import numpy as np
@@ -31,7 +33,7 @@ from acdb_gym.discovery._common import (
 )
 from acdb_gym.discovery.pc_batched import pc_batched
 
-__all__ = ["pc_cpdag", "pdag_from_causallearn", "pdag_to_causallearn"]
+__all__ = ["pc_cpdag", "pdag_from_causallearn", "pdag_to_causallearn", "shared_pc_cpdag"]
 
 _TAIL = -1
 _ARROW = 1
@@ -156,3 +158,32 @@ def pc_cpdag(
 
     graph = pc(np.ascontiguousarray(array), alpha, "fisherz", show_progress=False)
     return pdag_from_causallearn(graph.G.graph)
+
+
+SHARED_PC_SIZE = 256
+"""Datasets whose PC result :func:`shared_pc_cpdag` keeps (per process, least recently used
+first out): more than a sweep worker meets between two agents' episodes on one instance."""
+
+_SHARED: OrderedDict[tuple[object, ...], PDAG] = OrderedDict()
+
+
+def shared_pc_cpdag(data: ArrayLike, *, alpha: float = 0.05) -> PDAG:
+    """:func:`pc_cpdag` with the batched backend, computed once per dataset and process.
+
+    The agents that start from PC (``pc``, ``pc_greedy``, ``pc_active``, ...) all run it on
+    the same observational sample of an instance; a sweep worker that runs several of them
+    on one instance computes it once. Results are keyed by the data's shape and a SHA-256 of
+    its float64 bytes and by ``alpha``, so equal data gives the identical (immutable) PDAG
+    that :func:`pc_cpdag` returns, and different data never shares a result.
+    """
+    array = np.ascontiguousarray(data, dtype=np.float64)
+    key = (array.shape, hashlib.sha256(array.tobytes()).digest(), float(alpha))
+    found = _SHARED.get(key)
+    if found is not None:
+        _SHARED.move_to_end(key)
+        return found
+    result = pc_cpdag(array, alpha=alpha)
+    _SHARED[key] = result
+    if len(_SHARED) > SHARED_PC_SIZE:
+        _SHARED.popitem(last=False)
+    return result

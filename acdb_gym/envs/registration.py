@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from acdb_gym.core.ladder import LADDERS, PAPER_LADDERS
+from acdb_gym.core.ladder import ALL_LADDERS, LADDERS, LARGE_LADDER, PAPER_LADDERS
 
-__all__ = ["DESIGN_IDS", "ENV_IDS", "register_envs"]
+__all__ = ["DESIGN_IDS", "ENV_IDS", "LARGE_IDS", "register_envs"]
 
 ENV_IDS: tuple[str, ...] = tuple(
     level.env_id for ladder in LADDERS.values() for level in ladder.values()
 )
 """``ACDB-L{0..5}-v0``, ``ACDB-L{0..5}-v1``, and the v1 levels of the other SCM families,
 ``ACDB-NonGaussian-L{0..5}-v1`` and ``ACDB-Nonlinear-L{0..5}-v1``."""
+
+LARGE_IDS: tuple[str, ...] = tuple(level.env_id for level in LARGE_LADDER.values())
+"""``ACDB-L{0..4}-large``: d = 20, 50, 100, 200, 500 (registered; not in :data:`ENV_IDS`)."""
 
 DESIGN_IDS: tuple[str, ...] = tuple(
     f"ACDB-Design-{name}-{ladder}" for ladder in PAPER_LADDERS for name in LADDERS[ladder]
@@ -23,7 +26,7 @@ of each ladder's levels."""
 
 def register_envs() -> None:
     """Register all ids; calling it twice is harmless."""
-    for ladder_name, ladder in LADDERS.items():
+    for ladder_name, ladder in ALL_LADDERS.items():
         for level in ladder.values():
             if level.env_id not in gym.registry:
                 gym.register(

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
+from acdb_gym.core.ladder import ALL_LADDERS, LEVEL_NAMES
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.tools import TOOLS_RAW
 from acdb_gym.core.types import PANEL_ACTIVE
@@ -182,7 +182,7 @@ def _level_order(level: str) -> tuple[int, str]:
 
 
 def _closed_form(ladder: str, level: str) -> float:
-    known = LADDERS.get(ladder, {}).get(level)
+    known = ALL_LADDERS.get(ladder, {}).get(level)
     return known.spec.random_floor if known is not None else math.nan
 
 

@@ -22,7 +22,7 @@ from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.instance import Instance
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.envs import actions
-from acdb_gym.envs.acdb_env import OBSERVATION_KEYS
+from acdb_gym.envs.acdb_env import OBSERVATION_KEYS, STATS_OBSERVATION_KEYS
 from acdb_gym.envs.actions import ActionKind
 from acdb_gym.envs.privileged import hidden_instance_of
 from acdb_gym.testing.leaks import find_hidden_leak
@@ -119,9 +119,18 @@ def _check_spaces(env: gym.Env[Any, Any], *, seed: int) -> None:
         f"budget {instance.budget} exceeds max_interventions {m}: experiments would not fit",
     )
     _check_action_space(env.action_space, n_nodes=d, max_interventions=m)
+    stats = getattr(env.unwrapped, "observation_mode", "raw") == "stats"
+    data_shapes = (
+        {"sample_size": (m + 1,), "mean": (m + 1, d), "covariance": (m + 1, d, d)}
+        if stats
+        else {
+            "observational": (instance.spec.n_obs, d),
+            "interventional": (m, instance.spec.n_int, d),
+        }
+    )
+    keys = STATS_OBSERVATION_KEYS if stats else OBSERVATION_KEYS
     shapes: dict[str, tuple[int, ...]] = {
-        "observational": (instance.spec.n_obs, d),
-        "interventional": (m, instance.spec.n_int, d),
+        **data_shapes,
         "targets": (m,),
         "values": (m,),
         "budget_remaining": (1,),
@@ -132,8 +141,8 @@ def _check_spaces(env: gym.Env[Any, Any], *, seed: int) -> None:
     _require(isinstance(space, spaces.Dict), f"observation_space must be a Dict, got {space!r}")
     assert isinstance(space, spaces.Dict)
     _require(
-        set(space.spaces) == set(OBSERVATION_KEYS),
-        f"observation keys must be {sorted(OBSERVATION_KEYS)}, got {sorted(space.spaces)}",
+        set(space.spaces) == set(keys),
+        f"observation keys must be {sorted(keys)}, got {sorted(space.spaces)}",
     )
     for key, shape in shapes.items():
         _require(

@@ -636,8 +636,8 @@ def test_observational_panel_hides_the_budget() -> None:
 
 def test_kept_observations_stay_true_snapshots() -> None:
     """Every observation keeps what it showed when it was returned, through later steps of the
-    episode and the next reset, and no two observations share memory: each is the caller's own,
-    writable copy."""
+    episode and the next reset, and no two observations share memory: each is the caller's own
+    copy, writable except the read-only interventional block."""
     env = make(tools="stats")
     kept: list[tuple[dict[str, Any], dict[str, Any]]] = []
 
@@ -667,10 +667,13 @@ def test_kept_observations_stay_true_snapshots() -> None:
             assert not np.shares_memory(first[key], second[key]), key
     observation = kept[1][0]
     observation["observational"][:] = 0.0
-    observation["interventional"][:] = 7.0
+    with pytest.raises(ValueError, match="read-only"):
+        observation["interventional"][:] = 7.0
+    block = observation["interventional"]
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        block.flags.writeable = True
     again, *_ = env.step(actions.intervene(2, 1.0))
     assert again["observational"].any()
-    assert not (again["interventional"] == 7.0).any()
 
 
 def test_run_episode_with_an_intervene_then_submit_agent() -> None:
