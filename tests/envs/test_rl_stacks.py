@@ -21,9 +21,10 @@ FULL_IDS = ("ACDB-L1-v0", "ACDB-L3-v1")
 
 @pytest.mark.parametrize("env_id", DESIGN_IDS)
 def test_sb3_check_env_passes_on_every_design_id(env_id: str) -> None:
+    env = gym.make(env_id).unwrapped
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # SB3's checker warns about what it dislikes
-        check_env(gym.make(env_id).unwrapped, warn=True, skip_render_check=True)
+        check_env(env, warn=True, skip_render_check=True)
 
 
 @pytest.mark.parametrize("env_id", FULL_IDS)
