@@ -24,6 +24,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -333,3 +334,15 @@ def make_env_for_spec(spec: Any, **kwargs: Any) -> Any:
     level = Level("bench", "B", "synthetic benchmark level", spec, manifest=())
     with mock.patch.object(acdb_env, "get_level", lambda ladder, name: level):
         return acdb_env.ACDBEnv("B", ladder="bench", **kwargs)
+
+
+def load_test_server() -> Any:
+    """The project's local model server module (the LLM tests' conftest), for the LLM
+    benchmarks: the same server the tests drive the real SDKs against."""
+    path = Path(__file__).resolve().parent.parent / "tests" / "agents" / "llm" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("llm_test_server", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

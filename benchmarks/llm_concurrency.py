@@ -16,7 +16,6 @@ Run: ``python benchmarks/llm_concurrency.py [--smoke] [--latency 0.5]``
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import sys
 import tempfile
@@ -25,10 +24,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from _common import base_parser, load_average, markdown_table, print_header  # noqa: E402
+from _common import base_parser, load_average, load_test_server, markdown_table, print_header  # noqa: E402
 
 from acdb_gym.core.ladder import get_level  # noqa: E402
 from acdb_gym.results import read_results  # noqa: E402
@@ -36,17 +34,6 @@ from acdb_gym.sweep import SweepConfig, run_sweep  # noqa: E402
 
 REQUESTS_PER_JOB = 2
 """The scripted model intervenes once, then submits."""
-
-
-def load_test_server() -> Any:
-    """The project's local model server module (the LLM tests' conftest)."""
-    path = ROOT / "tests" / "agents" / "llm" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("llm_test_server", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(server: Any, out: Path, levels: tuple[str, ...], seeds: int, concurrency: int) -> Any:

@@ -22,18 +22,16 @@ Run: ``python benchmarks/llm_prompt_caching.py [--prices FILE]``
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import gymnasium as gym  # noqa: E402
-from _common import base_parser, markdown_table, print_header  # noqa: E402
+from _common import base_parser, load_test_server, markdown_table, print_header  # noqa: E402
 
 from acdb_gym.agents.base import run_episode  # noqa: E402
 from acdb_gym.agents.llm import LLMAgent, env_kwargs_for  # noqa: E402
@@ -43,17 +41,6 @@ LEVEL, INDEX, VARIANT = "L3", 1, "llm_stats"
 MODELS = {"openai": "openai-style-model", "anthropic": "anthropic-style-model"}
 STATISTICS = 8
 """Correlation / partial-correlation calls after the interventions."""
-
-
-def load_test_server() -> Any:
-    """The project's local model server module (the LLM tests' conftest)."""
-    path = ROOT / "tests" / "agents" / "llm" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("llm_test_server", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def thorough(server: Any) -> Any:

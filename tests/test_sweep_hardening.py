@@ -10,7 +10,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 
@@ -61,10 +60,10 @@ def test_a_second_sweep_on_a_busy_folder_exits_at_once_naming_the_holder(tmp_pat
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-        start = time.monotonic()
         second = _acdb("sweep", "--agents", "oracle", "--levels", "L0", "--seeds", "1",
                        "--out", str(tmp_path), "--no-progress")  # fmt: skip
-        assert time.monotonic() - start < 30
+        # It did not wait for the lock: the holder still holds it.
+        assert holder.poll() is None
     finally:
         holder.kill()
         holder.wait()
@@ -119,10 +118,10 @@ def test_the_lock_is_released_when_the_holder_dies(tmp_path: Path) -> None:
 def test_an_llm_sweep_without_a_key_exits_before_any_job_naming_the_variable(
     tmp_path: Path,
 ) -> None:
-    start = time.monotonic()
+    # No row is written: the key check runs before the first job (no timing assertion; the
+    # machines are noisy).
     done = _acdb("sweep", "--agents", "llm_raw", "--provider", "anthropic", "--model", "m",
                  "--out", str(tmp_path), "--no-progress")  # fmt: skip
-    assert time.monotonic() - start < 5
     assert done.returncode == 2 and "ANTHROPIC_API_KEY" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "results.jsonl").exists()
@@ -130,11 +129,9 @@ def test_an_llm_sweep_without_a_key_exits_before_any_job_naming_the_variable(
 
 def test_a_dead_base_url_ends_the_sweep_at_once_with_the_connection_error(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{_free_port()}/v1"
-    start = time.monotonic()
     done = _acdb("sweep", "--agents", "llm_raw", "--provider", "openai", "--model", "m",
                  "--base-url", url, "--levels", "L0,L1", "--seeds", "2", "--panels", "active",
                  "--out", str(tmp_path), "--no-progress")  # fmt: skip
-    assert time.monotonic() - start < 60
     assert done.returncode == 2
     assert "cannot connect to http://127.0.0.1" in done.stderr and "refused" in done.stderr.lower()
     assert not (tmp_path / "results.jsonl").exists()

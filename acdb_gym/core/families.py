@@ -260,8 +260,8 @@ def correlation_ratio(x: FloatArray, y: FloatArray, *, bins: int = ETA_BINS) -> 
 
     >>> x = np.linspace(-1, 1, 1000)
     >>> noise = np.random.default_rng(0).normal(size=1000)
-    >>> round(correlation_ratio(x, x**2), 2), round(correlation_ratio(x, noise), 2)
-    (0.98, 0.0)
+    >>> round(correlation_ratio(x, x**2), 2), correlation_ratio(x, noise) < 0.1
+    (0.98, True)
     """
     return _eta(_bin_groups(x, bins), y, bins)
 

@@ -39,6 +39,7 @@ def test_public_names_are_exported() -> None:
         "r2sortnregress",
         "rank_pc_cpdag",
         "regress_in_order",
+        "shared_pc_cpdag",
         "shift_evidence",
         "shift_pvalues",
         "sortnregress",

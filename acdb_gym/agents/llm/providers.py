@@ -205,12 +205,7 @@ class OpenAIAdapter(SDKAdapter):
     def _new_client(self, *, asynchronous: bool) -> openai.OpenAI | openai.AsyncOpenAI:
         import openai
 
-        options: dict[str, Any] = {
-            "api_key": self._api_key,
-            "base_url": self._base_url,
-            "timeout": self._timeout,
-            "max_retries": 0,
-        }
+        options = self._client_options()
         if asynchronous:
             http = openai.DefaultAsyncHttpxClient(verify=shared_ssl_context())
             return openai.AsyncOpenAI(**options, http_client=http)
@@ -393,12 +388,7 @@ class AnthropicAdapter(SDKAdapter):
     def _new_client(self, *, asynchronous: bool) -> anthropic.Anthropic | anthropic.AsyncAnthropic:
         import anthropic
 
-        options: dict[str, Any] = {
-            "api_key": self._api_key,
-            "base_url": self._base_url,
-            "timeout": self._timeout,
-            "max_retries": 0,
-        }
+        options = self._client_options()
         if asynchronous:
             http = anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context())
             return anthropic.AsyncAnthropic(**options, http_client=http)

@@ -155,6 +155,15 @@ class SDKAdapter:
         self._client: Any = None
         self._async_client: Any = None
 
+    def _client_options(self) -> dict[str, Any]:
+        """The SDK client's arguments: retries are this package's (``max_retries`` 0)."""
+        return {
+            "api_key": self._api_key,
+            "base_url": self._base_url,
+            "timeout": self._timeout,
+            "max_retries": 0,
+        }
+
     def _new_client(self, *, asynchronous: bool) -> Any:
         raise NotImplementedError
 
