@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import time
 import traceback
@@ -376,7 +377,9 @@ def _execute_pool(
     from acdb_gym.sweep_concurrent import batches, run_batch
 
     context = _worker_context()
-    with ProcessPoolExecutor(max_workers=config.workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=config.workers, mp_context=context, initializer=_one_blas_thread
+    ) as pool:
         pending: set[Future[list[dict[str, Any]]]] = set()
         # A task is one job, or with concurrency up to that many LLM jobs run at once.
         queue = batches(jobs, config.concurrency)
@@ -403,6 +406,24 @@ _WORKER_PRELOAD = (
 )
 """What every worker imports before its first job: a forkserver imports it once and forks the
 workers from it, so they do not each pay the import (about a second each)."""
+
+
+_BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+"""Variables by which a user sets BLAS threads; when one is set, the workers keep it."""
+
+
+def _one_blas_thread() -> None:
+    """Worker initializer: one BLAS thread per worker, unless the user set a thread count.
+
+    Workers already use every core; OpenBLAS's own threads on top of them oversubscribe the
+    machine, and its busy-waiting threads then take the CPU from the other workers (measured:
+    `benchmarks/sweep_walltime.py`). Single-threaded BLAS gives the same rows bit for bit on
+    the shipped ladders (checked against the v0 fixture)."""
+    if any(name in os.environ for name in _BLAS_THREAD_VARIABLES):
+        return
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
 
 
 def _worker_context() -> Any:
