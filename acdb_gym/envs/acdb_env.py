@@ -596,6 +596,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         assert session is not None
         slot = session.interventions_used
         # Drawn straight into an array the session keeps; an invalid request raises here.
+        # Past the plan (m slots) the budget is spent and the session refuses the request.
         kind = self._kind_plan[slot] if slot < len(self._kind_plan) else "hard"
         samples = session.intervene(
             var, value, kind=kind, out=np.empty((session.n_int, self.n_nodes))
