@@ -28,6 +28,7 @@ from acdb_gym.core._sampler import sampler_for
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.instance import Instance
 from acdb_gym.core.scoring import ScoreReport, check_submission, score
+from acdb_gym.core.soft_interventions import SOFT_KINDS, InterventionKind, sample_soft
 from acdb_gym.core.types import FloatArray, is_integer, readonly
 
 __all__ = [
@@ -57,12 +58,15 @@ class SessionSealedError(SessionError):
 
 @dataclass(frozen=True)
 class Experiment:
-    """One performed intervention ``do(X_target = value)`` and its samples (read-only)."""
+    """One performed intervention on ``target`` with ``value`` and its samples (read-only):
+    ``do(X_target = value)`` when ``kind`` is ``"hard"``, else the soft intervention ``kind``
+    (:mod:`acdb_gym.core.soft_interventions`)."""
 
     index: int
     target: int
     value: float
     samples: FloatArray
+    kind: InterventionKind = "hard"
 
 
 class Session:
@@ -87,6 +91,7 @@ class Session:
         self._targets: list[int] = []
         self._values: list[float] = []
         self._samples: list[FloatArray] = []
+        self._kinds: list[InterventionKind] = []
         self._report: ScoreReport | None = None
         self._submission: PDAG | None = None
         self._tool_calls = 0
@@ -138,6 +143,11 @@ class Session:
         return tuple(self._targets)
 
     @property
+    def kinds(self) -> tuple[InterventionKind, ...]:
+        """The kind of each performed intervention, in order."""
+        return tuple(self._kinds)
+
+    @property
     def sealed(self) -> bool:
         """True once a graph was submitted."""
         return self._report is not None
@@ -164,12 +174,23 @@ class Session:
         self._check_open()
         return readonly(self._instance.d_obs.copy())
 
-    def intervene(self, var: int, value: float, *, out: FloatArray | None = None) -> FloatArray:
+    def intervene(
+        self,
+        var: int,
+        value: float,
+        *,
+        kind: InterventionKind = "hard",
+        out: FloatArray | None = None,
+    ) -> FloatArray:
         """Draw ``n_int`` fresh samples under ``do(X_var = value)`` and spend one unit of budget.
 
         Args:
             var: the target node.
             value: the value it is set to (a finite real number).
+            kind: ``"hard"`` (``do(X_var = value)``, the default), or a soft intervention that
+                keeps ``X_var``'s mechanism: ``"shift"`` adds ``value`` to it, ``"scale"``
+                multiplies its noise by ``clip(|value|, 0.1, 10)``
+                (:mod:`acdb_gym.core.soft_interventions`).
             out: a writable C-contiguous float64 ``(n_int, d)`` array, owned by the caller, to
                 draw the samples into (the Gymnasium env draws straight into its observation
                 block this way). The session keeps it as the experiment's samples (and hands
@@ -181,7 +202,8 @@ class Session:
 
         Raises:
             SessionSealedError: after ``submit_graph``.
-            ValueError: ``var`` out of range, ``value`` not finite, or a bad ``out``.
+            ValueError: ``var`` out of range, ``value`` not finite, an unknown ``kind``, or a
+                bad ``out``.
             BudgetExhaustedError: no budget left.
 
         An invalid request changes nothing: no budget, no random draws, ``out`` untouched.
@@ -212,14 +234,27 @@ class Session:
             raise ValueError(
                 f"out must be a writable C-contiguous float64 array of shape {self._row_shape}"
             )
-        samples = self._sampler.draw(var, value, self._n_int, self._rng, out)
+        if kind == "hard":
+            samples = self._sampler.draw(var, value, self._n_int, self._rng, out)
+        elif kind in SOFT_KINDS:
+            scm = self._instance.scm
+            samples = sample_soft(scm, kind, var, value, self._n_int, self._rng, out=out)
+        else:
+            raise ValueError(f"kind must be 'hard', 'shift' or 'scale', got {kind!r}")
+        self._kinds.append(kind)
         self._samples.append(samples)
         self._values.append(value)
         targets.append(var)
         return readonly(samples.copy()) if out is None else samples
 
     def _experiment(self, index: int) -> Experiment:
-        return Experiment(index, self._targets[index], self._values[index], self._samples_of(index))
+        return Experiment(
+            index,
+            self._targets[index],
+            self._values[index],
+            self._samples_of(index),
+            self._kinds[index],
+        )
 
     def _samples_of(self, index: int) -> FloatArray:
         samples = self._samples[index]

@@ -14,6 +14,14 @@ from acdb_gym.core.instance import Instance, generate_instance
 from acdb_gym.core.ladder import Level, get_level
 from acdb_gym.core.scoring import ScoreReport
 from acdb_gym.core.session import Session, SessionError
+from acdb_gym.core.soft_interventions import (
+    INTERVENTION_KINDS,
+    INTERVENTION_MODES,
+    KIND_UNUSED,
+    InterventionKind,
+    InterventionMode,
+    episode_kinds,
+)
 from acdb_gym.core.tools import TOOL_VARIANTS, TOOLS_RAW, TOOLS_STATS, Tools
 from acdb_gym.core.types import (
     PANEL_ACTIVE,
@@ -32,6 +40,7 @@ from acdb_gym.envs.observations import OBSERVATION_MODES, ObservationMode, Stats
 from acdb_gym.envs.privileged import HiddenInstanceAccess
 
 __all__ = [
+    "KINDS_KEY",
     "OBSERVATION_KEYS",
     "STEP_LIMITS",
     "ACDBEnv",
@@ -70,13 +79,19 @@ OBSERVATION_KEYS: tuple[str, ...] = tuple(Observation.__annotations__)
 """The keys of an observation, in order (``observation="raw"``)."""
 STATS_OBSERVATION_KEYS: tuple[str, ...] = tuple(StatsObservation.__annotations__)
 """The keys of an observation with ``observation="stats"``, in order."""
+KINDS_KEY = "kinds"
+"""The observation key of each experiment's kind, present unless ``interventions="hard"``."""
 
 
 def observation_space(
-    level: Level, max_steps: int, observation: ObservationMode = "raw"
+    level: Level,
+    max_steps: int,
+    observation: ObservationMode = "raw",
+    interventions: InterventionMode = "hard",
 ) -> spaces.Space[Observation]:
     """The ``Dict`` space of :class:`Observation` (or, with ``observation="stats"``,
-    :class:`StatsObservation`) for a level and a step limit."""
+    :class:`StatsObservation`) for a level and a step limit, plus :data:`KINDS_KEY` unless
+    ``interventions`` is ``"hard"``."""
     spec = level.spec
     d, m = spec.d, spec.max_interventions
     space = spaces.Dict(
@@ -89,9 +104,15 @@ def observation_space(
             "tool_result": spaces.Box(
                 np.array([-np.inf, 0.0, 0.0]), np.array([np.inf, 1.0, 1.0]), (3,), np.float64
             ),
+            **(
+                {}
+                if interventions == "hard"
+                else {KINDS_KEY: spaces.Box(0, KIND_UNUSED, (m,), np.int64)}
+            ),
         }
     )
     keys = OBSERVATION_KEYS if observation == "raw" else STATS_OBSERVATION_KEYS
+    keys += () if interventions == "hard" else (KINDS_KEY,)
     assert tuple(space.spaces) == tuple(sorted(keys))
     return cast("spaces.Space[Observation]", space)
 
@@ -262,6 +283,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     | ``budget_remaining`` | ``(1,)`` | interventions left (0 in the observational panel) |
     | ``steps_remaining`` | ``(1,)`` | steps left before truncation |
     | ``tool_result`` | ``(3,)`` | ``[statistic, p_value, valid]`` of the last action |
+    | ``kinds`` | ``(m,)`` | only unless ``interventions="hard"``: 0 hard, 1 shift, 2 scale; 3 unused |
 
     ``tool_result``: a statistics tool fills ``[statistic, p_value]`` as its spec says:
     correlation and partial correlation give ``[r, p]`` with the Fisher-z p-value of ``r``;
@@ -330,6 +352,10 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     * ``reward``: ``"directed_f1"``, ``"neg_shd"`` or ``"skeleton_f1"``.
     * ``observation``: ``"raw"`` (samples, the default) or ``"stats"`` (per-regime sample size,
       mean and covariance).
+    * ``interventions``: what ``intervene {var, value}`` does: ``"hard"`` (``do(X_var = value)``,
+      the default), ``"shift"`` (adds ``value`` to ``X_var``'s equation), ``"scale"`` (multiplies
+      its noise by ``clip(|value|, 0.1, 10)``) or ``"mixed"`` (each experiment's kind drawn
+      from the instance's seed; DESIGN §8, :mod:`acdb_gym.core.soft_interventions`).
     * ``render_mode``: ``"ansi"`` (text) or ``"rgb_array"`` (picture).
 
     ## Version History
@@ -350,6 +376,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         max_steps: int | None = None,
         reward: RewardName = "directed_f1",
         observation: ObservationMode = "raw",
+        interventions: InterventionMode = "hard",
         render_mode: str | None = None,
     ) -> None:
         check_level_arguments(level, ladder)
@@ -358,6 +385,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         _check_choice("tools", tools, TOOL_VARIANTS)
         _check_choice("reward", reward, get_args(RewardName))
         _check_choice("observation", observation, OBSERVATION_MODES)
+        _check_choice("interventions", interventions, INTERVENTION_MODES)
         if render_mode is not None:
             _check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         if max_steps is not None and (not is_integer(max_steps) or max_steps < 1):
@@ -366,6 +394,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         self.tools: Tools = tools
         self.reward_name: RewardName = reward
         self.observation_mode: ObservationMode = observation
+        self.interventions: InterventionMode = interventions
         self.max_steps = STEP_LIMITS[tools] if max_steps is None else int(max_steps)
         self.render_mode = render_mode
 
@@ -375,7 +404,9 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         self.action_space = actions.action_space(
             spec.d, self.max_interventions, sampled_kinds=self._accepted_kinds()
         )
-        self.observation_space = observation_space(self.level, self.max_steps, observation)
+        self.observation_space = observation_space(
+            self.level, self.max_steps, observation, interventions
+        )
         self._blocks = observations.SlotBlocks(observations.block_shape(spec, observation))
         self._instance: Instance | None = None
         self._session: Session | None = None
@@ -407,6 +438,10 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         )
         self._targets = np.full(m, spec.d, dtype=np.int64)
         self._values = np.zeros(m)
+        self._kinds = np.full(m, KIND_UNUSED, dtype=np.int64)
+        self._kind_plan: tuple[InterventionKind, ...] = episode_kinds(
+            self.interventions, self._instance.seed, m
+        )
         self._steps = 0
         self._invalid_actions = 0
         self._tool_result = _TOOL_OK
@@ -561,10 +596,15 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         assert session is not None
         slot = session.interventions_used
         # Drawn straight into an array the session keeps; an invalid request raises here.
-        samples = session.intervene(var, value, out=np.empty((session.n_int, self.n_nodes)))
+        # Past the plan (m slots) the budget is spent and the session refuses the request.
+        kind = self._kind_plan[slot] if slot < len(self._kind_plan) else "hard"
+        samples = session.intervene(
+            var, value, kind=kind, out=np.empty((session.n_int, self.n_nodes))
+        )
         self._data.add_experiment(samples)
         self._targets[slot] = var
         self._values[slot] = value
+        self._kinds[slot] = INTERVENTION_KINDS.index(kind)
         self._tool_result = _TOOL_OK
 
     def _observation(self) -> Observation:
@@ -587,6 +627,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             ),
             "tool_result": self._tool_result.copy(),
         }
+        if self.interventions != "hard":
+            observation[KINDS_KEY] = self._kinds.copy()
         # With observation="stats" the data keys are StatsObservation's instead.
         return cast("Observation", observation)
 

@@ -22,7 +22,7 @@ from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.instance import Instance
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.envs import actions
-from acdb_gym.envs.acdb_env import OBSERVATION_KEYS, STATS_OBSERVATION_KEYS
+from acdb_gym.envs.acdb_env import KINDS_KEY, OBSERVATION_KEYS, STATS_OBSERVATION_KEYS
 from acdb_gym.envs.actions import ActionKind
 from acdb_gym.envs.privileged import hidden_instance_of
 from acdb_gym.testing.leaks import find_hidden_leak
@@ -137,6 +137,9 @@ def _check_spaces(env: gym.Env[Any, Any], *, seed: int) -> None:
         "steps_remaining": (1,),
         "tool_result": (3,),
     }
+    if getattr(env.unwrapped, "interventions", "hard") != "hard":  # soft: one more key
+        keys += (KINDS_KEY,)
+        shapes[KINDS_KEY] = (m,)
     space = env.observation_space
     _require(isinstance(space, spaces.Dict), f"observation_space must be a Dict, got {space!r}")
     assert isinstance(space, spaces.Dict)

@@ -1,0 +1,198 @@
+"""Soft (imperfect) single-node interventions beside the hard ``do(X_i = v)`` (DESIGN §8).
+
+A hard intervention replaces the target's mechanism by a constant. A soft one keeps the
+mechanism, and so the target's in-edges, and changes it:
+
+* ``shift``: ``X_i := f_i(pa_i) + e_i + delta`` with ``delta = value`` (a mean shift);
+* ``scale``: ``X_i := f_i(pa_i) + s e_i`` with ``s = scale_factor(value) = clip(|value|, 0.1,
+  10)`` (the noise standard deviation multiplied by ``s``).
+
+Every family's SCM (:mod:`acdb_gym.core.scm`, :mod:`acdb_gym.core.scm_families`) supports both.
+A draw consumes the generator exactly as the family's observational ``sample`` does (one
+``(n, d)`` block), and the linear families compute it as that observational draw plus a term
+confined to the target's descendants, so the other columns are bit-identical to
+``scm.sample(n, rng)`` from the same generator state.
+
+>>> from acdb_gym.core.scm import LinearGaussianSCM
+>>> scm = LinearGaussianSCM(np.array([[0.0, 2.0], [0.0, 0.0]]), np.array([1.0, 1.0]))
+>>> base = scm.sample(3, np.random.default_rng(0))
+>>> moved = sample_soft(scm, "shift", 0, 1.5, 3, np.random.default_rng(0))
+>>> (moved - base).round(12).tolist()[0]
+[1.5, 3.0]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal, get_args
+
+import numpy as np
+
+from acdb_gym.core.scm import LinearGaussianSCM
+from acdb_gym.core.scm_families import SCM, LinearNonGaussianSCM, standardized_noise
+from acdb_gym.core.types import FloatArray
+
+__all__ = [
+    "INTERVENTION_KINDS",
+    "INTERVENTION_MODES",
+    "KIND_UNUSED",
+    "SCALE_LIMITS",
+    "SOFT_KINDS",
+    "InterventionKind",
+    "InterventionMode",
+    "SoftKind",
+    "episode_kinds",
+    "sample_soft",
+    "scale_factor",
+]
+
+InterventionKind = Literal["hard", "shift", "scale"]
+"""What one experiment does to its target; its code (the env's ``kinds``) is its index in
+:data:`INTERVENTION_KINDS`: 0 hard, 1 shift, 2 scale."""
+INTERVENTION_KINDS: tuple[InterventionKind, ...] = get_args(InterventionKind)
+KIND_UNUSED = len(INTERVENTION_KINDS)
+"""The code of an unused experiment slot (3), as ``d`` marks an unused target."""
+
+SoftKind = Literal["shift", "scale"]
+SOFT_KINDS: tuple[SoftKind, ...] = get_args(SoftKind)
+
+InterventionMode = Literal["hard", "shift", "scale", "mixed"]
+"""An env's intervention option: every experiment of one kind, or ``mixed`` (per experiment,
+a kind drawn uniformly from :data:`INTERVENTION_KINDS` by :func:`episode_kinds`)."""
+INTERVENTION_MODES: tuple[InterventionMode, ...] = get_args(InterventionMode)
+
+SCALE_LIMITS = (0.1, 10.0)
+"""The range ``|value|`` is clipped to for a ``scale`` intervention's noise factor."""
+
+_KIND_STREAM = 5
+"""Spawn key of the mixed-kind stream: ``SeedSequence(seed).spawn(6)[5]``, after the instance's
+five streams (graph, weights, observational data, interventions, calibration)."""
+
+
+def scale_factor(value: float) -> float:
+    """The noise-std factor of a ``scale`` intervention with ``value``: ``|value|`` clipped to
+    :data:`SCALE_LIMITS`.
+
+    >>> scale_factor(2.0), scale_factor(-3.0), scale_factor(0.0), scale_factor(50.0)
+    (2.0, 3.0, 0.1, 10.0)
+    """
+    low, high = SCALE_LIMITS
+    return min(max(abs(float(value)), low), high)
+
+
+def episode_kinds(mode: InterventionMode, seed: int, count: int) -> tuple[InterventionKind, ...]:
+    """The kinds of an episode's ``count`` experiments under ``mode``, in order.
+
+    ``hard``, ``shift`` and ``scale`` give that kind every time. ``mixed`` draws each kind
+    uniformly from :data:`INTERVENTION_KINDS` on a stream of the instance's ``seed`` of its own
+    (spawn key 5), so every agent meets the same kinds on the same instance and nothing else
+    (data, interventions' samples) moves.
+
+    Raises:
+        ValueError: an unknown ``mode`` or a negative ``count``.
+
+    >>> episode_kinds("shift", 0, 2)
+    ('shift', 'shift')
+    >>> episode_kinds("mixed", 7, 4) == episode_kinds("mixed", 7, 4)
+    True
+    """
+    if mode not in INTERVENTION_MODES:
+        raise ValueError(f"interventions must be one of {list(INTERVENTION_MODES)}, got {mode!r}")
+    if count < 0:
+        raise ValueError(f"count must be >= 0, got {count}")
+    if mode != "mixed":
+        return (mode,) * count
+    sequence = np.random.SeedSequence(seed, spawn_key=(_KIND_STREAM,))
+    codes = np.random.default_rng(sequence).integers(len(INTERVENTION_KINDS), size=count)
+    return tuple(INTERVENTION_KINDS[int(code)] for code in codes)
+
+
+def sample_soft(
+    scm: SCM,
+    kind: SoftKind,
+    var: int,
+    value: float,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    out: FloatArray | None = None,
+) -> FloatArray:
+    """``n`` rows under the soft intervention ``kind`` on ``X_var`` with ``value``.
+
+    Args:
+        scm: any family's SCM.
+        kind: ``"shift"`` (add ``value`` to ``X_var``'s equation) or ``"scale"`` (multiply its
+            noise by :func:`scale_factor` of ``value``).
+        var: the target, in ``[0, d)``.
+        value: a finite real number.
+        n: rows, at least 1.
+        rng: the generator; one ``(n, d)`` block is drawn, as by ``scm.sample``.
+        out: a writable C-contiguous float64 ``(n, d)`` array to write into.
+
+    Returns:
+        The samples (``out`` when it is given).
+
+    Raises:
+        ValueError: an unknown ``kind``, ``var`` out of range, ``value`` not finite, ``n < 1``.
+    """
+    if kind not in SOFT_KINDS:
+        raise ValueError(f"kind must be one of {list(SOFT_KINDS)}, got {kind!r}")
+    d = scm.n_nodes
+    if not 0 <= var < d:
+        raise ValueError(f"var must be in [0, {d}), got {var}")
+    if not math.isfinite(value):
+        raise ValueError(f"value must be finite, got {value}")
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    if isinstance(scm, LinearGaussianSCM | LinearNonGaussianSCM):
+        return _linear_soft(scm, kind, var, float(value), n, rng, out)
+    noise = rng.standard_normal((n, d))
+    if kind == "shift":
+        # X_var = (f + noise_std e + noise_std u - loc) / scale gains value when u does this.
+        noise[:, var] += float(value) * scm.scale[var] / scm.noise_std[var]
+    else:
+        noise[:, var] *= scale_factor(value)
+    samples = scm.propagate(noise)
+    if out is None:
+        return samples
+    out[...] = samples
+    return out
+
+
+def _linear_soft(
+    scm: LinearGaussianSCM | LinearNonGaussianSCM,
+    kind: SoftKind,
+    var: int,
+    value: float,
+    n: int,
+    rng: np.random.Generator,
+    out: FloatArray | None,
+) -> FloatArray:
+    """The observational draw ``E M`` plus the change of ``e_var`` times the total effects of
+    ``X_var`` (``M[var]``), added to the descendants' columns only."""
+    if isinstance(scm, LinearGaussianSCM):
+        noise = rng.standard_normal((n, scm.n_nodes)) * scm.noise_std
+        mixing = scm.mixing
+    else:
+        noise = standardized_noise(scm.noise_kinds, n, rng) * scm.noise_std
+        mixing = scm.linear.mixing
+    change = np.full(n, value) if kind == "shift" else (scale_factor(value) - 1.0) * noise[:, var]
+    samples = np.matmul(noise, mixing, out=out)  # as scm.sample computes it
+    # inv(I - W) leaves ulp-sized entries off the descendants; they are exact zeros in truth.
+    columns = _descendants_and_self(scm.weights != 0, var)
+    effects = mixing[var, columns].copy()
+    effects[0] = 1.0  # columns[0] is var; the diagonal of M is exactly 1
+    samples[:, columns] += change[:, None] * effects
+    return samples
+
+
+def _descendants_and_self(adjacency: np.ndarray, var: int) -> np.ndarray:
+    """``var`` followed by its descendants in ascending order."""
+    reached = np.zeros(adjacency.shape[0], dtype=np.bool_)
+    frontier = reached.copy()
+    frontier[var] = True
+    while frontier.any():
+        reached |= frontier
+        frontier = adjacency[frontier].any(axis=0) & ~reached
+    reached[var] = False
+    return np.concatenate([[var], np.flatnonzero(reached)])
