@@ -41,6 +41,7 @@ from typing import Final
 
 import numpy as np
 
+from acdb_gym.core.custom_level import parse_level_spec
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.instance import generate_instance
 from acdb_gym.core.ladder import get_level
@@ -179,13 +180,16 @@ def episode_revision(record: RevisionRecord, truth: DAG) -> EpisodeRevision:
 
 
 @functools.lru_cache(maxsize=4096)
-def _true_dag(ladder: str, level: str, seed: int) -> DAG:
-    return generate_instance(get_level(ladder, level).spec, seed).dag
+def _true_dag(ladder: str, level: str, seed: int, level_spec: str | None) -> DAG:
+    spec = parse_level_spec(level_spec) if level_spec else get_level(ladder, level).spec
+    return generate_instance(spec, seed).dag
 
 
 def true_dag_of(row: Row) -> DAG:
-    """The true DAG of a row's instance, regenerated from its ladder, level and seed."""
-    return _true_dag(str(row["ladder"]), str(row["level"]), int(row["seed"]))
+    """The true DAG of a row's instance, regenerated from its ladder, level and seed (and a
+    custom level's spec, which its rows carry)."""
+    spec = row.get("level_spec")
+    return _true_dag(str(row["ladder"]), str(row["level"]), int(row["seed"]), spec)
 
 
 # ----------------------------------------------------------------------------- aggregation
