@@ -18,6 +18,7 @@ from acdb_gym.core.custom_level import (
     custom_manifest,
     parse_custom_level,
 )
+from acdb_gym.report.revision import summarize_revisions
 from acdb_gym.results import RESULTS_FILE, read_results
 from acdb_gym.sweep import Job, SweepConfig, plan_jobs, run_job, run_sweep
 
@@ -70,10 +71,31 @@ def test_a_custom_sweep_writes_rows_resumes_and_reports(tmp_path: Path) -> None:
     assert "## Ladder custom" in files.markdown.read_text(encoding="utf-8")
 
 
+def test_the_report_reads_rows_of_a_ladder_it_does_not_know(tmp_path: Path) -> None:
+    run_sweep(_config(tmp_path / "run", SMALL, seeds=1, agents=("pc", "pc_greedy")))
+    rows = _rows(tmp_path / "run")
+    assert any("revision" in row for row in rows)
+    with (tmp_path / RESULTS_FILE).open("w") as out:
+        for row in rows:
+            del row["level_spec"]
+            out.write(json.dumps({**row, "ladder": "elsewhere"}) + "\n")
+    files = report.write_report(tmp_path)
+    table = files.summary.ladder("elsewhere")
+    assert {row.agent for row in table.rows} == {"pc_greedy", "pc"}
+    assert math.isnan(table.random_floor[0].closed_form)
+
+
 def test_workers_rebuild_the_level_from_the_job(tmp_path: Path) -> None:
     run_sweep(_config(tmp_path / "serial", SMALL, agents=("pc", "pc_greedy")))
     run_sweep(_config(tmp_path / "pool", SMALL, agents=("pc", "pc_greedy"), workers=2))
-    assert _stable(_rows(tmp_path / "pool")) == _stable(_rows(tmp_path / "serial"))
+    rows = _rows(tmp_path / "serial")
+    assert _stable(_rows(tmp_path / "pool")) == _stable(rows)
+    # The report regenerates the truth from the row's spec: pc_greedy's graph before its first
+    # experiment is PC's, so it scores as the pc rows do.
+    (revision,) = summarize_revisions(rows)
+    assert (revision.ladder, revision.level, revision.episodes) == (CUSTOM_LADDER, "small", 2)
+    pc = [row["directed_f1"] for row in rows if row["agent"] == "pc"]
+    assert math.isclose(revision.f1_after[0][0], sum(pc) / len(pc))
 
 
 def test_the_spec_is_part_of_a_custom_job_id_and_shipped_ids_stay() -> None:
