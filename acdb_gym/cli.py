@@ -11,6 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from acdb_gym import __version__
+from acdb_gym.core.custom_level import (
+    CUSTOM_LADDER,
+    CUSTOM_SEED_BASE,
+    MAX_CUSTOM_SEEDS,
+    parse_custom_level,
+)
 from acdb_gym.core.ladder import ALL_LADDERS, FAMILY_LADDERS, LEVEL_NAMES, MANIFEST_SIZE
 from acdb_gym.core.level_spec import FAMILIES
 from acdb_gym.core.types import PANELS
@@ -74,7 +80,21 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="comma-separated levels (with --ladder large, the default is its L0-L4)",
     )
     p.add_argument(
-        "--seeds", type=int, default=8, help=f"first N manifest seeds per level (1-{MANIFEST_SIZE})"
+        "--custom-level",
+        action="append",
+        metavar="[NAME:]SPEC",
+        help="a custom level as LevelSpec fields, e.g. "
+        "'D40:d=40,k=60,n_obs=1000,n_int=200,slack=0,standardized=true' (noise_var defaults "
+        "to 1.0, other fields to LevelSpec's; without NAME: the level is named d<d>-<digest>); "
+        "repeatable. Runs these levels (ladder 'custom'), in place of --ladder and --levels, on "
+        f"the first seeds from {CUSTOM_SEED_BASE} up whose instance generates",
+    )
+    p.add_argument(
+        "--seeds",
+        type=int,
+        default=8,
+        help=f"first N manifest seeds per level (1-{MANIFEST_SIZE}; custom levels "
+        f"1-{MAX_CUSTOM_SEEDS})",
     )
     p.add_argument(
         "--agents", default=",".join(OFFLINE_AGENTS), help="comma-separated agents, listed below"
@@ -254,26 +274,50 @@ def _sweep(args: argparse.Namespace) -> int:
     }
     if args.requests_per_minute is not None or args.tokens_per_minute is not None:
         options["rate_limit_file"] = str(args.out / "llm_rate_limit.json")
+    common: dict[str, Any] = {
+        "seeds": args.seeds,
+        "agents": parse_list(args.agents, what="agents"),
+        "panels": parse_panels(args.panels),
+        "repeats": args.repeats,
+        "workers": args.workers,
+        "concurrency": args.concurrency,
+        "backend": args.backend,
+        "agent_options": {k: v for k, v in options.items() if v is not None},
+        "progress": not args.no_progress,
+    }
+    if args.custom_level:
+        configs = [_custom_config(args, common)]
+    else:
+        configs = [
+            SweepConfig(
+                args.out,
+                ladder,
+                parse_list(_levels_of(args.levels, ladder), ALL_LADDERS[ladder], what="levels"),
+                **common,
+            )
+            for ladder in _sweep_ladders(args)
+        ]
     status = 0
-    for ladder in _sweep_ladders(args):
-        config = SweepConfig(
-            out=args.out,
-            ladder=ladder,
-            levels=parse_list(_levels_of(args.levels, ladder), ALL_LADDERS[ladder], what="levels"),
-            seeds=args.seeds,
-            agents=parse_list(args.agents, what="agents"),
-            panels=parse_panels(args.panels),
-            repeats=args.repeats,
-            workers=args.workers,
-            concurrency=args.concurrency,
-            backend=args.backend,
-            agent_options={k: v for k, v in options.items() if v is not None},
-            progress=not args.no_progress,
-        )
+    for config in configs:
         status = max(status, _run_one_sweep(config))
     if not args.no_report:
         _write_report(args.out, [], args.prices)
     return status
+
+
+def _custom_config(args: argparse.Namespace, common: dict[str, Any]) -> Any:
+    """The sweep of ``--custom-level``: its levels on ladder ``custom``."""
+    from acdb_gym.sweep import SweepConfig
+
+    if args.families:
+        raise ValueError("--custom-level runs in place of --families; give one of them")
+    if args.levels != ",".join(LEVEL_NAMES):
+        raise ValueError(
+            "--levels picks levels of --ladder; name a custom level with NAME: in --custom-level"
+        )
+    customs = tuple(parse_custom_level(text) for text in args.custom_level)
+    names = tuple(custom.name for custom in customs)
+    return SweepConfig(args.out, CUSTOM_LADDER, names, custom_levels=customs, **common)
 
 
 def _sweep_ladders(args: argparse.Namespace) -> list[str]:

@@ -93,11 +93,19 @@ class ResultsFileError(ValueError):
 
 # --------------------------------------------------------------------------- the row
 _OPTIONAL: Final = frozenset(
-    {"agent_stats", "privileged", "revision", "tokens_cached_in", "tokens_cache_write"}
+    {
+        "agent_stats",
+        "level_spec",
+        "privileged",
+        "revision",
+        "tokens_cached_in",
+        "tokens_cache_write",
+    }
 )
 """Keys a row may lack: failed rows carry no agent statistics, rows written before rows
 recorded privileged access do not say, only agents that state hypotheses have a revision
-record, and only agents that report prompt caching (LLM agents) have its token counts."""
+record, only agents that report prompt caching (LLM agents) have its token counts, and only
+custom levels' rows carry their spec."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,6 +127,9 @@ class ResultRow:
         agent_stats: the agent's own episode statistics; None when the row has none (failed).
         privileged: the agent was handed the hidden instance (the oracle); None in rows
             written before rows recorded it.
+        level_spec: a custom level's spec as canonical text
+            (:func:`acdb_gym.core.custom_level.format_level_spec`), from which the level and
+            its seeds are rebuilt; absent (None) on the shipped ladders' rows.
         revision: the hypotheses an agent stated before each experiment and its submission,
             in the compact form of :meth:`acdb_gym.envs.hypotheses.RevisionRecord.to_dict`
             (``{"n_nodes", "targets", "before", "final"}``, graphs as ``"0>1,2-3"`` strings);
@@ -169,6 +180,7 @@ class ResultRow:
     wall_time: float
     agent_stats: Mapping[str, Any] | None = field(default=None, hash=False)
     privileged: bool | None = None
+    level_spec: str | None = None
     revision: Mapping[str, Any] | None = field(default=None, hash=False)
     extras: Mapping[str, Any] = field(default_factory=dict, hash=False)
 

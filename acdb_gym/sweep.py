@@ -2,10 +2,12 @@
 
 Jobs are ladder × levels × manifest seeds × agents × panels × repeats (an agent's tool variant
 is part of its name, e.g. ``llm_raw`` / ``llm_stats``; agents come from
-:data:`acdb_gym.registry.AGENTS`). Each finished job appends one row to the run directory's
-results file through :class:`acdb_gym.results.ResultsAppender` (a single ``write`` on an
-``O_APPEND`` descriptor followed by ``fsync``), from the parent process only. Rerunning the
-same command skips jobs that already have an ``ok`` row; failed jobs (an exception, e.g. an
+:data:`acdb_gym.registry.AGENTS`). The levels are a shipped ladder's or custom ones
+(:mod:`acdb_gym.core.custom_level`, ladder ``"custom"``), whose jobs and rows carry the spec's
+text: every worker rebuilds the level and its seeds from it. Each finished job appends one row
+to the run directory's results file through :class:`acdb_gym.results.ResultsAppender` (one
+``write`` on an ``O_APPEND`` descriptor, then ``fsync``), from the parent process only. Rerunning
+the same command skips jobs that already have an ``ok`` row; failed jobs (an exception, e.g. an
 LLM provider that stayed down) are recorded as ``failed`` rows with the error and retried by
 the next run. A torn last line (the process died mid-write) is cut off on resume, never parsed
 as a result; any other unreadable line stops the resume with a
@@ -32,12 +34,14 @@ from typing import Any, Literal
 import numpy as np
 
 from acdb_gym import __version__
-from acdb_gym.core.ladder import LEVEL_NAMES, get_level
+from acdb_gym.core.custom_level import CUSTOM_LADDER, MAX_CUSTOM_SEEDS, CustomLevel, resolve_level
+from acdb_gym.core.ladder import LEVEL_NAMES, Level, get_level
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, PANELS, Panel
 from acdb_gym.registry import OFFLINE_AGENTS, AgentEntry, get_agent
 from acdb_gym.results import RESULTS_FILE, Location, ResultRow, ResultsAppender, read_results
 from acdb_gym.run_lock import RunDirectoryLock
+from acdb_gym.sweep_guards import FailureWatch, check_custom_levels
 
 __all__ = [
     "Job",
@@ -54,7 +58,11 @@ Backend = Literal["process", "ray"]
 # --------------------------------------------------------------------------- jobs
 @dataclass(frozen=True)
 class Job:
-    """One unit of work: one agent on one manifest instance in one panel, one repeat."""
+    """One unit of work: one agent on one manifest instance in one panel, one repeat.
+
+    ``level_spec`` is empty for a shipped ladder's level and the spec's canonical text
+    (:func:`~acdb_gym.core.custom_level.format_level_spec`) for a custom level.
+    """
 
     ladder: str
     level: str
@@ -64,24 +72,30 @@ class Job:
     tools: str
     repeat: int
     agent_config: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    level_spec: str = ""
 
     @property
     def job_id(self) -> str:
-        """A stable id over everything that defines the job."""
-        key = json.dumps(
-            [
-                self.ladder,
-                self.level,
-                self.manifest_index,
-                self.agent,
-                self.panel,
-                self.tools,
-                self.repeat,
-                self.agent_config,
-            ],
-            sort_keys=True,
-        )
+        """A stable id over everything that defines the job (a custom level's spec is part of
+        it; shipped levels' ids are as before the spec existed)."""
+        parts: list[Any] = [
+            self.ladder,
+            self.level,
+            self.manifest_index,
+            self.agent,
+            self.panel,
+            self.tools,
+            self.repeat,
+            self.agent_config,
+        ]
+        if self.level_spec:
+            parts.append(self.level_spec)
+        key = json.dumps(parts, sort_keys=True)
         return hashlib.sha256(key.encode()).hexdigest()[:20]
+
+    def level_of(self) -> Level:
+        """The job's level (a custom one rebuilt from its spec, seeds up to this job's)."""
+        return resolve_level(self.ladder, self.level, self.level_spec, self.manifest_index + 1)
 
     @property
     def agent_seed(self) -> int:
@@ -95,9 +109,12 @@ class SweepConfig:
 
     Attributes:
         out: run directory; results go to its :data:`~acdb_gym.results.RESULTS_FILE`.
-        ladder: ``"v0"``, ``"v1"`` or ``"large"``.
-        levels: level names (the large ladder has L0 to L4).
-        seeds: the first ``seeds`` manifest seeds of each level (at most the manifest size, 200).
+        ladder: a ladder of :data:`~acdb_gym.core.ladder.ALL_LADDERS` (``"v0"``, ``"v1"``,
+            ``"large"``, ...), or ``"custom"`` with ``custom_levels``.
+        levels: level names (the large ladder has L0 to L4; on ``"custom"``, the custom
+            levels' names, in their order).
+        seeds: the first ``seeds`` manifest seeds of each level (at most the manifest size, 200;
+            a custom level's are preflighted, up to 1000).
         agents: agent names (see :data:`acdb_gym.registry.AGENTS`; ``rl:PATH`` for a saved
             policy).
         panels: ``"active"`` and/or ``"observational"``.
@@ -109,6 +126,7 @@ class SweepConfig:
         backend: ``"process"`` (a process pool) or ``"ray"``.
         agent_options: options for configurable agents (LLM provider, model, base URL, ...).
         progress: show a progress bar with ETA on stderr.
+        custom_levels: the levels of ladder ``"custom"``, named in ``levels`` in their order.
     """
 
     out: Path
@@ -123,13 +141,17 @@ class SweepConfig:
     backend: Backend = "process"
     agent_options: dict[str, Any] = field(default_factory=dict)
     progress: bool = True
+    custom_levels: tuple[CustomLevel, ...] = ()
 
     def __post_init__(self) -> None:
-        for level in self.levels:
-            get_level(self.ladder, level)
         if not self.levels:
             raise ValueError("at least one level is needed")
-        manifest_size = min(len(get_level(self.ladder, lv).manifest) for lv in self.levels)
+        self._check_custom()
+        manifest_size = (
+            MAX_CUSTOM_SEEDS
+            if self.custom_levels
+            else min(len(get_level(self.ladder, lv).manifest) for lv in self.levels)
+        )
         if not 1 <= self.seeds <= manifest_size:
             raise ValueError(f"seeds must be in [1, {manifest_size}], got {self.seeds}")
         for panel in self.panels:
@@ -149,6 +171,21 @@ class SweepConfig:
             raise ValueError("concurrency above 1 needs backend='process'")
         for agent in self.agents:
             get_agent(agent)
+
+    def _check_custom(self) -> None:
+        names = tuple(custom.name for custom in self.custom_levels)
+        if (self.ladder == CUSTOM_LADDER) != bool(names):
+            message = f"ladder {self.ladder!r} with {len(names)} custom levels"
+            raise ValueError(f"custom levels go with ladder {CUSTOM_LADDER!r} only; got {message}")
+        if names and self.levels != names:
+            raise ValueError(f"levels must be the custom levels' names {names}, got {self.levels}")
+        if len(set(names)) != len(names):
+            raise ValueError(f"custom level names must differ, got {list(names)}")
+
+    def level_spec(self, level: str) -> str:
+        """The canonical spec text of a custom level of this sweep; ``""`` for a shipped one."""
+        by_name = {custom.name: custom.text for custom in self.custom_levels}
+        return by_name.get(level, "")
 
 
 def _panels_for(spec: AgentEntry, requested: Sequence[Panel]) -> list[Panel]:
@@ -172,6 +209,7 @@ def _agent_config(spec: AgentEntry, options: dict[str, Any]) -> dict[str, Any]:
 def plan_jobs(config: SweepConfig) -> list[Job]:
     """Every job of ``config``, in a deterministic order."""
     jobs = []
+    specs = {level: config.level_spec(level) for level in config.levels}
     for agent in config.agents:
         spec = get_agent(agent)
         agent_config = _agent_config(spec, config.agent_options)
@@ -189,6 +227,7 @@ def plan_jobs(config: SweepConfig) -> list[Job]:
                                 spec.tools,
                                 repeat,
                                 agent_config,
+                                specs[level],
                             )
                         )
     return jobs
@@ -242,7 +281,7 @@ async def run_job_async(
 
 
 def _finish_row(job: Job, row: dict[str, Any], start: float) -> dict[str, Any]:
-    level = get_level(job.ladder, job.level)
+    level = job.level_of()
     base: dict[str, Any] = {
         "job_id": job.job_id,
         "ladder": job.ladder,
@@ -256,6 +295,7 @@ def _finish_row(job: Job, row: dict[str, Any], start: float) -> dict[str, Any]:
         "repeat": job.repeat,
         "version": __version__,
         "privileged": get_agent(job.agent).privileged,
+        **({"level_spec": job.level_spec} if job.level_spec else {}),
     }
     row["wall_time"] = time.perf_counter() - start
     return {**base, **row}
@@ -284,7 +324,13 @@ def _prepare(job: Job, options: dict[str, Any], out: Path | None) -> tuple[Any, 
     env_kwargs: dict[str, Any] = {"panel": job.panel, "tools": job.tools}
     if spec.max_steps is not None:
         env_kwargs["max_steps"] = spec.max_steps
-    env = gym.make(get_level(job.ladder, job.level).env_id, **env_kwargs)
+    level = job.level_of()
+    if job.level_spec:
+        from acdb_gym.envs.registration import make_custom
+
+        env = make_custom(level, **env_kwargs)
+    else:
+        env = gym.make(level.env_id, **env_kwargs)
     agent = spec.build(job.agent_seed, {**options, **job.agent_config})
     transcript_dir = None if out is None else out / "transcripts"
     if hasattr(agent, "transcript_path") and transcript_dir is not None:
@@ -465,36 +511,6 @@ def _execute_ray(
         yield ray.get(done[0])
 
 
-STOP_AFTER_SAME_FAILURES = 3
-"""An agent whose last this many jobs all failed with the same error is not given more jobs."""
-
-
-class _FailureWatch:
-    """Stops scheduling an agent whose jobs keep failing the same way (a bad key, a server that
-    is gone): the rest of its jobs would only fail too, slowly or at a cost."""
-
-    def __init__(self, limit: int = STOP_AFTER_SAME_FAILURES) -> None:
-        self.limit = limit
-        self.stopped: dict[str, str] = {}
-        self._streaks: dict[str, tuple[str, int]] = {}
-
-    def record(self, row: ResultRow) -> str | None:
-        """Note a finished job; the error that stops its agent, when it does."""
-        if row.status == "ok" or row.error is None:
-            self._streaks.pop(row.agent, None)
-            return None
-        error, count = self._streaks.get(row.agent, (row.error, 0))
-        count = count + 1 if error == row.error else 1
-        self._streaks[row.agent] = (row.error, count)
-        if count >= self.limit and row.agent not in self.stopped:
-            self.stopped[row.agent] = row.error
-            return row.error
-        return None
-
-    def skips(self, job: Job) -> bool:
-        return job.agent in self.stopped
-
-
 def run_sweep(config: SweepConfig) -> SweepSummary:
     """Run every unfinished job of ``config`` and append its rows; see the module docstring.
 
@@ -517,12 +533,13 @@ def run_sweep(config: SweepConfig) -> SweepSummary:
 def _run_locked(config: SweepConfig, start: float) -> SweepSummary:
     results = config.out / RESULTS_FILE
     rows = read_results(results, mode="strict", repair=True).rows
+    check_custom_levels(config, rows, results)
     done = {row.job_id for row in rows if row.status == "ok"}
     jobs = plan_jobs(config)
     todo = [job for job in jobs if job.job_id not in done]
     _write_config(config)
     writer = ResultsAppender(results)
-    watch = _FailureWatch()
+    watch = FailureWatch()
     finished = failed = 0
     earlier = len(jobs) - len(todo)
     bar = _progress(

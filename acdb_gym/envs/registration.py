@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
+from gymnasium.envs.registration import EnvSpec
 
-from acdb_gym.core.ladder import ALL_LADDERS, LADDERS, LARGE_LADDER, PAPER_LADDERS
+from acdb_gym.core.ladder import ALL_LADDERS, LADDERS, LARGE_LADDER, PAPER_LADDERS, Level
 
-__all__ = ["DESIGN_IDS", "ENV_IDS", "LARGE_IDS", "register_envs"]
+__all__ = ["DESIGN_IDS", "ENV_IDS", "LARGE_IDS", "make_custom", "register_envs"]
 
 ENV_IDS: tuple[str, ...] = tuple(
     level.env_id for ladder in LADDERS.values() for level in ladder.values()
@@ -45,3 +48,15 @@ def register_envs() -> None:
                     kwargs={"level": name, "ladder": ladder_name},
                     disable_env_checker=True,
                 )
+
+
+def make_custom(level: Level, **kwargs: Any) -> gym.Env[Any, Any]:
+    """``gym.make`` of a level that has no registered id (a custom level): the full env's entry
+    point given the :class:`Level` itself, wrapped as ``gym.make`` wraps the registered ids."""
+    spec = EnvSpec(
+        id=level.env_id,
+        entry_point="acdb_gym.envs.acdb_env:ACDBEnv",
+        kwargs={"level": level},
+        disable_env_checker=True,
+    )
+    return gym.make(spec, **kwargs)

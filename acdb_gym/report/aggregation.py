@@ -20,6 +20,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from acdb_gym.core.custom_level import parse_level_spec
 from acdb_gym.core.ladder import ALL_LADDERS, LEVEL_NAMES
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.tools import TOOLS_RAW
@@ -181,7 +182,11 @@ def _level_order(level: str) -> tuple[int, str]:
     return (LEVEL_NAMES.index(level) if level in LEVEL_NAMES else len(LEVEL_NAMES), level)
 
 
-def _closed_form(ladder: str, level: str) -> float:
+def _closed_form(ladder: str, level: str, level_spec: str | None) -> float:
+    """The level's closed-form random floor: from the spec a custom level's rows carry, or the
+    shipped level's; NaN for a level the package does not know."""
+    if level_spec:
+        return parse_level_spec(level_spec).random_floor
     known = ALL_LADDERS.get(ladder, {}).get(level)
     return known.spec.random_floor if known is not None else math.nan
 
@@ -320,8 +325,10 @@ def _random_floor(prepared: Prepared, ladder: str, rows: Sequence[Row]) -> tuple
             for (level, index), vector in seeds.items():
                 measured.setdefault(level, {}).setdefault(index, []).append(vector[_DIRECTED_F1])
     instances: dict[str, set[int]] = {}
+    specs: dict[str, str | None] = {}
     for row in rows:
         instances.setdefault(str(row["level"]), set()).add(int(row["manifest_index"]))
+        specs[str(row["level"])] = row.get("level_spec")
     levels = sorted(instances, key=_level_order)
     # In manifest order, not file order: a sweep with several workers writes rows in the order
     # jobs finish, and the bootstrap must not depend on that.
@@ -330,7 +337,7 @@ def _random_floor(prepared: Prepared, ladder: str, rows: Sequence[Row]) -> tuple
         for level in levels
     }
     floors = [
-        FloorRow(level, _closed_form(ladder, level), bootstrap_ci([strata[level]]))
+        FloorRow(level, _closed_form(ladder, level, specs[level]), bootstrap_ci([strata[level]]))
         for level in levels
     ]
     weights = np.array([len(instances[level]) for level in levels], dtype=np.float64)

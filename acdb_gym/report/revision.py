@@ -41,9 +41,10 @@ from typing import Final
 
 import numpy as np
 
+from acdb_gym.core.custom_level import parse_level_spec
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladder import ALL_LADDERS, get_level
 from acdb_gym.core.scoring import score
 from acdb_gym.core.types import IntArray
 from acdb_gym.envs.hypotheses import RevisionRecord
@@ -179,13 +180,22 @@ def episode_revision(record: RevisionRecord, truth: DAG) -> EpisodeRevision:
 
 
 @functools.lru_cache(maxsize=4096)
-def _true_dag(ladder: str, level: str, seed: int) -> DAG:
-    return generate_instance(get_level(ladder, level).spec, seed).dag
+def _true_dag(ladder: str, level: str, seed: int, level_spec: str | None) -> DAG:
+    spec = parse_level_spec(level_spec) if level_spec else get_level(ladder, level).spec
+    return generate_instance(spec, seed).dag
 
 
 def true_dag_of(row: Row) -> DAG:
-    """The true DAG of a row's instance, regenerated from its ladder, level and seed."""
-    return _true_dag(str(row["ladder"]), str(row["level"]), int(row["seed"]))
+    """The true DAG of a row's instance, regenerated from its ladder, level and seed (and a
+    custom level's spec, which its rows carry).
+
+    Raises:
+        LookupError: a level this package does not know and the row carries no spec of.
+    """
+    ladder, level, spec = str(row["ladder"]), str(row["level"]), row.get("level_spec")
+    if not spec and level not in ALL_LADDERS.get(ladder, {}):
+        raise LookupError(f"no level {ladder} {level} to regenerate the instance from")
+    return _true_dag(ladder, level, int(row["seed"]), spec)
 
 
 # ----------------------------------------------------------------------------- aggregation
@@ -201,7 +211,8 @@ def summarize_revisions(
 
     Args:
         rows: result rows (dicts); rows without ``status == "ok"`` or a ``revision`` record
-            are ignored.
+            are ignored, and so are rows whose truth raises ``LookupError`` (the default's, for
+            a ladder or level the package does not know).
         labels: agent-row labels by group (``prepare(rows).labels``); by default the agent
             and panel, as ``"pc_greedy (active)"``.
         truth: the true DAG of a row's instance (default: regenerated, :func:`true_dag_of`).
@@ -218,8 +229,12 @@ def summarize_revisions(
         if row.get("status") != "ok" or not isinstance(data, Mapping):
             continue
         try:
+            dag = truth(row)
+        except LookupError:
+            continue  # a ladder this package does not know: no truth to score against
+        try:
             record = RevisionRecord.from_dict(data)
-            analysis = episode_revision(record, truth(row))
+            analysis = episode_revision(record, dag)
         except ValueError as error:
             raise ValueError(f"row {row.get('job_id')!r}: bad revision record: {error}") from None
         group = group_of(row)

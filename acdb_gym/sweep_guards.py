@@ -1,0 +1,67 @@
+"""What keeps a sweep run sound: it stops agents that keep failing, and refuses to mix two
+custom levels under one name in a run directory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from acdb_gym.core.custom_level import CUSTOM_LADDER
+from acdb_gym.results import ResultRow
+
+if TYPE_CHECKING:
+    from acdb_gym.sweep import Job, SweepConfig
+
+__all__ = ["STOP_AFTER_SAME_FAILURES", "FailureWatch", "check_custom_levels"]
+
+
+STOP_AFTER_SAME_FAILURES = 3
+"""An agent whose last this many jobs all failed with the same error is not given more jobs."""
+
+
+class FailureWatch:
+    """Stops scheduling an agent whose jobs keep failing the same way (a bad key, a server that
+    is gone): the rest of its jobs would only fail too, slowly or at a cost."""
+
+    def __init__(self, limit: int = STOP_AFTER_SAME_FAILURES) -> None:
+        self.limit = limit
+        self.stopped: dict[str, str] = {}
+        self._streaks: dict[str, tuple[str, int]] = {}
+
+    def record(self, row: ResultRow) -> str | None:
+        """Note a finished job; the error that stops its agent, when it does."""
+        if row.status == "ok" or row.error is None:
+            self._streaks.pop(row.agent, None)
+            return None
+        error, count = self._streaks.get(row.agent, (row.error, 0))
+        count = count + 1 if error == row.error else 1
+        self._streaks[row.agent] = (row.error, count)
+        if count >= self.limit and row.agent not in self.stopped:
+            self.stopped[row.agent] = row.error
+            return row.error
+        return None
+
+    def skips(self, job: Job) -> bool:
+        return job.agent in self.stopped
+
+
+def check_custom_levels(config: SweepConfig, rows: Iterable[ResultRow], results: Path) -> None:
+    """Refuse to run a custom level whose name the run directory already holds with another
+    spec: the report groups rows by ladder and level name, so the two would be pooled.
+
+    Raises:
+        ValueError: names the level, both specs and the results file.
+    """
+    if config.ladder != CUSTOM_LADDER:
+        return
+    for row in rows:
+        if row.ladder != CUSTOM_LADDER or row.level not in config.levels:
+            continue
+        mine = config.level_spec(row.level)
+        if row.level_spec != mine:
+            raise ValueError(
+                f"{results} holds custom level {row.level!r} with spec {row.level_spec!r}, "
+                f"this sweep's is {mine!r}: give the level another name (NAME:spec) or use "
+                "another run directory"
+            )
