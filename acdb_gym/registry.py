@@ -299,6 +299,12 @@ _ENTRIES: Final = (
         "DirectLiNGAM order + significant OLS coefficients: fits non-Gaussian worlds",
     ),
     AgentEntry(
+        "lingam_active",
+        "acdb_gym.baselines.families:LiNGAMActiveAgent",
+        "DirectLiNGAM's DAG, then pc_active's experiments and shift tests correct it",
+        panels=(PANEL_ACTIVE,),
+    ),
+    AgentEntry(
         "pc_rank",
         "acdb_gym.baselines.families:RankPCAgent",
         "PC with Fisher-z on normal scores (ranks): sees monotone nonlinear dependence",

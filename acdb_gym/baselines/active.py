@@ -234,9 +234,13 @@ class PCActiveAgent(AdaptiveAgent):
         self.repair_skeleton = repair_skeleton
 
     def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
-        self._pc_graph = shared_pc_cpdag(observation["observational"], alpha=self.pc_alpha)
+        self._pc_graph = self._start_graph(observation["observational"])
         self._evidence: list[ShiftEvidence] = []
         super().reset(observation, info)
+
+    def _start_graph(self, observational: FloatArray) -> PDAG:
+        """The observational estimate the experiments correct: PC's CPDAG."""
+        return shared_pc_cpdag(observational, alpha=self.pc_alpha)
 
     def _on_experiment(self, target: int, samples: FloatArray) -> None:
         direct_for = ~self._pc_graph.skeleton()[target] if self.repair_skeleton else None
