@@ -29,7 +29,17 @@ from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv, Observation
 from acdb_gym.envs.actions import Action, ActionKind, EncodedAction
 
-__all__ = ["FlatActions", "FlatLayout", "KindSet", "make_flat"]
+__all__ = [
+    "KIND",
+    "NODE_I",
+    "NODE_J",
+    "REGIME",
+    "VALUE",
+    "FlatActions",
+    "FlatLayout",
+    "KindSet",
+    "make_flat",
+]
 
 KindSet = Literal["variant", "all"]
 """Which action kinds the ``kind`` entry selects among: the variant's (those its
@@ -44,10 +54,13 @@ _PAIR_NONE, _PAIR_FORWARD, _PAIR_BACKWARD, _PAIR_UNDIRECTED = range(4)
 _PAIR_STATES = 4
 
 
-def _bin(x: float, n: int) -> int:
-    """The bin of ``x`` (clipped to [-1, 1]) among ``n`` equal bins of [-1, 1]."""
-    position = (min(max(x, -1.0), 1.0) + 1.0) / 2.0 * n
-    return min(int(position), n - 1)
+def _bins(x: np.ndarray, n: int) -> np.ndarray:
+    """The bin of each entry of ``x`` (in [-1, 1]) among ``n`` equal bins of [-1, 1]."""
+    return np.minimum(((x + 1.0) / 2.0 * n).astype(np.int64), n - 1)
+
+
+def _bin(x: np.floating[Any], n: int) -> int:
+    return int(_bins(np.asarray(x), n))
 
 
 def _centre(index: int, n: int) -> float:
@@ -138,10 +151,7 @@ class FlatLayout:
     def _graph_codes(self, values: np.ndarray) -> np.ndarray:
         """The ``submit_graph`` code matrix of the pair entries (a cyclic one is passed on: the
         env reports it as an invalid submission)."""
-        states = np.minimum(
-            ((values[_HEAD + self.n_nodes :] + 1.0) / 2.0 * _PAIR_STATES).astype(np.int64),
-            _PAIR_STATES - 1,
-        )
+        states = _bins(values[_HEAD + self.n_nodes :], _PAIR_STATES)
         rows, columns = self.pairs
         codes = np.zeros((self.n_nodes, self.n_nodes), dtype=np.int64)
         forward, backward = states == _PAIR_FORWARD, states == _PAIR_BACKWARD
@@ -230,7 +240,7 @@ class FlatLayout:
         states[directed[rows, columns]] = _PAIR_FORWARD
         states[directed[columns, rows]] = _PAIR_BACKWARD
         states[undirected[rows, columns]] = _PAIR_UNDIRECTED
-        return np.array([_centre(int(s), _PAIR_STATES) for s in states], dtype=np.float32)
+        return (-1.0 + (2 * states + 1) / _PAIR_STATES).astype(np.float32)  # bin centres
 
 
 class FlatActions(gym.ActionWrapper[Observation, np.ndarray, EncodedAction]):
