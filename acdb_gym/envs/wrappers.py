@@ -17,7 +17,7 @@ Box(-1.0, 1.0, (26,), float32)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -83,12 +83,16 @@ class FlatLayout:
     n_regimes: int
     kinds: tuple[int, ...]
     value_scale: float
+    kind_names: tuple[str, ...] = field(init=False, repr=False)
+    """The name of each of :attr:`kinds` (read from the tool registry once)."""
 
     def __post_init__(self) -> None:
         if self.n_nodes < 2:
             raise ValueError(f"n_nodes must be at least 2, got {self.n_nodes}")
-        if not self.kinds:
-            raise ValueError("kinds must name at least one action kind")
+        names = actions.kind_names()
+        if not self.kinds or not all(0 <= k < len(names) for k in self.kinds):
+            raise ValueError(f"kinds must be action kinds in [0, {len(names)}), got {self.kinds}")
+        object.__setattr__(self, "kind_names", tuple(names[k] for k in self.kinds))
         if not (np.isfinite(self.value_scale) and self.value_scale > 0):
             raise ValueError(f"value_scale must be finite and positive, got {self.value_scale!r}")
         if self.value_scale > actions.VALUE_BOUND:
@@ -129,8 +133,7 @@ class FlatLayout:
         if not np.isfinite(vector).all():
             raise ValueError(f"a flat action must be finite, got {vector!r}")
         values = np.clip(vector.astype(np.float64), -1.0, 1.0)
-        kind = self.kinds[_bin(values[KIND], len(self.kinds))]
-        name = actions.kind_names()[kind]
+        name = self.kind_names[_bin(values[KIND], len(self.kinds))]
         if name == "submit_graph":
             return int(ActionKind.SUBMIT_GRAPH), {"graph": self._graph_codes(values)}
         i = _bin(values[NODE_I], self.n_nodes)
@@ -145,7 +148,7 @@ class FlatLayout:
         arguments["regime"] = None if regime == 0 else regime - 1
         tool = actions.action_class(name)
         return actions.encode(
-            tool(**{field: arguments[field] for field in tool.tool.fields}), n_nodes=self.n_nodes
+            tool(**{key: arguments[key] for key in tool.tool.fields}), n_nodes=self.n_nodes
         )
 
     def _graph_codes(self, values: np.ndarray) -> np.ndarray:
