@@ -358,7 +358,9 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         self._last_action = "stop"
         report = session.submit_graph(self._require_state().estimate)
         reward = reward_of(report, self.reward_name)
-        self._final_info = {"score": report.to_dict(), "estimator": self.estimator}
+        # Numbers only (the estimator's name is the env's attribute): vectorising RL stacks
+        # turn info values into tensors, and a string in the last step's info breaks them.
+        self._final_info = {"score": report.to_dict()}
         info = {**self._info(), **final_info_copy(self._final_info)}
         return self._observation(), reward, True, False, info
 
