@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal, SupportsFloat, TypedDict, cast, get_args
+from typing import Any, SupportsFloat, TypedDict, cast, get_args
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.instance import Instance, generate_instance
+from acdb_gym.core.instance import Instance
 from acdb_gym.core.ladder import Level, get_level
-from acdb_gym.core.scoring import ScoreReport
 from acdb_gym.core.session import Session, SessionError
 from acdb_gym.core.soft_interventions import (
     INTERVENTION_KINDS,
@@ -36,6 +34,14 @@ from acdb_gym.core.types import (
 from acdb_gym.envs import actions, observations
 from acdb_gym.envs.actions import VALUE_BOUND, Action
 from acdb_gym.envs.hypotheses import RevisionRecord
+from acdb_gym.envs.levels import (
+    RewardName,
+    check_choice,
+    check_level_arguments,
+    choose_instance,
+    final_info_copy,
+    reward_of,
+)
 from acdb_gym.envs.observations import OBSERVATION_MODES, ObservationMode, StatsObservation
 from acdb_gym.envs.privileged import HiddenInstanceAccess
 
@@ -56,8 +62,6 @@ __all__ = [
     "observation_space",
     "reward_of",
 ]
-
-RewardName = Literal["directed_f1", "neg_shd", "skeleton_f1"]
 
 STEP_LIMITS: dict[Tools, int] = {TOOLS_RAW: 16, TOOLS_STATS: 32}
 """Default internal step limit per tool variant (the paper's protocol)."""
@@ -122,108 +126,6 @@ _TOOL_INVALID = readonly(np.array([0.0, 0.0, 0.0]))
 _INT_SCALARS = tuple(readonly(np.array([k], dtype=np.int64)) for k in range(257))
 """Templates of the observation's counters ``0 .. 256`` (shape ``(1,)``: 0-d Boxes trip
 stable-baselines3's ``check_env`` on numpy >= 2.1)."""
-
-
-def final_info_copy(final_info: dict[str, Any]) -> dict[str, Any]:
-    """The end-of-episode info for one step: its score is a new dict every time, so editing
-    what one step returned never changes what a later step returns."""
-    return {**final_info, "score": dict(final_info["score"])}
-
-
-def reward_of(report: ScoreReport, reward: RewardName) -> float:
-    """The final reward of an episode scored ``report``: its ``directed_f1`` or
-    ``skeleton_f1``, or minus its SHD for ``"neg_shd"``."""
-    if reward == "neg_shd":
-        return -float(report.shd)
-    return float(getattr(report, reward))
-
-
-def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
-
-
-_FLOAT64 = np.dtype(np.float64)
-_INTERVENE = int(actions.ActionKind.INTERVENE)
-
-
-def _intervene_request(action: Any, n_nodes: int) -> tuple[int, float] | None:
-    """``(var, value)`` of an ``intervene`` action exactly as :func:`actions.intervene` builds
-    it (an ``int`` kind, a two-key dict, an ``np.int64`` node and a float64 0-d array), after
-    every check its sub-space makes; None for anything else, which the space itself checks.
-
-    The step's private fast path: Gymnasium's generic ``OneOf``/``Dict``/``Box`` check costs
-    about 10 µs, more than drawing a small level's samples, and a typed action and the generic
-    dispatch cost about as much again as this whole check.
-    """
-    if type(action) is not tuple or len(action) != 2:
-        return None
-    kind, payload = action
-    if type(kind) is not int or kind != _INTERVENE or type(payload) is not dict:
-        return None
-    if len(payload) != 2:
-        return None
-    var = payload.get("var")
-    value = payload.get("value")
-    if type(var) is not np.int64 or type(value) is not np.ndarray:
-        return None
-    if value.dtype is not _FLOAT64 or value.shape != ():
-        return None
-    node = int(var)
-    number = float(value)
-    if not (0 <= node < n_nodes and -VALUE_BOUND <= number <= VALUE_BOUND):  # NaN fails too
-        return None
-    return node, number
-
-
-def choose_instance(level: Level, options: object, rng: np.random.Generator) -> Instance:
-    """The instance a ``reset(options=...)`` asks for: ``{"instance": inst}`` (checked to fit
-    the level), ``{"manifest_index": i}``, or else (``None`` or ``{}``) a fresh draw from ``rng``.
-
-    Raises:
-        ValueError: options that are not a dict, an unknown key, a ``manifest_index`` that is not
-            an integer in range, an ``instance`` that is not an :class:`Instance` of the level's
-            shape. Each message names the option.
-    """
-    if options is None:
-        options = {}
-    if not isinstance(options, Mapping):
-        raise ValueError(f"reset options must be a dict, got {type(options).__name__} {options!r}")
-    unknown = set(options) - {"manifest_index", "instance"}
-    if unknown:
-        raise ValueError(f"unknown reset options {sorted(map(str, unknown))}")
-    if "instance" in options and "manifest_index" in options:
-        raise ValueError("reset options 'instance' and 'manifest_index' exclude each other")
-    if "instance" in options:
-        instance = options["instance"]
-        if not isinstance(instance, Instance):
-            raise ValueError(f"options['instance'] must be an Instance, got {instance!r}")
-        spec = level.spec
-        shape = (instance.spec.d, instance.spec.n_obs, instance.spec.n_int)
-        if shape != (spec.d, spec.n_obs, spec.n_int) or instance.budget > spec.max_interventions:
-            raise ValueError(
-                f"injected instance (d, n_obs, n_int) = {shape} with budget {instance.budget} "
-                f"does not fit level {level.name} {(spec.d, spec.n_obs, spec.n_int)} with at "
-                f"most {spec.max_interventions} interventions"
-            )
-        return instance
-    if "manifest_index" in options:
-        index = options["manifest_index"]
-        if not is_integer(index):
-            raise ValueError(
-                "options['manifest_index'] must be an integer in "
-                f"[0, {len(level.manifest)}), got {type(index).__name__} {index!r}"
-            )
-        return level.instance(int(index))
-    return generate_instance(level.spec, rng)
-
-
-def check_level_arguments(level: object, ladder: object) -> None:
-    """ValueError unless ``level`` is a level name or a :class:`Level` and ``ladder`` a name."""
-    if not isinstance(level, str | Level):
-        raise ValueError(f"level must be a level name or a Level, got {level!r}")
-    if not isinstance(ladder, str):
-        raise ValueError(f"ladder must be a ladder name, got {ladder!r}")
 
 
 class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, Any]]]):
@@ -381,13 +283,13 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     ) -> None:
         check_level_arguments(level, ladder)
         self.level: Level = level if isinstance(level, Level) else get_level(ladder, level)
-        _check_choice("panel", panel, PANELS)
-        _check_choice("tools", tools, TOOL_VARIANTS)
-        _check_choice("reward", reward, get_args(RewardName))
-        _check_choice("observation", observation, OBSERVATION_MODES)
-        _check_choice("interventions", interventions, INTERVENTION_MODES)
+        check_choice("panel", panel, PANELS)
+        check_choice("tools", tools, TOOL_VARIANTS)
+        check_choice("reward", reward, get_args(RewardName))
+        check_choice("observation", observation, OBSERVATION_MODES)
+        check_choice("interventions", interventions, INTERVENTION_MODES)
         if render_mode is not None:
-            _check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+            check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         if max_steps is not None and (not is_integer(max_steps) or max_steps < 1):
             raise ValueError(f"max_steps must be an integer >= 1 or None, got {max_steps!r}")
         self.panel: Panel = panel
@@ -470,13 +372,13 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             truncated_end = bool(self._final_info["truncated_empty_submission"])
             return self._observation(), 0.0, not truncated_end, truncated_end, info
         # The one membership check; the common action is recognised without the space's own.
-        request = _intervene_request(action, self.n_nodes)
+        request = actions.intervene_request(action, self.n_nodes)
         codes = None
         if request is None:
             # A stated hypothesis is taken off before the action is checked and carried out.
             action, codes = actions.split_hypothesis(action, n_nodes=self.n_nodes)
             if codes is not None:
-                request = _intervene_request(action, self.n_nodes)
+                request = actions.intervene_request(action, self.n_nodes)
         if request is None and not self.action_space.contains(action):
             raise ValueError(f"action is not an element of the action space: {action!r}")
         self._steps += 1

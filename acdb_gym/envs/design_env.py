@@ -16,15 +16,15 @@ from acdb_gym.core.ladder import Level, get_level
 from acdb_gym.core.session import Session
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.envs._design_cache import starting_graph, summary_of
-from acdb_gym.envs.acdb_env import (
+from acdb_gym.envs.actions import real_number
+from acdb_gym.envs.levels import (
     RewardName,
-    _check_choice,
+    check_choice,
     check_level_arguments,
     choose_instance,
     final_info_copy,
     reward_of,
 )
-from acdb_gym.envs.actions import real_number
 from acdb_gym.envs.privileged import HiddenInstanceAccess
 
 __all__ = [
@@ -289,12 +289,12 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
     ) -> None:
         check_level_arguments(level, ladder)
         self.level: Level = level if isinstance(level, Level) else get_level(ladder, level)
-        _check_choice("estimator", estimator, get_args(Estimator))
-        _check_choice("observation", observation, get_args(ObservationMode))
-        _check_choice("panel", panel, PANELS)
-        _check_choice("reward", reward, get_args(RewardName))
+        check_choice("estimator", estimator, get_args(Estimator))
+        check_choice("observation", observation, get_args(ObservationMode))
+        check_choice("panel", panel, PANELS)
+        check_choice("reward", reward, get_args(RewardName))
         if render_mode is not None:
-            _check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+            check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         shift = real_number("shift", shift)
         alpha = real_number("alpha", alpha)
         if not np.isfinite(shift):

@@ -11,8 +11,8 @@ import pytest
 
 from acdb_gym.core.session import Session
 from acdb_gym.envs import actions
-from acdb_gym.envs.acdb_env import ACDBEnv, _intervene_request
-from acdb_gym.envs.actions import ActionKind, Intervene
+from acdb_gym.envs.acdb_env import ACDBEnv
+from acdb_gym.envs.actions import ActionKind, Intervene, intervene_request
 
 D, M = 5, 6
 SPACE = actions.action_space(D, M)
@@ -55,7 +55,7 @@ def test_intervene_request_accepts_only_certain_elements_of_the_space() -> None:
     candidates += [actions.intervene(int(rng.integers(D)), rng.normal(0, 50)) for _ in range(100)]
     accepted = 0
     for action in candidates:
-        request = _intervene_request(action, D)
+        request = intervene_request(action, D)
         if request is None:
             continue
         accepted += 1
@@ -64,7 +64,7 @@ def test_intervene_request_accepts_only_certain_elements_of_the_space() -> None:
         assert type(request[0]) is int and type(request[1]) is float
     # Everything actions.intervene builds within the bounds is recognised.
     assert accepted >= 103
-    assert _intervene_request(actions.intervene(2, 3.0), D) == (2, 3.0)
+    assert intervene_request(actions.intervene(2, 3.0), D) == (2, 3.0)
 
 
 @pytest.mark.parametrize(("ladder", "level"), [("v0", "L3"), ("v1", "L5")])

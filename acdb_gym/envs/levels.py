@@ -1,0 +1,96 @@
+"""What both environments share about a level's episodes: which instance a reset asks for,
+the argument checks, the reward of a scored episode and the end-of-episode info."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import numpy as np
+
+from acdb_gym.core.instance import Instance, generate_instance
+from acdb_gym.core.ladder import Level
+from acdb_gym.core.scoring import ScoreReport
+from acdb_gym.core.types import is_integer
+
+__all__ = [
+    "RewardName",
+    "check_choice",
+    "check_level_arguments",
+    "choose_instance",
+    "final_info_copy",
+    "reward_of",
+]
+
+RewardName = Literal["directed_f1", "neg_shd", "skeleton_f1"]
+"""The final reward an env gives: directed F1, skeleton F1, or minus the SHD."""
+
+
+def final_info_copy(final_info: dict[str, Any]) -> dict[str, Any]:
+    """The end-of-episode info for one step: its score is a new dict every time, so editing
+    what one step returned never changes what a later step returns."""
+    return {**final_info, "score": dict(final_info["score"])}
+
+
+def reward_of(report: ScoreReport, reward: RewardName) -> float:
+    """The final reward of an episode scored ``report``: its ``directed_f1`` or
+    ``skeleton_f1``, or minus its SHD for ``"neg_shd"``."""
+    if reward == "neg_shd":
+        return -float(report.shd)
+    return float(getattr(report, reward))
+
+
+def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    """ValueError naming ``name`` unless ``value`` is one of ``allowed``."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+
+
+def choose_instance(level: Level, options: object, rng: np.random.Generator) -> Instance:
+    """The instance a ``reset(options=...)`` asks for: ``{"instance": inst}`` (checked to fit
+    the level), ``{"manifest_index": i}``, or else (``None`` or ``{}``) a fresh draw from ``rng``.
+
+    Raises:
+        ValueError: options that are not a dict, an unknown key, a ``manifest_index`` that is not
+            an integer in range, an ``instance`` that is not an :class:`Instance` of the level's
+            shape. Each message names the option.
+    """
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a dict, got {type(options).__name__} {options!r}")
+    unknown = set(options) - {"manifest_index", "instance"}
+    if unknown:
+        raise ValueError(f"unknown reset options {sorted(map(str, unknown))}")
+    if "instance" in options and "manifest_index" in options:
+        raise ValueError("reset options 'instance' and 'manifest_index' exclude each other")
+    if "instance" in options:
+        instance = options["instance"]
+        if not isinstance(instance, Instance):
+            raise ValueError(f"options['instance'] must be an Instance, got {instance!r}")
+        spec = level.spec
+        shape = (instance.spec.d, instance.spec.n_obs, instance.spec.n_int)
+        if shape != (spec.d, spec.n_obs, spec.n_int) or instance.budget > spec.max_interventions:
+            raise ValueError(
+                f"injected instance (d, n_obs, n_int) = {shape} with budget {instance.budget} "
+                f"does not fit level {level.name} {(spec.d, spec.n_obs, spec.n_int)} with at "
+                f"most {spec.max_interventions} interventions"
+            )
+        return instance
+    if "manifest_index" in options:
+        index = options["manifest_index"]
+        if not is_integer(index):
+            raise ValueError(
+                "options['manifest_index'] must be an integer in "
+                f"[0, {len(level.manifest)}), got {type(index).__name__} {index!r}"
+            )
+        return level.instance(int(index))
+    return generate_instance(level.spec, rng)
+
+
+def check_level_arguments(level: object, ladder: object) -> None:
+    """ValueError unless ``level`` is a level name or a :class:`Level` and ``ladder`` a name."""
+    if not isinstance(level, str | Level):
+        raise ValueError(f"level must be a level name or a Level, got {level!r}")
+    if not isinstance(ladder, str):
+        raise ValueError(f"ladder must be a ladder name, got {ladder!r}")
