@@ -3,7 +3,7 @@ custom levels under one name in a run directory."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,7 +11,7 @@ from acdb_gym.core.custom_level import CUSTOM_LADDER
 from acdb_gym.results import ResultRow
 
 if TYPE_CHECKING:
-    from acdb_gym.sweep import Job, SweepConfig
+    from acdb_gym.jobs import Job
 
 __all__ = ["STOP_AFTER_SAME_FAILURES", "FailureWatch", "check_custom_levels"]
 
@@ -46,19 +46,22 @@ class FailureWatch:
         return job.agent in self.stopped
 
 
-def check_custom_levels(config: SweepConfig, rows: Iterable[ResultRow], results: Path) -> None:
+def check_custom_levels(specs: Mapping[str, str], rows: Iterable[ResultRow], results: Path) -> None:
     """Refuse to run a custom level whose name the run directory already holds with another
     spec: the report groups rows by ladder and level name, so the two would be pooled.
+
+    Args:
+        specs: this sweep's custom levels, name to spec text (empty for a shipped ladder).
+        rows: the rows already in the run directory.
+        results: the results file, for the message.
 
     Raises:
         ValueError: names the level, both specs and the results file.
     """
-    if config.ladder != CUSTOM_LADDER:
-        return
     for row in rows:
-        if row.ladder != CUSTOM_LADDER or row.level not in config.levels:
+        if row.ladder != CUSTOM_LADDER or row.level not in specs:
             continue
-        mine = config.level_spec(row.level)
+        mine = specs[row.level]
         if row.level_spec != mine:
             raise ValueError(
                 f"{results} holds custom level {row.level!r} with spec {row.level_spec!r}, "

@@ -286,7 +286,7 @@ def job_id(
 ) -> str:
     """The sweep's job id of an episode: the same ladder, level, seed, agent, panel, tools,
     repeat and config give the same id, so the report keeps one row per job."""
-    from acdb_gym.sweep import Job
+    from acdb_gym.jobs import Job
 
     return Job(
         str(record["ladder"]),
