@@ -300,8 +300,9 @@ def run_sweep(config: SweepConfig) -> SweepSummary:
 def _run_locked(config: SweepConfig, start: float) -> SweepSummary:
     results = config.out / RESULTS_FILE
     rows = read_results(results, mode="strict", repair=True).rows
-    custom = {lv: config.level_spec(lv) for lv in config.levels}
-    check_custom_levels(custom if config.ladder == CUSTOM_LADDER else {}, rows, results)
+    if config.ladder == CUSTOM_LADDER:
+        specs = {level: config.level_spec(level) for level in config.levels}
+        check_custom_levels(specs, rows, results)
     done = {row.job_id for row in rows if row.status == "ok"}
     jobs = plan_jobs(config)
     todo = [job for job in jobs if job.job_id not in done]

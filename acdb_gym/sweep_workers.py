@@ -27,9 +27,9 @@ def one_blas_thread() -> None:
     """Worker initializer: one BLAS thread per worker, unless the user set a thread count.
 
     Workers already use every core; OpenBLAS's own threads on top of them oversubscribe the
-    machine, and its busy-waiting threads then take the CPU from the other workers (measured:
-    `benchmarks/sweep_walltime.py`). Single-threaded BLAS gives the same rows bit for bit on
-    the shipped ladders (checked against the v0 fixture)."""
+    machine, and its busy-waiting threads then take the CPU from the other workers (measured
+    in `benchmarks/RESULTS.md`, "One BLAS thread per sweep worker"). Single-threaded BLAS gives
+    the same rows bit for bit on the shipped ladders (checked against the v0 fixture)."""
     if any(name in os.environ for name in _BLAS_THREAD_VARIABLES):
         return
     from threadpoolctl import threadpool_limits
