@@ -53,9 +53,9 @@ from _common import (
 )
 
 from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.instance import Instance
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.core.scoring import score
+from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.discovery import greedy_interventional_search
 
 SHIFT = 4.0

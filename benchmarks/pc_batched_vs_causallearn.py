@@ -43,8 +43,8 @@ from _common import (
     run_capped,
 )
 
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.level_spec import LevelSpec
+from acdb_gym.core.worlds.instance import generate_instance
+from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.discovery.pc_batched import BatchedPCResult, pc_batched
 
 ALPHA = 0.05

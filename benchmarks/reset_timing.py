@@ -41,8 +41,8 @@ from _common import (
     run_capped,
 )
 
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import LADDERS, LevelSpec
+from acdb_gym.core.ladders.shipped import LADDERS, LevelSpec
+from acdb_gym.core.worlds.instance import generate_instance
 from acdb_gym.envs.acdb_env import ACDBEnv
 
 CAP = 30.0

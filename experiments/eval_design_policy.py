@@ -30,8 +30,8 @@ import torch
 
 import acdb_gym  # noqa: F401  (registers the env ids)
 from acdb_gym.agents.base import Agent, run_episode
-from acdb_gym.agents.rl import RLAgent
-from acdb_gym.agents.rl_train import TEST_SEED_BASE
+from acdb_gym.agents.rl.agent import RLAgent
+from acdb_gym.agents.rl.train import TEST_SEED_BASE
 from acdb_gym.baselines.targeting import (
     GreedyTargeting,
     OracleTargeting,
@@ -41,10 +41,10 @@ from acdb_gym.baselines.targeting import (
     sign_flip_p_value,
     stratified_sign_flip_p_value,
 )
-from acdb_gym.core.instance import Instance, InstanceGenerationError, generate_instance
-from acdb_gym.core.ladder import LADDERS, PAPER_LADDERS, Level, LevelSpec
+from acdb_gym.core.ladders.shipped import LADDERS, PAPER_LADDERS, Level, LevelSpec
+from acdb_gym.core.worlds.instance import Instance, InstanceGenerationError, generate_instance
 from acdb_gym.envs.acdb_env import ACDBEnv
-from acdb_gym.envs.design_env import InterventionDesignEnv
+from acdb_gym.envs.design.env import InterventionDesignEnv
 
 COMPARATORS = ("random", "greedy", "pc_active", "oracle")
 ESTIMATORS = ("true_cpdag", "pc")

@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import gymnasium as gym
 
-from acdb_gym.core.instance import Instance
+from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.envs.privileged import hidden_instance_of
 

@@ -10,10 +10,10 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from acdb_gym.core.graphs import cpdag
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import LADDERS, Level, LevelSpec
-from acdb_gym.envs.design_env import InterventionDesignEnv
-from acdb_gym.envs.design_graph import NODE_FEATURES, PAIR_FEATURES
+from acdb_gym.core.ladders.shipped import LADDERS, Level, LevelSpec
+from acdb_gym.core.worlds.instance import generate_instance
+from acdb_gym.envs.design.env import InterventionDesignEnv
+from acdb_gym.envs.design.graph_obs import NODE_FEATURES, PAIR_FEATURES
 from acdb_gym.envs.registration import DESIGN_IDS
 
 D40 = Level(

@@ -38,7 +38,7 @@ import numpy as np
 
 from acdb_gym import __version__
 from acdb_gym.agents.base import run_episode
-from acdb_gym.agents.rl import (
+from acdb_gym.agents.rl.agent import (
     Algorithm,
     MissingExtraError,
     PolicyMetadata,
@@ -46,9 +46,9 @@ from acdb_gym.agents.rl import (
     algorithm_class,
     save_policy,
 )
-from acdb_gym.core.instance import Instance, generate_instance
-from acdb_gym.core.ladder import get_level
-from acdb_gym.envs.design_env import Estimator, InterventionDesignEnv
+from acdb_gym.core.ladders.shipped import get_level
+from acdb_gym.core.worlds.instance import Instance, generate_instance
+from acdb_gym.envs.design.env import Estimator, InterventionDesignEnv
 
 __all__ = [
     "TEST_SEED_BASE",
