@@ -25,7 +25,8 @@ from acdb_gym.agents.rl.graph_policy import (  # noqa: E402
     save_network,
 )
 from acdb_gym.agents.rl.train import held_out_instances  # noqa: E402
-from acdb_gym.core.ladders.shipped import LADDERS, Level, LevelSpec  # noqa: E402
+from acdb_gym.agents.rl.training_worlds import UNSEEN_SIZE_LEVEL  # noqa: E402
+from acdb_gym.core.ladders.shipped import LADDERS  # noqa: E402
 from acdb_gym.core.worlds.instance import generate_instance  # noqa: E402
 from acdb_gym.envs.acdb_env import ACDBEnv  # noqa: E402
 from acdb_gym.envs.design.env import InterventionDesignEnv  # noqa: E402
@@ -34,13 +35,7 @@ from acdb_gym.sweep.run import Job, run_job  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "models" / "acdb_design_graph" / "model.zip"
-D40 = Level(
-    "custom",
-    "D40",
-    "unseen size",
-    LevelSpec(d=40, k=60, n_obs=1000, n_int=200, noise_var=1.0, slack=0, standardized=True),
-    manifest=(),
-)
+D40 = UNSEEN_SIZE_LEVEL
 
 
 def random_observation(d: int, rng: np.random.Generator) -> dict[str, np.ndarray]:

@@ -9,13 +9,15 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from acdb_gym.core.ladders.shipped import get_level
+from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.core.worlds.instance import Instance, generate_instance
+from acdb_gym.core.worlds.spec import LevelSpec
 
 __all__ = [
     "MANIFEST_SEED_BOUND",
     "TEST_SEED_BASE",
     "TRAIN_SEED_LOW",
+    "UNSEEN_SIZE_LEVEL",
     "VALIDATION_SEED_BASE",
     "EnvTimer",
     "TrainingInstances",
@@ -33,6 +35,17 @@ TEST_SEED_BASE = 10**9 + 10**6
 
 MANIFEST_SEED_BOUND = 200_000
 """Every manifest seed is below this; held-out and training seeds never are."""
+
+UNSEEN_SIZE_LEVEL = Level(
+    "custom",
+    "D40",
+    "unseen size",
+    LevelSpec(d=40, k=60, n_obs=1000, n_int=200, noise_var=1.0, slack=0, standardized=True),
+    manifest=(),
+)
+"""A level no training level reaches (d = 40; training levels have at most 30 variables): v1
+L5's density (1.5 edges per node) and v1 L1's samples, slack 0. The size-free policy is evaluated
+on it to show that it acts on sizes it never saw."""
 
 
 class TrainingInstances(gym.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
