@@ -102,3 +102,99 @@ def test_a_client_that_leaves_early_leaves_a_failed_row(tmp_path: Path) -> None:
     )
     assert row.error == "the MCP client left after 1 step(s), before the episode ended"
     assert row.job_id == served.job_id and served.transcript_path.exists()
+
+
+async def _hostile_session(run_dir: Path, mcp_command: Any) -> list[tuple[str, bool]]:
+    big = "X" * 2_000_000
+    async with (
+        stdio_client(mcp_command(run_dir)) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("intervene", {"variable": "X0", "value": 10**400}),
+            ("intervene", {"variable": "X" + "9" * 5000, "value": 1.0}),
+            ("intervene", {"variable": "X\u0661", "value": 1.0}),
+            ("intervene", {"variable": big, "value": 1.0}),
+            (
+                "submit_graph",
+                {"directed_edges": [["X0", "X" + "9" * 5000]], "undirected_edges": []},
+            ),
+            *[("observe", {"junk": big})] * 3,
+            *[("observe", {})] * 40,
+            ("submit_graph", {"directed_edges": [], "undirected_edges": []}),
+            *[("intervene", {"variable": big, "value": 1.0})] * 3,
+            *[("observe", {})] * 20,
+        ]
+        seen = []
+        for name, arguments in calls:
+            result = await session.call_tool(name, arguments)
+            seen.append((_text(result), result.is_error))
+        return seen
+
+
+def test_arguments_no_number_holds_are_invalid_steps_and_transcripts_stay_bounded(
+    tmp_path: Path, mcp_command: Any
+) -> None:
+    seen = anyio.run(_hostile_session, tmp_path, mcp_command)
+    assert [error for _, error in seen[:5]] == [True] * 5
+    assert "finite number" in seen[0][0] and "variable must be" in seen[1][0]
+    assert "variable must be" in seen[2][0] and "each endpoint in directed_edges" in seen[4][0]
+    assert all(len(text) < 5_000 for text, _ in seen[:5])
+    [row] = read_results(tmp_path / RESULTS_FILE, mode="strict").rows
+    assert (row.status, row.steps, row.invalid_actions) == ("ok", 6, 5)
+    transcript = Path(row.agent_stats["transcript"])  # type: ignore[index]
+    events = [json.loads(line) for line in transcript.read_text().splitlines()]
+    # About 20 MB was sent; each value is capped at 64 KiB and free calls past 16 are counted.
+    assert transcript.stat().st_size < 1_500_000
+    calls = [e for e in events if e["event"] == "call"]
+    assert len(calls) == 6 + 16
+    end = next(e for e in events if e["event"] == "episode_end")
+    assert end["unrecorded_calls"] == 43 - 16 + 0
+
+
+def test_a_finished_job_and_a_locked_run_directory_are_refused(
+    tmp_path: Path, mcp_command: Any
+) -> None:
+    import subprocess
+
+    from acdb_gym.run_lock import RunDirectoryLock
+
+    params = mcp_command(tmp_path, "--model", "tester")
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [params.command, *params.args],
+            env=params.env,
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    with RunDirectoryLock(tmp_path):
+        locked = run()
+    assert locked.returncode == 2 and "Traceback" not in locked.stderr
+    assert locked.stderr.count("\n") == 1 and "is in use" in locked.stderr
+
+    episode = ToolEpisode(ladder="v0", level="L0", manifest_index=0)
+    served = EpisodeServer(episode, run_dir=tmp_path, agent_config={"model": "tester"})
+    served.call("submit_graph", {"directed_edges": [], "undirected_edges": []})
+    served.close()
+    before = served.transcript_path.read_bytes()
+
+    again = run()
+    assert again.returncode == 2 and "Traceback" not in again.stderr
+    assert again.stderr.count("\n") == 1 and "already has an ok row" in again.stderr
+    assert served.transcript_path.read_bytes() == before
+    rows = read_results(tmp_path / RESULTS_FILE, mode="strict").rows
+    assert [row.status for row in rows] == ["ok"]
+
+
+def test_a_negative_repeat_is_refused(tmp_path: Path) -> None:
+    from acdb_gym.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["mcp", "--repeat", "-5", "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert not (tmp_path / RESULTS_FILE).exists()
