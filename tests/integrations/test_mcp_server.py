@@ -198,3 +198,66 @@ def test_a_negative_repeat_is_refused(tmp_path: Path) -> None:
         main(["mcp", "--repeat", "-5", "--out", str(tmp_path)])
     assert exit_info.value.code == 2
     assert not (tmp_path / RESULTS_FILE).exists()
+
+
+async def _three_episodes(run_dir: Path, mcp_command: Any) -> dict[str, Any]:
+    from acdb_gym import __version__
+
+    async with (
+        stdio_client(mcp_command(run_dir, "--multi", "--model", "tester")) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        init = await session.initialize()
+        assert init.server_info.version == __version__
+        listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+        assert listed["observe"].annotations.read_only_hint is True
+        assert listed["start_episode"].annotations.destructive_hint is True
+        assert listed["intervene"].output_schema is not None
+        structured = []
+        # Episode 1 is the one the options name (v0 L0 seed 0); then two more.
+        for start in (None, ("v0", "L1", 3), ("v1", "L0", 2)):
+            if start is not None:
+                ladder, level, index = start
+                started = await session.call_tool(
+                    "start_episode", {"ladder": ladder, "level": level, "seed_index": index}
+                )
+                assert not started.is_error, _text(started)
+                assert started.structured_content["seed_index"] == index
+            names = [t.name for t in (await session.list_tools()).tools]
+            assert "submit_graph" in names and "start_episode" in names
+            await session.call_tool("intervene", {"variable": "X1", "value": 1.0})
+            result = await session.call_tool(
+                "submit_graph", {"directed_edges": [["X0", "X1"]], "undirected_edges": []}
+            )
+            assert result.structured_content["ended"] is True
+            structured.append(result.structured_content)
+        repeated = await session.call_tool(
+            "start_episode", {"ladder": "v0", "level": "L1", "seed_index": 3}
+        )
+        bad = await session.call_tool("start_episode", {"ladder": "v0", "level": "L9"})
+        return {
+            "structured": structured,
+            "repeated": (_text(repeated), repeated.is_error),
+            "bad": (_text(bad), bad.is_error),
+        }
+
+
+def test_one_server_process_serves_three_episodes(tmp_path: Path, mcp_command: Any) -> None:
+    seen = anyio.run(_three_episodes, tmp_path, mcp_command)
+    rows = read_results(tmp_path / RESULTS_FILE, mode="strict").rows
+    assert [(r.ladder, r.level, r.manifest_index, r.status) for r in rows] == [
+        ("v0", "L0", 0, "ok"),
+        ("v0", "L1", 3, "ok"),
+        ("v1", "L0", 2, "ok"),
+    ]
+    assert len({row.job_id for row in rows}) == 3
+    assert [s["job_id"] for s in seen["structured"]] == [row.job_id for row in rows]
+    for row, structured in zip(rows, seen["structured"], strict=True):
+        assert (row.steps, row.directed_f1) == (2, structured["score"]["directed_f1"])
+        transcript = (tmp_path / "transcripts" / f"{row.job_id}.jsonl").read_text()
+        events = [json.loads(line)["event"] for line in transcript.splitlines()]
+        assert events == ["episode_start", "call", "call", "episode_end"]
+    # The same job again is refused (it has an ok row); a bad start changes nothing.
+    assert seen["repeated"][1] and "already has an ok row" in seen["repeated"][0]
+    assert seen["bad"][1] and "missing required argument(s) ['seed_index']" in seen["bad"][0]
+    assert len(read_results(tmp_path / RESULTS_FILE, mode="strict").rows) == 3
