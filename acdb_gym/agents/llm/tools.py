@@ -444,10 +444,17 @@ def _regime(value: Any, n_experiments: int) -> int | None:
 
 
 def _conditioning_set(value: Any, n_nodes: int, pair: tuple[int, ...]) -> tuple[int, ...]:
+    """The conditioning set, in one pass: its length is bounded by ``d - len(pair)`` (a longer
+    list must repeat or clash) before any entry is read."""
     if not isinstance(value, list):
         raise ToolCallError(
             f"conditioning_set must be a list of variable names, got {type(value).__name__} "
             f"{_show(value)}"
+        )
+    most = max(n_nodes - len(pair), 0)
+    if len(value) > most:
+        raise ToolCallError(
+            f"conditioning_set has at most {most} entries (d - {len(pair)}), got {len(value)}"
         )
     cond = tuple(_variable(item, "each conditioning_set entry", n_nodes) for item in value)
     clash = sorted({c for c in cond if c in pair})
@@ -456,7 +463,8 @@ def _conditioning_set(value: Any, n_nodes: int, pair: tuple[int, ...]) -> tuple[
             f"conditioning_set must not contain {'i or j' if len(pair) == 2 else 'i'}, "
             f"got {[f'X{c}' for c in clash]}"
         )
-    repeated = sorted({c for c in cond if cond.count(c) > 1})
+    seen: set[int] = set()
+    repeated = sorted({c for c in cond if c in seen or seen.add(c)})
     if repeated:
         raise ToolCallError(f"conditioning_set lists {[f'X{c}' for c in repeated]} more than once")
     return cond
