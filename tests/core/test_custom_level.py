@@ -130,3 +130,42 @@ def test_resolve_level_rebuilds_custom_levels_and_looks_up_shipped_ones() -> Non
     assert level.spec == parse_level_spec(D40) and len(level.manifest) == 2
     with pytest.raises(ValueError, match="a level spec belongs to ladder 'custom', got 'v1'"):
         resolve_level("v1", "L1", D40, 1)
+
+
+SMALL = "d=8,k=10,n_obs=200,n_int=50,slack=1"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("d=100000,k=10,n_obs=200,n_int=50,slack=1", "d must be in [2, 500], got 100000"),
+        ("d=5000,k=10,n_obs=200,n_int=50,slack=1", "d must be in [2, 500], got 5000"),
+        ("d=8,k=10,n_obs=1000000000,n_int=50,slack=1", "n_obs must be in [4, 100000]"),
+        ("d=8,k=10,n_obs=200,n_int=1000000,slack=1", "n_int must be in [4, 100000]"),
+        ("d=500,k=10,n_obs=100000,n_int=50,slack=1", "n_obs x d must be at most 10000000"),
+        ("d=500,k=10,n_obs=200,n_int=5000,slack=1", "n_int x d must be at most 1000000"),
+        ("d=8,k=10,n_obs=200,n_int=50,slack=100000", "slack must be in [0, 1000]"),
+        (SMALL + ",noise_var=1e-320", "noise_var must be in [1e-06, 1e+06], got 1e-320"),
+        (SMALL + ",family=nonlinear,noise_var=1e300", "noise_var must be in [1e-06, 1e+06]"),
+        (SMALL + ",faithfulness_eps=0.99", "faithfulness_eps must be in [0, 0.5], got 0.99"),
+        (SMALL + ",weight_high=1e200", "weight_high must be in [0.001, 1000]"),
+        ("d=8,k=10,n_obs=" + "9" * 5000 + ",n_int=50,slack=1", "n_obs must be an integer"),
+    ],
+)
+def test_sizes_and_ranges_are_bounded_before_anything_is_allocated(
+    text: str, message: str
+) -> None:
+    with pytest.raises(ValueError) as error:
+        parse_level_spec(text)
+    assert message in str(error.value), str(error.value)
+    assert len(str(error.value)) < 1_000
+
+
+def test_a_level_that_cannot_be_generated_fails_naming_the_fields_to_change() -> None:
+    """Every draw of this spec fails the faithfulness check; preflight gives up after its
+    seed bound (well within a minute) and says which fields to change."""
+    spec = parse_level_spec("d=8,k=28,n_obs=200,n_int=50,slack=1,faithfulness_eps=0.5")
+    with pytest.raises(ValueError) as error:
+        custom_manifest(spec, 3)
+    text = str(error.value)
+    assert "faithfulness_eps" in text and "k" in text and "of 3 seeds" in text, text
