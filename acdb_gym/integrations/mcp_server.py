@@ -25,7 +25,7 @@ is appended to ``RUN_DIR/results.jsonl`` and its transcript is in
 ``RUN_DIR/transcripts/<job_id>.jsonl``; ``acdb report RUN_DIR`` shows it beside the sweep's
 agents. A client that leaves before the end leaves a ``failed`` row.
 
-The server holds the run directory's lock (:mod:`acdb_gym.run_lock`) while it runs, so it never
+The server holds the run directory's lock (:mod:`acdb_gym.sweep.lock`) while it runs, so it never
 runs beside a sweep or a second server there; it refuses a job that already has an ``ok`` row
 (its transcript is never overwritten; use another ``--repeat``). Transcripts record each value
 capped as the LLM agents' are (:func:`~acdb_gym.agents.llm.records.capped_record`), and only
@@ -62,7 +62,7 @@ from acdb_gym.integrations.episode import (
     result_row,
 )
 from acdb_gym.results import RESULTS_FILE, ResultsAppender, read_results
-from acdb_gym.run_lock import RunDirectoryLock
+from acdb_gym.sweep.lock import RunDirectoryLock
 
 __all__ = [
     "AGENT_PREFIX",
@@ -346,7 +346,7 @@ class McpRun:
         """The current episode's tools, then ``start_episode`` with ``multi``."""
         tools = self.current.tools()
         if self.multi:
-            from acdb_gym.core.ladder import ALL_LADDERS
+            from acdb_gym.core.ladders.shipped import ALL_LADDERS
 
             tools.append(_start_tool(sorted(ALL_LADDERS)))
         return tools

@@ -152,9 +152,7 @@ SMALL = "d=8,k=10,n_obs=200,n_int=50,slack=1"
         ("d=8,k=10,n_obs=" + "9" * 5000 + ",n_int=50,slack=1", "n_obs must be an integer"),
     ],
 )
-def test_sizes_and_ranges_are_bounded_before_anything_is_allocated(
-    text: str, message: str
-) -> None:
+def test_sizes_and_ranges_are_bounded_before_anything_is_allocated(text: str, message: str) -> None:
     with pytest.raises(ValueError) as error:
         parse_level_spec(text)
     assert message in str(error.value), str(error.value)

@@ -158,7 +158,7 @@ def test_a_finished_job_and_a_locked_run_directory_are_refused(
 ) -> None:
     import subprocess
 
-    from acdb_gym.run_lock import RunDirectoryLock
+    from acdb_gym.sweep.lock import RunDirectoryLock
 
     params = mcp_command(tmp_path, "--model", "tester")
 

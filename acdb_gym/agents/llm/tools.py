@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Collection, Mapping
 from typing import Any, Literal, get_args
 
@@ -36,8 +37,8 @@ __all__ = [
     "Variant",
     "build_tools",
     "env_kwargs_for",
-    "parse_tool_arguments",
     "node_index",
+    "parse_tool_arguments",
     "statistics_tool_names",
     "variable_names",
 ]
@@ -463,8 +464,8 @@ def _conditioning_set(value: Any, n_nodes: int, pair: tuple[int, ...]) -> tuple[
             f"conditioning_set must not contain {'i or j' if len(pair) == 2 else 'i'}, "
             f"got {[f'X{c}' for c in clash]}"
         )
-    seen: set[int] = set()
-    repeated = sorted({c for c in cond if c in seen or seen.add(c)})
+    counts = Counter(cond)
+    repeated = sorted(c for c, count in counts.items() if count > 1)
     if repeated:
         raise ToolCallError(f"conditioning_set lists {[f'X{c}' for c in repeated]} more than once")
     return cond
