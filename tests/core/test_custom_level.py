@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from acdb_gym.core.ladders.custom import (
     CUSTOM_LADDER,
+    CUSTOM_PREFLIGHT_SECONDS,
     CUSTOM_SEED_BASE,
     MAX_CUSTOM_SEEDS,
+    MAX_SKIPPED_SEEDS,
     CustomLevel,
     custom_manifest,
     default_level_name,
@@ -160,10 +163,24 @@ def test_sizes_and_ranges_are_bounded_before_anything_is_allocated(text: str, me
 
 
 def test_a_level_that_cannot_be_generated_fails_naming_the_fields_to_change() -> None:
-    """Every draw of this spec fails the faithfulness check; preflight gives up after its
-    seed bound (well within a minute) and says which fields to change."""
+    """Every draw of this spec fails the faithfulness check (about 4 s per seed); preflight
+    gives up at its time bound (45 s by default, 2 s here) and says which fields to change."""
     spec = parse_level_spec("d=8,k=28,n_obs=200,n_int=50,slack=1,faithfulness_eps=0.5")
+    start = time.monotonic()
     with pytest.raises(ValueError) as error:
-        custom_manifest(spec, 3)
+        custom_manifest(spec, 3, seconds=2.0)
+    assert time.monotonic() - start < 10
     text = str(error.value)
-    assert "faithfulness_eps" in text and "k" in text and "of 3 seeds" in text, text
+    assert "found 0 of 3 seeds" in text and "ran out of its 2 s" in text, text
+    assert "faithfulness_eps (now 0.5)" in text and "k (now 28 of 28 pairs)" in text, text
+    assert CUSTOM_PREFLIGHT_SECONDS + 15 <= 60
+
+
+def test_preflight_skips_at_most_a_bounded_number_of_seeds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A spec whose seeds keep failing gives up after MAX_SKIPPED_SEEDS, not never."""
+    monkeypatch.setattr("acdb_gym.core.worlds.instance.MAX_ATTEMPTS", 1)
+    spec = parse_level_spec("d=8,k=28,n_obs=200,n_int=51,slack=1,faithfulness_eps=0.5")
+    with pytest.raises(ValueError, match=f"{MAX_SKIPPED_SEEDS} seeds had no instance"):
+        custom_manifest(spec, 2)
