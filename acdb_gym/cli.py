@@ -278,6 +278,12 @@ def _inspect_import(args: argparse.Namespace) -> int:
 def _sweep(args: argparse.Namespace) -> int:
     from acdb_gym.sweep.run import SweepConfig, parse_list, parse_panels
 
+    if args.prices is not None:
+        # Checked before the first job: a paid sweep must not run in full and then fail here.
+        from acdb_gym.report.cost import load_prices
+
+        load_prices(args.prices)
+
     options = {
         "provider": args.provider,
         "model": args.model,
