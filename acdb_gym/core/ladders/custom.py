@@ -262,14 +262,16 @@ _MANIFESTS: dict[LevelSpec, list[ManifestEntry]] = {}
 
 
 def custom_manifest(
-    spec: LevelSpec, seeds: int, *, seconds: float = CUSTOM_PREFLIGHT_SECONDS
+    spec: LevelSpec, seeds: int, *, seconds: float | None = None
 ) -> tuple[ManifestEntry, ...]:
     """The first ``seeds`` seeds from :data:`CUSTOM_SEED_BASE` up whose instance of ``spec``
     generates, with digests; computed once per process and extended on demand (preflighting
     is deterministic, so every process finds the same ones).
 
     The preflight is bounded: it gives up after :data:`MAX_SKIPPED_SEEDS` seeds without an
-    instance or after ``seconds`` of wall-clock time, naming the fields to change.
+    instance or after ``seconds`` (default :data:`CUSTOM_PREFLIGHT_SECONDS`) of wall-clock
+    time, naming the fields to change; a later request for more seeds than it found fails at
+    once with the same message.
 
     Raises:
         ValueError: ``seeds`` outside ``[1, MAX_CUSTOM_SEEDS]``, or a spec whose instances
@@ -278,31 +280,32 @@ def custom_manifest(
     if not 1 <= seeds <= MAX_CUSTOM_SEEDS:
         raise ValueError(f"seeds must be in [1, {MAX_CUSTOM_SEEDS}], got {seeds}")
     known = _MANIFESTS.setdefault(spec, [])
+    if len(known) < seeds and spec in _GAVE_UP:
+        raise ValueError(_GAVE_UP[spec])
+    limit = CUSTOM_PREFLIGHT_SECONDS if seconds is None else seconds
+    deadline = time.monotonic() + limit
     skipped = _SKIPPED.setdefault(spec, [0])
-    deadline = time.monotonic() + seconds
     seed = known[-1].seed + 1 if known else CUSTOM_SEED_BASE
     while len(known) < seeds:
+        why = ""
         try:
-            known.append(
-                ManifestEntry(seed, generate_instance(spec, seed, deadline=deadline).digest())
-            )
+            instance = generate_instance(spec, seed, deadline=deadline)
+            known.append(ManifestEntry(seed, instance.digest()))
         except InstanceGenerationError:
             skipped[0] += 1
             if skipped[0] > MAX_SKIPPED_SEEDS:
-                raise ValueError(
-                    _cannot_generate(
-                        spec, len(known), seeds, f"{MAX_SKIPPED_SEEDS} seeds had no instance"
-                    )
-                ) from None
+                why = f"{MAX_SKIPPED_SEEDS} seeds had no instance"
         except GenerationDeadlineError:
-            raise ValueError(
-                _cannot_generate(
-                    spec, len(known), seeds, f"the preflight ran out of its {seconds:g} s"
-                )
-            ) from None
+            why = f"the preflight ran out of its {limit:g} s"
+        if why:
+            _GAVE_UP[spec] = _cannot_generate(spec, len(known), seeds, why)
+            raise ValueError(_GAVE_UP[spec])
         seed += 1
     return tuple(known[:seeds])
 
+
+_GAVE_UP: dict[LevelSpec, str] = {}
+"""The error of each spec whose preflight gave up in this process."""
 
 _SKIPPED: dict[LevelSpec, list[int]] = {}
 """Seeds skipped so far per spec in this process (the bound counts across extensions)."""
