@@ -173,6 +173,7 @@ def test_a_level_that_cannot_be_generated_fails_naming_the_fields_to_change() ->
     text = str(error.value)
     assert "found 0 of 3 seeds" in text and "ran out of its 2 s" in text, text
     assert "faithfulness_eps (now 0.5)" in text and "k (now 28 of 28 pairs)" in text, text
+    assert "faithfulness_rule=redraw_edges (now reject_world)" in text, text
     assert CUSTOM_PREFLIGHT_SECONDS + 15 <= 60
 
 

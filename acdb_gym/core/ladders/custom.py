@@ -318,6 +318,11 @@ def _cannot_generate(spec: LevelSpec, found: int, seeds: int, why: str) -> str:
         f"{spec.n_pairs} pairs), or narrow weight_low..weight_high (now {spec.weight_low:g}.."
         f"{spec.weight_high:g})"
     )
+    if spec.family == LINEAR_GAUSSIAN and spec.faithfulness_rule != "redraw_edges":
+        # Redrawing only the failing edges' weights is how the large ladder reaches d = 500.
+        fields_to_change += (
+            f", or set faithfulness_rule=redraw_edges (now {spec.faithfulness_rule})"
+        )
     if spec.family != LINEAR_GAUSSIAN:
         fields_to_change += f", noise_var (now {spec.noise_var:g}) or family (now {spec.family})"
     return (
