@@ -202,11 +202,14 @@ def _report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 def _mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "mcp",
-        help="serve one episode's tools to an MCP client over stdio (pip install 'acdb_gym[mcp]')",
-        description="Serve one ACDB episode over the Model Context Protocol (stdio): observe, "
+        help="serve episodes' tools to an MCP client over stdio (pip install 'acdb_gym[mcp]')",
+        description="Serve an ACDB episode over the Model Context Protocol (stdio): observe, "
         "intervene, the statistics tools (llm_stats) and submit_graph, with the LLM agents' "
         f"step limits and budgets. When it ends, its row is appended to OUT/{RESULTS_FILE} and "
-        "its transcript written to OUT/transcripts/.",
+        "its transcript written to OUT/transcripts/. With --multi, the start_episode tool "
+        "starts the next episode (ladder, level, seed index) in the same process and run "
+        "directory. The server holds OUT's lock while it runs and refuses a job that already "
+        "has an ok row.",
         formatter_class=_HelpFormatter,
     )
     p.add_argument("--ladder", default="v1", choices=sorted(ALL_LADDERS), help="ladder")
@@ -221,9 +224,29 @@ def _mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="the tools served, as the LLM agent of that name has them",
     )
     p.add_argument("--panel", default="active", choices=list(PANELS), help="panel")
-    p.add_argument("--out", type=Path, required=True, help="run directory, e.g. runs/NAME")
+    p.add_argument(
+        "--out", type=Path, default=Path("runs") / "mcp", help="run directory, e.g. runs/NAME"
+    )
     p.add_argument("--model", help="the model behind the client, to name the row in reports")
-    p.add_argument("--repeat", type=int, default=0, help="repeat number of the job")
+    p.add_argument(
+        "--repeat", type=_non_negative_int, default=0, help="repeat number of the job (>= 0)"
+    )
+    p.add_argument(
+        "--multi",
+        action="store_true",
+        help="also offer start_episode, to play many episodes in one server process",
+    )
+
+
+def _non_negative_int(text: str) -> int:
+    """An argparse type: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    return value
 
 
 def _inspect_import_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -254,6 +277,12 @@ def _inspect_import(args: argparse.Namespace) -> int:
 
 def _sweep(args: argparse.Namespace) -> int:
     from acdb_gym.sweep.run import SweepConfig, parse_list, parse_panels
+
+    if args.prices is not None:
+        # Checked before the first job: a paid sweep must not run in full and then fail here.
+        from acdb_gym.report.cost import load_prices
+
+        load_prices(args.prices)
 
     options = {
         "provider": args.provider,
@@ -436,9 +465,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "inspect-import":
             return _inspect_import(args)
         return _levels(args)
-    except (ValueError, RunDirectoryBusyError) as error:
-        print(f"acdb: error: {error}", file=sys.stderr)
+    except (ValueError, OSError, RunDirectoryBusyError) as error:
+        print(f"acdb: error: {_one_line(error)}", file=sys.stderr)
         return 2
+
+
+def _one_line(error: BaseException) -> str:
+    """An error's message on one line (a multi-line message joined with '; ')."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return "; ".join(lines) if lines else type(error).__name__
 
 
 if __name__ == "__main__":  # pragma: no cover

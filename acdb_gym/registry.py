@@ -197,8 +197,13 @@ def _rate_limiter(options: Mapping[str, Any]) -> Any:
 
 def _policy(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
     # A bound entry is named NAME:PATH (see get_agent); the policy keeps that name.
+    # A sweep's job carries the digest taken when it was planned: a file replaced since then
+    # is refused, never run under the old digest.
     return entry.load_class().load(
-        entry.model_path, name=entry.name, trust=bool(options.get("trust_model"))
+        entry.model_path,
+        name=entry.name,
+        trust=bool(options.get("trust_model")),
+        sha256=options.get("model_sha256"),
     )
 
 

@@ -20,6 +20,7 @@ row (a missing key, a value of the wrong type).
 from __future__ import annotations
 
 import json
+import math
 import os
 import types
 import typing
@@ -37,6 +38,7 @@ __all__ = [
     "ResultsAppender",
     "ResultsFileError",
     "ResultsRead",
+    "check_row_values",
     "format_row",
     "load_run",
     "read_results",
@@ -300,8 +302,56 @@ _ROW_FIELDS: Final = _row_fields()
 
 
 # --------------------------------------------------------------------------- writing
+_UNIT_FIELDS: Final = tuple(
+    name for name in _ROW_FIELDS if name.endswith(("_precision", "_recall", "_f1", "efficiency"))
+)
+"""Score fields that are fractions, in ``[0, 1]``."""
+
+_COUNT_FIELDS: Final = (
+    "shd",
+    "shd_extra",
+    "shd_missing",
+    "shd_reversed",
+    "shd_unresolved",
+    "interventions_used",
+    "i_star_size",
+    "steps",
+    "invalid_actions",
+    "wall_time",
+    "repeat",
+    "manifest_index",
+    "seed",
+    "draws",
+)
+"""Numeric fields that are finite and non-negative (means of counts may be fractional)."""
+
+
+def check_row_values(row: ResultRow) -> None:
+    """Refuse a row with a non-finite or out-of-range score: every fraction (precision, recall,
+    F1, efficiency) in ``[0, 1]``, every count, step, repeat and time finite and ``>= 0``.
+
+    :func:`format_row` calls it, so no such row reaches a results file.
+
+    Raises:
+        ValueError: naming the job, the field and the value.
+    """
+    for name in (*_UNIT_FIELDS, *_COUNT_FIELDS):
+        value = getattr(row, name)
+        if value is None:
+            continue
+        high = 1.0 if name in _UNIT_FIELDS else math.inf
+        if not (math.isfinite(value) and 0 <= value <= high):
+            bound = "in [0, 1]" if name in _UNIT_FIELDS else "finite and >= 0"
+            raise ValueError(f"row {row.job_id}: {name} must be {bound}, got {_short_repr(value)}")
+
+
 def format_row(row: ResultRow) -> bytes:
-    """The exact bytes of one line of the results file."""
+    """The exact bytes of one line of the results file.
+
+    Raises:
+        ValueError: a non-finite or out-of-range score (:func:`check_row_values`).
+    """
+    check_row_values(row)
     return (json.dumps(row.to_dict(), sort_keys=True) + "\n").encode()
 
 

@@ -80,3 +80,45 @@ def test_report_on_a_corrupt_results_file_warns_by_file_and_line(tmp_path: Path)
         "5",
     ]
     assert (tmp_path / "report.md").read_text().count("; skipped") == 4
+
+
+def _prices_cases(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    negative = tmp_path / "negative.json"
+    negative.write_text('{"gpt": {"input": -1, "output": 2}}', encoding="utf-8")
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    return {
+        "missing": (tmp_path / "none.json", "No such file or directory"),
+        "directory": (tmp_path, "Is a directory"),
+        "negative": (negative, "price 'input' of model 'gpt' must be >= 0, got -1"),
+        "nested": (nested, "nested too deeply"),
+    }
+
+
+@pytest.mark.parametrize("case", ["missing", "directory", "negative", "nested"])
+def test_prices_are_checked_before_the_first_job(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prices, message = _prices_cases(tmp_path)[case]
+    run = tmp_path / "run"
+    args = ["sweep", "--agents", "oracle", "--levels", "L0", "--seeds", "1", "--no-progress"]
+    assert cli_main([*args, "--out", str(run), "--prices", str(prices)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("acdb: error: ") and message in err and err.count("\n") == 1, err
+    assert not (run / "results.jsonl").exists()
+
+
+def test_file_system_errors_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a_file = tmp_path / "a_file"
+    a_file.write_text("", encoding="utf-8")
+    commands = [
+        ["sweep", "--agents", "oracle", "--levels", "L0", "--seeds", "1", "--out", str(a_file)],
+        ["mcp", "--out", str(a_file / "run")],
+        ["inspect-import", str(tmp_path / "none.eval"), "--out", str(tmp_path / "run")],
+    ]
+    for command in commands:
+        assert cli_main(command) == 2, command
+        err = capsys.readouterr().err
+        assert err.startswith("acdb: error: ") and err.count("\n") == 1, (command, err)

@@ -128,6 +128,28 @@ def test_the_appender_writes_one_line_per_row(tmp_path: Path) -> None:
     assert path.read_bytes() == ORACLE_LINE * 2
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("directed_f1", float("nan"), "directed_f1 must be in [0, 1], got nan"),
+        ("skeleton_precision", 1.5, "skeleton_precision must be in [0, 1], got 1.5"),
+        ("efficiency", -0.1, "efficiency must be in [0, 1], got -0.1"),
+        ("shd", float("inf"), "shd must be finite and >= 0, got inf"),
+        ("steps", -1, "steps must be finite and >= 0, got -1"),
+        ("repeat", -1, "repeat must be finite and >= 0, got -1"),
+        ("wall_time", float("nan"), "wall_time must be finite and >= 0, got nan"),
+    ],
+)
+def test_no_row_with_a_non_finite_or_out_of_range_score_is_written(
+    key: str, value: float, message: str, tmp_path: Path
+) -> None:
+    row = ResultRow.from_dict({**json.loads(ORACLE_LINE), key: value}, where=HERE)
+    path = tmp_path / RESULTS_FILE
+    with ResultsAppender(path) as appender, pytest.raises(ValueError, match=re.escape(message)):
+        appender.append(row)
+    assert path.read_bytes() == b""
+
+
 # ----------------------------------------------------------------------------- reading
 # Bad second lines between two good ones, and the problem each must report at line 2.
 BAD_LINES = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -162,3 +163,19 @@ def test_the_committed_policy_acts_on_a_d40_custom_level(tmp_path: Path) -> None
     # It chose experiments on the 40 nodes and submitted within the budget (slack 0).
     assert 1 <= row["interventions_used"] <= row["i_star_size"]
     assert row["directed_f1"] > 0.5
+
+
+def test_a_custom_level_that_cannot_be_generated_stops_the_sweep_before_any_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parent preflights every custom level before the first job (45 s at most; 2 s here),
+    so the sweep ends with one error naming the fields instead of failing job after job."""
+    monkeypatch.setattr("acdb_gym.core.ladders.custom.CUSTOM_PREFLIGHT_SECONDS", 2.0)
+    config = _config(tmp_path, "dense:d=8,k=28,n_obs=200,n_int=48,slack=1,faithfulness_eps=0.5")
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=r"found 0 of 2 seeds .*faithfulness_eps \(now 0\.5\)"):
+        run_sweep(config)
+    with pytest.raises(ValueError, match="cannot be generated"):  # asked again: at once
+        run_sweep(config)
+    assert time.monotonic() - start < 15
+    assert not (tmp_path / RESULTS_FILE).exists()

@@ -17,6 +17,7 @@ import pytest
 
 from acdb_gym.registry import AgentNotReadyError
 from acdb_gym.results import read_results
+from acdb_gym.sweep.jobs import run_job
 from acdb_gym.sweep.lock import LOCK_FILE, RunDirectoryBusyError, RunDirectoryLock
 from acdb_gym.sweep.run import SweepConfig, plan_jobs, run_sweep
 
@@ -148,6 +149,22 @@ def test_a_replaced_model_file_is_a_new_job(tmp_path: Path) -> None:
     after = {job.job_id for job in plan_jobs(config)}
     assert before.isdisjoint(after)
     assert all("model_sha256" in job.agent_config for job in plan_jobs(config))
+
+
+def test_a_model_file_swapped_after_planning_is_refused_not_run_under_the_old_digest(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("sb3_contrib")
+    model = tmp_path / "m.zip"
+    shutil.copy(COMMITTED, model)
+    config = SweepConfig(out=tmp_path / "run", agents=(f"rl:{model}",), levels=("L1",), seeds=2)
+    first, second = plan_jobs(config)
+    assert run_job(first, {}, tmp_path)["status"] == "ok"
+    with zipfile.ZipFile(model, "a") as archive:  # retrained while the sweep runs
+        archive.writestr("note.txt", "retrained")
+    row = run_job(second, {}, tmp_path)
+    assert row["status"] == "failed"
+    assert "changed since the sweep was planned" in row["error"], row["error"]
 
 
 def test_an_untrusted_model_stops_the_sweep_unless_trusted(tmp_path: Path) -> None:

@@ -24,7 +24,13 @@ except ImportError as error:  # pragma: no cover - the extra is part of dev
 
 from acdb_gym.integrations.episode import result_row
 from acdb_gym.integrations.inspect_task import EPISODE_KEY
-from acdb_gym.results import RESULTS_FILE, ResultRow, ResultsAppender, read_results
+from acdb_gym.results import (
+    RESULTS_FILE,
+    ResultRow,
+    ResultsAppender,
+    check_row_values,
+    read_results,
+)
 
 __all__ = ["AGENT_PREFIX", "import_logs", "rows_from_log"]
 
@@ -39,14 +45,22 @@ def rows_from_log(log: EvalLog | str | Path) -> list[ResultRow]:
         log: an :class:`EvalLog` or the path of a log file (``.eval`` or ``.json``).
 
     Raises:
-        ValueError: the log has no samples, or a sample lacks the task's metadata (it is not a
-            log of the ACDB task).
+        ValueError: the log has no samples, a sample lacks the task's metadata (it is not a
+            log of the ACDB task), has an epoch below 1, or holds a non-finite or out-of-range
+            score (:func:`~acdb_gym.results.check_row_values`).
+        OSError: the log cannot be read.
     """
     if not isinstance(log, EvalLog):
         log = read_eval_log(str(log))
     if not log.samples:
         raise ValueError(f"inspect log {log.location or '?'} has no samples (status {log.status})")
-    return [_row(log, sample) for sample in log.samples]
+    rows = [_row(log, sample) for sample in log.samples]
+    for row in rows:
+        try:
+            check_row_values(row)
+        except ValueError as error:
+            raise ValueError(f"inspect log {log.location or '?'}: {error}") from None
+    return rows
 
 
 def _row(log: EvalLog, sample: EvalSample) -> ResultRow:
@@ -60,7 +74,12 @@ def _row(log: EvalLog, sample: EvalSample) -> ResultRow:
         )
     agent = f"{AGENT_PREFIX}{meta['variant']}"
     config = {"model": log.eval.model}
-    repeat = int(sample.epoch) - 1
+    if isinstance(sample.epoch, bool) or not isinstance(sample.epoch, int) or sample.epoch < 1:
+        raise ValueError(
+            f"sample {sample.id!r} of {log.location or 'the log'}: epoch must be an integer "
+            f">= 1, got {sample.epoch!r}"
+        )
+    repeat = sample.epoch - 1
     record = sample.store.get(EPISODE_KEY)
     wall_time = float(sample.total_time or 0.0)
     if sample.error is not None or record is None:
@@ -98,15 +117,18 @@ def import_logs(logs: Iterable[EvalLog | str | Path], run_dir: Path) -> tuple[in
     A job that already has a successful row in the file is skipped (importing a log twice adds
     nothing).
 
+    Every log is read and checked before the first row is appended, so a bad log adds nothing.
+
     Returns:
         ``(appended, skipped)`` row counts.
     """
     path = Path(run_dir) / RESULTS_FILE
     done = {row.job_id for row in read_results(path, mode="strict").rows if row.status == "ok"}
+    every_log = [rows_from_log(log) for log in logs]
     appended = skipped = 0
     with ResultsAppender(path) as appender:
-        for log in logs:
-            for row in rows_from_log(log):
+        for rows in every_log:
+            for row in rows:
                 if row.job_id in done:
                     skipped += 1
                     continue

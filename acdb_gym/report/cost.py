@@ -27,7 +27,15 @@ from typing import Any
 
 import tomllib
 
-__all__ = ["JobCost", "Price", "job_costs", "load_prices", "markdown_costs", "write_costs_csv"]
+__all__ = [
+    "MAX_PRICES_BYTES",
+    "JobCost",
+    "Price",
+    "job_costs",
+    "load_prices",
+    "markdown_costs",
+    "write_costs_csv",
+]
 
 PER_TOKEN = 1e-6
 """Prices are per million tokens."""
@@ -79,19 +87,30 @@ def _price(model: str, entry: Any) -> Price:
     return Price(**values)
 
 
+MAX_PRICES_BYTES = 1_000_000
+"""The largest price table read (a real one is a few kilobytes)."""
+
+
 def load_prices(path: str | Path) -> dict[str, Price]:
     """Read a price table (``.toml``, else JSON) as ``{model: Price}``.
 
     Raises:
-        ValueError: not a table of models, or a model with a missing, unknown or negative price.
-        OSError: the file cannot be read.
+        ValueError: not a table of models, or a model with a missing, unknown or negative price;
+            a file past :data:`MAX_PRICES_BYTES`, not UTF-8, or nested too deeply to parse.
+        OSError: the file cannot be read (missing, a directory, no permission).
     """
     file = Path(path)
-    text = file.read_text(encoding="utf-8")
+    with file.open("rb") as handle:
+        raw = handle.read(MAX_PRICES_BYTES + 1)
+    if len(raw) > MAX_PRICES_BYTES:
+        raise ValueError(f"{file}: a price table is at most {MAX_PRICES_BYTES} bytes")
     try:
+        text = raw.decode("utf-8")
         data = tomllib.loads(text) if file.suffix.lower() == ".toml" else json.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as error:
         raise ValueError(f"{file}: not a valid price table: {error}") from None
+    except RecursionError:
+        raise ValueError(f"{file}: not a valid price table: nested too deeply") from None
     models = data.get("models", data) if isinstance(data, dict) else None
     if not isinstance(models, dict) or not models:
         raise ValueError(f"{file}: expected a table of models with their prices")

@@ -41,8 +41,8 @@ class RunDirectoryBusyError(RuntimeError):
         if command:
             holder += f" ({command})"
         super().__init__(
-            f"{directory} is in use: {holder} is running a sweep there; wait for it to finish "
-            "or choose another --out"
+            f"{directory} is in use: {holder} is running a sweep or an MCP server there; wait "
+            "for it to finish or choose another --out"
         )
 
 

@@ -282,17 +282,21 @@ def run_sweep(config: SweepConfig) -> SweepSummary:
     """Run every unfinished job of ``config`` and append its rows; see the module docstring.
 
     Before any job runs, every agent is checked (:meth:`AgentEntry.check_ready`: an LLM
-    agent's SDK, key and server; a saved policy's extra and file) and the run directory is
-    locked for this sweep alone.
+    agent's SDK, key and server; a saved policy's extra and file), every custom level's seeds
+    are preflighted (a bounded preflight: a level that cannot be generated stops the sweep
+    here, naming the fields to change) and the run directory is locked for this sweep alone.
 
     Raises:
         AgentNotReadyError: an agent cannot work here; nothing was run.
+        ValueError: a custom level cannot be generated; nothing was run.
         RunDirectoryBusyError: another sweep is running in ``config.out``; nothing was run.
         ResultsFileError: the results file has an unreadable line before its end.
     """
     start = time.perf_counter()
     for name in dict.fromkeys(config.agents):
         get_agent(name).check_ready(config.agent_options)
+    for custom in config.custom_levels:
+        custom.level(config.seeds)
     with RunDirectoryLock(config.out):
         return _run_locked(config, start)
 

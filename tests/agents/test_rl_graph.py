@@ -185,3 +185,11 @@ def test_the_committed_graph_policy_is_small_and_plays_d40() -> None:
     instance = generate_instance(D40.spec, 10**9 + 10**6 + 1)
     result = run_episode(ACDBEnv(D40), agent, instance=instance)
     assert not result.truncated and 0.0 <= result.score["directed_f1"] <= 1.0
+
+
+@pytest.mark.parametrize("sizes", [{"hidden": 10**9}, {"layers": 10**6}, {"hidden": True}])
+def test_network_sizes_from_a_file_are_bounded(sizes: dict[str, int]) -> None:
+    from acdb_gym.agents.rl.graph_policy import NetworkConfig
+
+    with pytest.raises(ValueError, match=r"must be an integer in \[1, "):
+        NetworkConfig(**sizes)

@@ -6,6 +6,7 @@ import base64
 import io
 import json
 import pickle
+import re
 import zipfile
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from acdb_gym.agents.base import run_episode
 from acdb_gym.agents.rl.agent import (
+    PolicyChangedError,
     RLAgent,
     SafePolicy,
     UntrustedPolicyError,
@@ -132,3 +134,36 @@ def test_the_digest_follows_the_content(tmp_path: Path) -> None:
     assert policy_digest(copy) == policy_digest(COMMITTED)
     copy.write_bytes(COMMITTED.read_bytes() + b"\0")
     assert policy_digest(copy) != policy_digest(COMMITTED)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"n_nodes": 10**7}, "n_nodes must be in [0, 1000], got 10000000"),
+        ({"n_nodes": 1e7}, "n_nodes must be an integer"),
+        ({"n_nodes": -1}, "n_nodes must be in [0, 1000], got -1"),
+        ({"algo": "a2c"}, "algo must be one of"),
+        ({"shift": "3"}, "shift has the wrong type"),
+    ],
+)
+def test_crafted_metadata_is_refused_before_anything_is_built(
+    change: dict[str, object], message: str, tmp_path: Path
+) -> None:
+    with zipfile.ZipFile(COMMITTED) as archive:
+        metadata = {**json.loads(archive.read("acdb_gym.json")), **change}
+    crafted = _rewrite(
+        COMMITTED, tmp_path / "m.zip", {"acdb_gym.json": json.dumps(metadata).encode()}
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_policy(crafted)
+
+
+def test_the_bytes_loaded_are_the_bytes_hashed(tmp_path: Path) -> None:
+    copy = tmp_path / "m.zip"
+    copy.write_bytes(COMMITTED.read_bytes())
+    digest = policy_digest(copy)
+    _, metadata = load_policy(copy, sha256=digest)
+    assert metadata.n_nodes == 6
+    copy.write_bytes(COMMITTED.read_bytes() + b"\0")
+    with pytest.raises(PolicyChangedError, match="changed since the sweep was planned"):
+        load_policy(copy, sha256=digest)

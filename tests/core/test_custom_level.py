@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from acdb_gym.core.ladders.custom import (
     CUSTOM_LADDER,
+    CUSTOM_PREFLIGHT_SECONDS,
     CUSTOM_SEED_BASE,
     MAX_CUSTOM_SEEDS,
+    MAX_SKIPPED_SEEDS,
     CustomLevel,
     custom_manifest,
     default_level_name,
@@ -130,3 +133,55 @@ def test_resolve_level_rebuilds_custom_levels_and_looks_up_shipped_ones() -> Non
     assert level.spec == parse_level_spec(D40) and len(level.manifest) == 2
     with pytest.raises(ValueError, match="a level spec belongs to ladder 'custom', got 'v1'"):
         resolve_level("v1", "L1", D40, 1)
+
+
+SMALL = "d=8,k=10,n_obs=200,n_int=50,slack=1"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("d=100000,k=10,n_obs=200,n_int=50,slack=1", "d must be in [2, 500], got 100000"),
+        ("d=5000,k=10,n_obs=200,n_int=50,slack=1", "d must be in [2, 500], got 5000"),
+        ("d=8,k=10,n_obs=1000000000,n_int=50,slack=1", "n_obs must be in [4, 100000]"),
+        ("d=8,k=10,n_obs=200,n_int=1000000,slack=1", "n_int must be in [4, 100000]"),
+        ("d=500,k=10,n_obs=100000,n_int=50,slack=1", "n_obs x d must be at most 10000000"),
+        ("d=500,k=10,n_obs=200,n_int=5000,slack=1", "n_int x d must be at most 1000000"),
+        ("d=8,k=10,n_obs=200,n_int=50,slack=100000", "slack must be in [0, 1000]"),
+        (SMALL + ",noise_var=1e-320", "noise_var must be in [1e-06, 1e+06], got 1e-320"),
+        (SMALL + ",family=nonlinear,noise_var=1e300", "noise_var must be in [1e-06, 1e+06]"),
+        (SMALL + ",faithfulness_eps=0.99", "faithfulness_eps must be in [0, 0.5], got 0.99"),
+        (SMALL + ",weight_high=1e200", "weight_high must be in [0.001, 1000]"),
+        ("d=8,k=10,n_obs=" + "9" * 5000 + ",n_int=50,slack=1", "n_obs must be an integer"),
+    ],
+)
+def test_sizes_and_ranges_are_bounded_before_anything_is_allocated(text: str, message: str) -> None:
+    with pytest.raises(ValueError) as error:
+        parse_level_spec(text)
+    assert message in str(error.value), str(error.value)
+    assert len(str(error.value)) < 1_000
+
+
+def test_a_level_that_cannot_be_generated_fails_naming_the_fields_to_change() -> None:
+    """Every draw of this spec fails the faithfulness check (about 4 s per seed); preflight
+    gives up at its time bound (45 s by default, 2 s here) and says which fields to change."""
+    spec = parse_level_spec("d=8,k=28,n_obs=200,n_int=50,slack=1,faithfulness_eps=0.5")
+    start = time.monotonic()
+    with pytest.raises(ValueError) as error:
+        custom_manifest(spec, 3, seconds=2.0)
+    assert time.monotonic() - start < 10
+    text = str(error.value)
+    assert "found 0 of 3 seeds" in text and "ran out of its 2 s" in text, text
+    assert "faithfulness_eps (now 0.5)" in text and "k (now 28 of 28 pairs)" in text, text
+    assert "faithfulness_rule=redraw_edges (now reject_world)" in text, text
+    assert CUSTOM_PREFLIGHT_SECONDS + 15 <= 60
+
+
+def test_preflight_skips_at_most_a_bounded_number_of_seeds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A spec whose seeds keep failing gives up after MAX_SKIPPED_SEEDS, not never."""
+    monkeypatch.setattr("acdb_gym.core.worlds.instance.MAX_ATTEMPTS", 1)
+    spec = parse_level_spec("d=8,k=28,n_obs=200,n_int=51,slack=1,faithfulness_eps=0.5")
+    with pytest.raises(ValueError, match=f"{MAX_SKIPPED_SEEDS} seeds had no instance"):
+        custom_manifest(spec, 2)

@@ -3,6 +3,7 @@ inspect's mock model, every ScoreReport field as the score, and logs converted t
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -11,14 +12,16 @@ import pytest
 pytest.importorskip("inspect_ai")
 
 from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog, write_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from acdb_gym.agents.llm import build_tools
+from acdb_gym.cli import main as cli_main
 from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.integrations.episode import ToolEpisode
 from acdb_gym.integrations.inspect_log import import_logs, rows_from_log
-from acdb_gym.integrations.inspect_task import acdb, tool_info
+from acdb_gym.integrations.inspect_task import EPISODE_KEY, acdb, tool_info
 from acdb_gym.results import RESULTS_FILE, read_results
 
 MODEL = "mockllm/model"
@@ -104,3 +107,54 @@ def test_mock_model_plays_a_full_episode_and_the_log_becomes_rows(tmp_path: Path
     assert import_logs([log.location], run) == (1, 0)
     assert import_logs([log.location], run) == (0, 1)  # a second import adds nothing
     assert read_results(run / RESULTS_FILE, mode="strict").rows == (row,)
+
+
+@pytest.fixture(scope="module")
+def one_episode_log(tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
+    """A log of one short episode (an empty graph submitted at once)."""
+    empty = {"directed_edges": [], "undirected_edges": []}
+    model = get_model(MODEL, custom_outputs=[_output("submit_graph", empty)])
+    logs = tmp_path_factory.mktemp("logs")
+    [log] = inspect_eval(acdb(ladder="v0", levels="L0", seeds=1), model=model, log_dir=str(logs))
+    assert log.status == "success", log.error
+    return log
+
+
+@pytest.mark.parametrize(
+    ("forge", "message"),
+    [
+        ({"directed_f1": math.nan}, "directed_f1 must be in [0, 1], got nan"),
+        ({"skeleton_f1": 2.0}, "skeleton_f1 must be in [0, 1], got 2.0"),
+        ({"shd": math.inf}, "shd must be finite and >= 0, got inf"),
+        ({"epoch": 0}, "epoch must be an integer >= 1, got 0"),
+    ],
+)
+def test_a_forged_log_is_refused_and_adds_nothing(
+    one_episode_log: EvalLog,
+    forge: dict[str, Any],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    log = one_episode_log.model_copy(deep=True)
+    [sample] = log.samples or []
+    if "epoch" in forge:
+        sample.epoch = forge["epoch"]
+    else:
+        sample.store[EPISODE_KEY]["score"].update(forge)
+    path = tmp_path / "forged.json"
+    write_eval_log(log, str(path))
+    run = tmp_path / "run"
+    assert cli_main(["inspect-import", str(path), "--out", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("acdb: error: ") and message in err, err
+    assert err.count("\n") == 1
+    assert not (run / RESULTS_FILE).exists() or not (run / RESULTS_FILE).read_text()
+
+
+def test_a_missing_log_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli_main(["inspect-import", str(tmp_path / "none.eval"), "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("acdb: error: ") and "none.eval" in err and err.count("\n") == 1

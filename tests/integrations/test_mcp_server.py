@@ -102,3 +102,162 @@ def test_a_client_that_leaves_early_leaves_a_failed_row(tmp_path: Path) -> None:
     )
     assert row.error == "the MCP client left after 1 step(s), before the episode ended"
     assert row.job_id == served.job_id and served.transcript_path.exists()
+
+
+async def _hostile_session(run_dir: Path, mcp_command: Any) -> list[tuple[str, bool]]:
+    big = "X" * 2_000_000
+    async with (
+        stdio_client(mcp_command(run_dir)) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("intervene", {"variable": "X0", "value": 10**400}),
+            ("intervene", {"variable": "X" + "9" * 5000, "value": 1.0}),
+            ("intervene", {"variable": "X\u0661", "value": 1.0}),
+            ("intervene", {"variable": big, "value": 1.0}),
+            (
+                "submit_graph",
+                {"directed_edges": [["X0", "X" + "9" * 5000]], "undirected_edges": []},
+            ),
+            *[("observe", {"junk": big})] * 3,
+            *[("observe", {})] * 40,
+            ("submit_graph", {"directed_edges": [], "undirected_edges": []}),
+            *[("intervene", {"variable": big, "value": 1.0})] * 3,
+            *[("observe", {})] * 20,
+        ]
+        seen = []
+        for name, arguments in calls:
+            result = await session.call_tool(name, arguments)
+            seen.append((_text(result), result.is_error))
+        return seen
+
+
+def test_arguments_no_number_holds_are_invalid_steps_and_transcripts_stay_bounded(
+    tmp_path: Path, mcp_command: Any
+) -> None:
+    seen = anyio.run(_hostile_session, tmp_path, mcp_command)
+    assert [error for _, error in seen[:5]] == [True] * 5
+    assert "finite number" in seen[0][0] and "variable must be" in seen[1][0]
+    assert "variable must be" in seen[2][0] and "each endpoint in directed_edges" in seen[4][0]
+    assert all(len(text) < 5_000 for text, _ in seen[:5])
+    [row] = read_results(tmp_path / RESULTS_FILE, mode="strict").rows
+    assert (row.status, row.steps, row.invalid_actions) == ("ok", 6, 5)
+    transcript = Path(row.agent_stats["transcript"])  # type: ignore[index]
+    events = [json.loads(line) for line in transcript.read_text().splitlines()]
+    # About 20 MB was sent; each value is capped at 64 KiB and free calls past 16 are counted.
+    assert transcript.stat().st_size < 1_500_000
+    calls = [e for e in events if e["event"] == "call"]
+    assert len(calls) == 6 + 16
+    end = next(e for e in events if e["event"] == "episode_end")
+    assert end["unrecorded_calls"] == 43 - 16 + 0
+
+
+def test_a_finished_job_and_a_locked_run_directory_are_refused(
+    tmp_path: Path, mcp_command: Any
+) -> None:
+    import subprocess
+
+    from acdb_gym.sweep.lock import RunDirectoryLock
+
+    params = mcp_command(tmp_path, "--model", "tester")
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [params.command, *params.args],
+            env=params.env,
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    with RunDirectoryLock(tmp_path):
+        locked = run()
+    assert locked.returncode == 2 and "Traceback" not in locked.stderr
+    assert locked.stderr.count("\n") == 1 and "is in use" in locked.stderr
+
+    episode = ToolEpisode(ladder="v0", level="L0", manifest_index=0)
+    served = EpisodeServer(episode, run_dir=tmp_path, agent_config={"model": "tester"})
+    served.call("submit_graph", {"directed_edges": [], "undirected_edges": []})
+    served.close()
+    before = served.transcript_path.read_bytes()
+
+    again = run()
+    assert again.returncode == 2 and "Traceback" not in again.stderr
+    assert again.stderr.count("\n") == 1 and "already has an ok row" in again.stderr
+    assert served.transcript_path.read_bytes() == before
+    rows = read_results(tmp_path / RESULTS_FILE, mode="strict").rows
+    assert [row.status for row in rows] == ["ok"]
+
+
+def test_a_negative_repeat_is_refused(tmp_path: Path) -> None:
+    from acdb_gym.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["mcp", "--repeat", "-5", "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert not (tmp_path / RESULTS_FILE).exists()
+
+
+async def _three_episodes(run_dir: Path, mcp_command: Any) -> dict[str, Any]:
+    from acdb_gym import __version__
+
+    async with (
+        stdio_client(mcp_command(run_dir, "--multi", "--model", "tester")) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        init = await session.initialize()
+        assert init.server_info.version == __version__
+        listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+        assert listed["observe"].annotations.read_only_hint is True
+        assert listed["start_episode"].annotations.destructive_hint is True
+        assert listed["intervene"].output_schema is not None
+        structured = []
+        # Episode 1 is the one the options name (v0 L0 seed 0); then two more.
+        for start in (None, ("v0", "L1", 3), ("v1", "L0", 2)):
+            if start is not None:
+                ladder, level, index = start
+                started = await session.call_tool(
+                    "start_episode", {"ladder": ladder, "level": level, "seed_index": index}
+                )
+                assert not started.is_error, _text(started)
+                assert started.structured_content["seed_index"] == index
+            names = [t.name for t in (await session.list_tools()).tools]
+            assert "submit_graph" in names and "start_episode" in names
+            await session.call_tool("intervene", {"variable": "X1", "value": 1.0})
+            result = await session.call_tool(
+                "submit_graph", {"directed_edges": [["X0", "X1"]], "undirected_edges": []}
+            )
+            assert result.structured_content["ended"] is True
+            structured.append(result.structured_content)
+        repeated = await session.call_tool(
+            "start_episode", {"ladder": "v0", "level": "L1", "seed_index": 3}
+        )
+        bad = await session.call_tool("start_episode", {"ladder": "v0", "level": "L9"})
+        return {
+            "structured": structured,
+            "repeated": (_text(repeated), repeated.is_error),
+            "bad": (_text(bad), bad.is_error),
+        }
+
+
+def test_one_server_process_serves_three_episodes(tmp_path: Path, mcp_command: Any) -> None:
+    seen = anyio.run(_three_episodes, tmp_path, mcp_command)
+    rows = read_results(tmp_path / RESULTS_FILE, mode="strict").rows
+    assert [(r.ladder, r.level, r.manifest_index, r.status) for r in rows] == [
+        ("v0", "L0", 0, "ok"),
+        ("v0", "L1", 3, "ok"),
+        ("v1", "L0", 2, "ok"),
+    ]
+    assert len({row.job_id for row in rows}) == 3
+    assert [s["job_id"] for s in seen["structured"]] == [row.job_id for row in rows]
+    for row, structured in zip(rows, seen["structured"], strict=True):
+        assert (row.steps, row.directed_f1) == (2, structured["score"]["directed_f1"])
+        transcript = (tmp_path / "transcripts" / f"{row.job_id}.jsonl").read_text()
+        events = [json.loads(line)["event"] for line in transcript.splitlines()]
+        assert events == ["episode_start", "call", "call", "episode_end"]
+    # The same job again is refused (it has an ok row); a bad start changes nothing.
+    assert seen["repeated"][1] and "already has an ok row" in seen["repeated"][0]
+    assert seen["bad"][1] and "missing required argument(s) ['seed_index']" in seen["bad"][0]
+    assert len(read_results(tmp_path / RESULTS_FILE, mode="strict").rows) == 3

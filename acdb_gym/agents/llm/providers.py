@@ -126,6 +126,8 @@ def _argument_problem(arguments: Any) -> str | None:
         text = canonical_json(arguments)
     except (TypeError, ValueError):
         return "arguments hold a number JSON does not allow (NaN or infinity)"
+    except RecursionError:
+        return "arguments are nested too deeply"
     if len(text) > MAX_ARGUMENT_CHARS:
         return f"arguments are longer than {MAX_ARGUMENT_CHARS} characters"
     return None
@@ -133,7 +135,10 @@ def _argument_problem(arguments: Any) -> str | None:
 
 def _shown(value: Any) -> str:
     """A short, JSON-safe description of a value for an error message or an echo."""
-    return repr(value)[:200]
+    try:
+        return repr(value)[:200]
+    except (ValueError, RecursionError):  # an int past 4,300 digits, a nesting too deep
+        return f"<{type(value).__name__} too large to show>"
 
 
 # --------------------------------------------------------------------------- OpenAI
@@ -271,6 +276,8 @@ def _decode_arguments(call_id: str, name: str, raw: Any) -> ToolCall:
             arguments = json.loads(raw) if raw.strip() else {}
         except ValueError as error:
             return ToolCall(call_id, name, None, raw, str(error))
+        except RecursionError:
+            return ToolCall(call_id, name, None, raw[:200], "arguments are nested too deeply")
     elif isinstance(raw, dict):
         arguments = raw
     else:

@@ -47,8 +47,13 @@ def capped_record(value: Any) -> Any:
     {'a': 1}
     >>> capped_record("x" * 70_000)["chars"]
     70002
+    >>> capped_record({"value": 10**5000})
+    {'unrecordable': 'dict'}
     """
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):  # an int past 4,300 digits, a nesting too deep
+        return {"unrecordable": type(value).__name__}
     if len(text) <= MAX_RECORDED_CHARS:
         return value
     return {"truncated": True, "chars": len(text), "head": text[:MAX_RECORDED_CHARS]}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Collection, Mapping
 from typing import Any, Literal, get_args
 
@@ -36,6 +37,7 @@ __all__ = [
     "Variant",
     "build_tools",
     "env_kwargs_for",
+    "node_index",
     "parse_tool_arguments",
     "statistics_tool_names",
     "variable_names",
@@ -50,7 +52,9 @@ def statistics_tool_names() -> tuple[str, ...]:
     return tuple(tool.name for tool in tool_specs.statistics_tools())
 
 
-_NAME = re.compile(r"X(\d+)")
+_NAME = re.compile(r"X(?:0|[1-9][0-9]*)")
+"""A variable name as the schemas list it: ASCII ``X``, then ASCII decimal digits without a
+leading zero (``\\d`` would also take Arabic-Indic or fullwidth digits)."""
 _MAX_SHOWN = 120
 """Longest rendering of a bad value inside an error message."""
 
@@ -91,6 +95,25 @@ def env_kwargs_for(variant: Variant) -> dict[str, Any]:
 def variable_names(n_nodes: int) -> list[str]:
     """``["X0", ..., "X{d-1}"]``."""
     return [f"X{v}" for v in range(n_nodes)]
+
+
+def node_index(name: Any, n_nodes: int) -> int | None:
+    """The index of ``name`` when it is exactly one of :func:`variable_names`, else None.
+
+    The one parser of variable names for every path that takes them from outside (the LLM
+    agents, inspect, MCP): no surrounding whitespace, no Unicode digits, no leading zeros, and
+    no name longer than the longest listed one (so no digit string reaches ``int`` that
+    Python's 4,300-digit limit would refuse).
+
+    >>> node_index("X2", 3), node_index("X3", 3), node_index(" X0", 3), node_index("X\u0661", 3)
+    (2, None, None, None)
+    """
+    if not isinstance(name, str) or len(name) > len(f"X{max(n_nodes - 1, 0)}"):
+        return None
+    if _NAME.fullmatch(name) is None:
+        return None
+    index = int(name[1:])
+    return index if index < n_nodes else None
 
 
 # --------------------------------------------------------------------------- tool specs
@@ -284,8 +307,36 @@ def parse_tool_arguments(
     Raises:
         ToolCallError: unknown tool, arguments that are not an object, missing or unexpected
             arguments, wrong types, variables or regimes out of range, a value outside
-            ``[-VALUE_BOUND, VALUE_BOUND]``, or an invalid graph.
+            ``[-VALUE_BOUND, VALUE_BOUND]`` (or one no float can hold), or an invalid graph.
+            Nothing else escapes: any other failure to read the arguments (an overflow, a
+            nesting too deep) is a :class:`ToolCallError` too, so it is an invalid step.
     """
+    try:
+        return _parse(
+            name,
+            arguments,
+            offered=offered,
+            n_nodes=n_nodes,
+            n_experiments=n_experiments,
+            state_hypothesis=state_hypothesis,
+        )
+    except ToolCallError:
+        raise
+    except (ValueError, OverflowError, RecursionError, TypeError) as error:
+        raise ToolCallError(
+            f"the arguments of {_show(name)} cannot be read ({type(error).__name__})"
+        ) from None
+
+
+def _parse(
+    name: str,
+    arguments: Any,
+    *,
+    offered: Collection[str],
+    n_nodes: int,
+    n_experiments: int,
+    state_hypothesis: bool,
+) -> Action:
     if name not in offered:
         raise ToolCallError(
             f"unknown tool {_show(name)}; the available tools are {sorted(offered)}"
@@ -329,7 +380,10 @@ def _statistics_call(
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # an int past 4,300 digits, a nesting too deep
+        return f"<{type(value).__name__} too large to show>"
     return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
 
 
@@ -356,19 +410,23 @@ def _variable(value: Any, field: str, n_nodes: int) -> int:
         raise ToolCallError(
             f"{field} must be {expected} (a string), got {type(value).__name__} {_show(value)}"
         )
-    match = _NAME.fullmatch(value.strip())
-    if match is None or int(match.group(1)) >= n_nodes:
+    index = node_index(value, n_nodes)
+    if index is None:
         raise ToolCallError(f"{field} must be {expected}, got {_show(value)}")
-    return int(match.group(1))
+    return index
 
 
 def _value(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ToolCallError(f"value must be a number, got {type(value).__name__} {_show(value)}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int no float can hold
+        number = math.inf
     if not math.isfinite(number) or abs(number) > VALUE_BOUND:
         raise ToolCallError(
-            f"value must be a finite number in [{-VALUE_BOUND:g}, {VALUE_BOUND:g}], got {value!r}"
+            f"value must be a finite number in [{-VALUE_BOUND:g}, {VALUE_BOUND:g}], "
+            f"got {_show(value)}"
         )
     return number
 
@@ -382,15 +440,22 @@ def _regime(value: Any, n_experiments: int) -> int | None:
             if n_experiments == 0
             else f"regime must be in [0, {n_experiments}]"
         )
-        raise ToolCallError(f"there is no regime {value}: {done}")
+        raise ToolCallError(f"there is no regime {_show(value)}: {done}")
     return None if value == 0 else value - 1
 
 
 def _conditioning_set(value: Any, n_nodes: int, pair: tuple[int, ...]) -> tuple[int, ...]:
+    """The conditioning set, in one pass: its length is bounded by ``d - len(pair)`` (a longer
+    list must repeat or clash) before any entry is read."""
     if not isinstance(value, list):
         raise ToolCallError(
             f"conditioning_set must be a list of variable names, got {type(value).__name__} "
             f"{_show(value)}"
+        )
+    most = max(n_nodes - len(pair), 0)
+    if len(value) > most:
+        raise ToolCallError(
+            f"conditioning_set has at most {most} entries (d - {len(pair)}), got {len(value)}"
         )
     cond = tuple(_variable(item, "each conditioning_set entry", n_nodes) for item in value)
     clash = sorted({c for c in cond if c in pair})
@@ -399,7 +464,8 @@ def _conditioning_set(value: Any, n_nodes: int, pair: tuple[int, ...]) -> tuple[
             f"conditioning_set must not contain {'i or j' if len(pair) == 2 else 'i'}, "
             f"got {[f'X{c}' for c in clash]}"
         )
-    repeated = sorted({c for c in cond if cond.count(c) > 1})
+    counts = Counter(cond)
+    repeated = sorted(c for c, count in counts.items() if count > 1)
     if repeated:
         raise ToolCallError(f"conditioning_set lists {[f'X{c}' for c in repeated]} more than once")
     return cond

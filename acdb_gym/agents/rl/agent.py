@@ -37,11 +37,12 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import zipfile
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import IO, Any, Literal, get_args
 
 import numpy as np
 
@@ -54,9 +55,11 @@ from acdb_gym.envs.design.env import DesignState, Estimator
 from acdb_gym.envs.design.observation import DesignObservation, observation_size
 
 __all__ = [
+    "MAX_POLICY_NODES",
     "METADATA_MEMBER",
     "Algorithm",
     "MissingExtraError",
+    "PolicyChangedError",
     "PolicyMetadata",
     "RLAgent",
     "SafePolicy",
@@ -156,9 +159,70 @@ class PolicyMetadata:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PolicyMetadata:
-        """Build from a parsed ``acdb_gym.json`` (unknown keys are ignored)."""
+        """Build from a parsed ``acdb_gym.json`` (unknown keys are ignored).
+
+        Raises:
+            ValueError: a value of the wrong type or out of range, such as ``n_nodes`` outside
+                ``[0, MAX_POLICY_NODES]`` (checked before any network is built from it).
+        """
+        if not isinstance(data, Mapping):
+            raise ValueError(f"{METADATA_MEMBER} must be a JSON object")
         known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        missing = [
+            name
+            for name in ("algo", "ladder", "level", "n_nodes", "estimator")
+            if name not in known
+        ]
+        if missing:
+            raise ValueError(f"{METADATA_MEMBER} lacks {missing}")
+        _check_metadata(known)
         return cls(**known)
+
+
+MAX_POLICY_BYTES = 1 << 30
+"""The largest policy file read (the shipped ones are under a megabyte)."""
+
+MAX_POLICY_NODES = 1000
+"""The largest ``n_nodes`` a saved flat policy may declare (custom levels go to ``d = 500``)."""
+
+_METADATA_KINDS: dict[str, tuple[type, ...]] = {
+    "ladder": (str,),
+    "level": (str,),
+    "estimator": (str,),
+    "reward": (str,),
+    "version": (str,),
+    "timesteps": (int,),
+    "seed": (int,),
+    "shift": (int, float),
+    "alpha": (int, float),
+}
+
+
+def _check_metadata(values: Mapping[str, Any]) -> None:
+    """Refuse metadata a crafted file could use to allocate without bound or to mislead."""
+    if values["algo"] not in get_args(Algorithm):
+        raise ValueError(
+            f"{METADATA_MEMBER}: algo must be one of {list(get_args(Algorithm))}, "
+            f"got {str(values['algo'])[:40]!r}"
+        )
+    if values.get("observation", "flat") not in ("flat", "graph"):
+        raise ValueError(f"{METADATA_MEMBER}: observation must be 'flat' or 'graph'")
+    n_nodes = values["n_nodes"]
+    if isinstance(n_nodes, bool) or not isinstance(n_nodes, int):
+        raise ValueError(f"{METADATA_MEMBER}: n_nodes must be an integer, got {str(n_nodes)[:40]}")
+    if not 0 <= n_nodes <= MAX_POLICY_NODES:
+        raise ValueError(
+            f"{METADATA_MEMBER}: n_nodes must be in [0, {MAX_POLICY_NODES}], got {n_nodes}"
+        )
+    for name, kinds in _METADATA_KINDS.items():
+        value = values.get(name)
+        if name in values and (isinstance(value, bool) or not isinstance(value, kinds)):
+            raise ValueError(
+                f"{METADATA_MEMBER}: {name} has the wrong type ({type(value).__name__})"
+            )
+    for name in ("shift", "alpha"):
+        if name in values and not math.isfinite(values[name]):
+            raise ValueError(f"{METADATA_MEMBER}: {name} must be finite, got {values[name]}")
 
 
 def save_policy(model: Any, path: str | Path, metadata: PolicyMetadata) -> Path:
@@ -173,12 +237,39 @@ def save_policy(model: Any, path: str | Path, metadata: PolicyMetadata) -> Path:
     return path
 
 
-def read_metadata(path: str | Path) -> PolicyMetadata | None:
-    """The metadata of a saved policy, or None for a plain SB3 ``.zip``."""
+def read_metadata(path: str | Path | IO[bytes]) -> PolicyMetadata | None:
+    """The metadata of a saved policy (a path or its bytes), or None for a plain SB3 ``.zip``.
+
+    Raises:
+        ValueError: the metadata is not JSON or holds a bad value (:meth:`PolicyMetadata.from_dict`).
+    """
     with zipfile.ZipFile(path) as archive:
         if METADATA_MEMBER not in archive.namelist():
             return None
-        return PolicyMetadata.from_dict(json.loads(archive.read(METADATA_MEMBER)))
+        if archive.getinfo(METADATA_MEMBER).file_size > _MAX_METADATA_BYTES:
+            raise ValueError(f"{METADATA_MEMBER} is larger than {_MAX_METADATA_BYTES} bytes")
+        try:
+            data = json.loads(archive.read(METADATA_MEMBER))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            raise ValueError(f"{METADATA_MEMBER} is not JSON") from None
+        return PolicyMetadata.from_dict(data)
+
+
+_MAX_METADATA_BYTES = 1 << 16
+"""The largest metadata member read (a real one is a few hundred bytes)."""
+
+
+class PolicyChangedError(ValueError):
+    """The policy file's content is not the one the sweep planned its jobs with."""
+
+    def __init__(self, path: Path, expected: str, found: str) -> None:
+        self.path = path
+        self.expected = expected
+        self.found = found
+        super().__init__(
+            f"the policy file {path} changed since the sweep was planned (sha256 "
+            f"{expected[:12]}..., now {found[:12]}...); rerun the sweep to plan it with the new file"
+        )
 
 
 def policy_digest(path: str | Path) -> str:
@@ -210,7 +301,11 @@ _SB3_DATA = "data"
 
 
 def load_policy(
-    path: str | Path, *, algo: Algorithm | None = None, trust: bool = False
+    path: str | Path,
+    *,
+    algo: Algorithm | None = None,
+    trust: bool = False,
+    sha256: str | None = None,
 ) -> tuple[Any, PolicyMetadata]:
     """Load a saved policy on the CPU.
 
@@ -221,6 +316,8 @@ def load_policy(
         algo: overrides the algorithm recorded in the metadata.
         trust: load with SB3's pickle-based loader, which runs any code the file names. Only
             for files from a trusted source.
+        sha256: the digest the file must have (:func:`policy_digest`). The file is read once;
+            those bytes are hashed and loaded, so the policy is exactly the one with this digest.
 
     Returns:
         The model (a :class:`SafePolicy`, or with ``trust`` the SB3 model) and its metadata.
@@ -228,36 +325,48 @@ def load_policy(
     Raises:
         FileNotFoundError: no file at ``path``.
         UntrustedPolicyError: without ``trust``, a file that only unpickling could load.
+        PolicyChangedError: the file's digest is not ``sha256``.
+        ValueError: not a saved policy, or metadata with a bad value (such as ``n_nodes``
+            outside ``[0, MAX_POLICY_NODES]``).
         MissingExtraError: the ``[rl]`` extra is not installed.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no saved policy at {path}")
-    if not zipfile.is_zipfile(path):
+    if path.stat().st_size > MAX_POLICY_BYTES:
+        raise ValueError(f"{path} is larger than {MAX_POLICY_BYTES} bytes: not a saved policy")
+    data = path.read_bytes()
+    found = hashlib.sha256(data).hexdigest()
+    if sha256 is not None and found != sha256:
+        raise PolicyChangedError(path, sha256, found)
+    if not zipfile.is_zipfile(io.BytesIO(data)):
         raise ValueError(f"{path} is not a saved policy (not a .zip file)")
-    graph_metadata = read_metadata(path)
-    if graph_metadata is not None and graph_metadata.size_free:
+    try:
+        metadata = read_metadata(io.BytesIO(data))
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    if metadata is not None and metadata.size_free:
         # Graph policies never need unpickling, so ``trust`` changes nothing for them.
-        return _load_graph_policy(path), graph_metadata
+        return _load_graph_policy(path, data), metadata
     if not trust:
-        return _load_without_pickle(path, algo)
-    metadata = read_metadata(path)
+        return _load_without_pickle(path, data, metadata, algo)
     chosen: Algorithm = algo or (metadata.algo if metadata else "maskable_ppo")
-    model = algorithm_class(chosen).load(path, device="cpu")
+    model = algorithm_class(chosen).load(io.BytesIO(data), device="cpu")
     if metadata is None:
         n_nodes = int(model.action_space.n) - 1
         metadata = PolicyMetadata(chosen, "v0", "unknown", n_nodes, "pc")
     return model, metadata
 
 
-def _load_without_pickle(path: Path, algo: Algorithm | None) -> tuple[SafePolicy, PolicyMetadata]:
+def _load_without_pickle(
+    path: Path, data: bytes, metadata: PolicyMetadata | None, algo: Algorithm | None
+) -> tuple[SafePolicy, PolicyMetadata]:
     """Rebuild the policy from JSON and load tensors only; see the module docstring."""
-    metadata = read_metadata(path)
     if metadata is None:
         raise UntrustedPolicyError(path, f"it has no {METADATA_MEMBER} describing the policy")
     chosen: Algorithm = algo or metadata.algo
     require_rl(chosen)
-    with zipfile.ZipFile(path) as archive:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
         names = set(archive.namelist())
         for member in (_SB3_DATA, _POLICY_WEIGHTS):
             if member not in names:
@@ -270,12 +379,12 @@ def _load_without_pickle(path: Path, algo: Algorithm | None) -> tuple[SafePolicy
     return SafePolicy(policy, policy.action_space), metadata
 
 
-def _load_graph_policy(path: Path) -> Any:
+def _load_graph_policy(path: Path, data: bytes) -> Any:
     """A :class:`~acdb_gym.agents.rl.graph_policy.NodeMessagePolicy` from JSON and tensors."""
     require_rl("ppo")
     from acdb_gym.agents.rl.graph_policy import load_network
 
-    with zipfile.ZipFile(path) as archive:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
         return load_network(path, archive)
 
 
@@ -415,9 +524,11 @@ class RLAgent:
         seed: int = 0,
         name: str = "rl",
         trust: bool = False,
+        sha256: str | None = None,
     ) -> RLAgent:
-        """Load a saved policy (see :func:`load_policy`; ``trust`` as there) into an agent."""
-        model, metadata = load_policy(path, algo=algo, trust=trust)
+        """Load a saved policy (see :func:`load_policy`; ``trust`` and ``sha256`` as there)
+        into an agent."""
+        model, metadata = load_policy(path, algo=algo, trust=trust, sha256=sha256)
         return cls(model, metadata, deterministic=deterministic, seed=seed, name=name)
 
     # ------------------------------------------------------------------ Agent protocol

@@ -68,10 +68,12 @@ class NetworkConfig:
     layers: int = 3
 
     def __post_init__(self) -> None:
-        for name in ("hidden", "layers"):
+        # The sizes come from a file (network.json): bounded so a crafted one cannot allocate
+        # without bound.
+        for name, most in (("hidden", 1024), ("layers", 32)):
             value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+                raise ValueError(f"{name} must be an integer in [1, {most}], got {str(value)[:40]}")
 
 
 @dataclass(frozen=True)

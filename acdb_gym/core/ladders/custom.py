@@ -28,17 +28,27 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import time
 import typing
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, Final
 
-from acdb_gym.core.ladders.shipped import Level, LevelSpec, ManifestEntry, get_level, preflight
+from acdb_gym.core.ladders.shipped import Level, LevelSpec, ManifestEntry, get_level
+from acdb_gym.core.worlds.instance import (
+    GenerationDeadlineError,
+    InstanceGenerationError,
+    generate_instance,
+)
+from acdb_gym.core.worlds.spec import LINEAR_GAUSSIAN
 
 __all__ = [
+    "CUSTOM_BOUNDS",
     "CUSTOM_DEFAULTS",
     "CUSTOM_LADDER",
+    "CUSTOM_PREFLIGHT_SECONDS",
     "CUSTOM_SEED_BASE",
     "MAX_CUSTOM_SEEDS",
+    "MAX_SKIPPED_SEEDS",
     "CustomLevel",
     "custom_manifest",
     "default_level_name",
@@ -58,6 +68,36 @@ level starts here, so two specs with the same ``d`` and ``k`` draw their first g
 
 MAX_CUSTOM_SEEDS: Final = 1000
 """The most manifest seeds a custom level preflights."""
+
+MAX_SKIPPED_SEEDS: Final = 50
+"""The most seeds a custom level's preflight skips (no instance in ``MAX_ATTEMPTS`` draws)
+before it gives up on the spec."""
+
+CUSTOM_PREFLIGHT_SECONDS: Final = 45.0
+"""The wall-clock time a custom level's preflight may take before it gives up on the spec
+(checked between draws; a manifest that is found never depends on it)."""
+
+CUSTOM_BOUNDS: Final[dict[str, tuple[float, float]]] = {
+    "d": (2, 500),
+    "n_obs": (4, 100_000),
+    "n_int": (4, 100_000),
+    "slack": (0, 1000),
+    "noise_var": (1e-6, 1e6),
+    "faithfulness_eps": (0, 0.5),
+    "weight_low": (1e-3, 1e3),
+    "weight_high": (1e-3, 1e3),
+}
+"""The closed range of each numeric field of a custom level (every shipped level lies inside):
+sizes past these allocate gigabytes and values past these overflow or make every draw fail."""
+
+MAX_OBS_VALUES: Final = 10_000_000
+"""The most observational values (``n_obs x d``) of a custom level, 80 MB of float64."""
+
+MAX_INT_VALUES: Final = 1_000_000
+"""The most values of one intervention's sample (``n_int x d``) of a custom level."""
+
+_MAX_DIGITS: Final = 30
+"""The longest number a custom level's field takes (Python refuses int() past 4,300 digits)."""
 
 CUSTOM_DEFAULTS: Final[dict[str, Any]] = {"noise_var": 1.0}
 """Values of the :class:`LevelSpec` fields without a default of their own that a custom level
@@ -83,16 +123,16 @@ def _parse_value(name: str, text: str) -> Any:
             return text.lower() in _TRUE
         raise ValueError(f"{name} must be true or false, got {text!r}")
     if kind is int:
-        if not re.fullmatch(r"[+-]?\d+", text):
-            raise ValueError(f"{name} must be an integer, got {text!r}")
+        if len(text) > _MAX_DIGITS or not re.fullmatch(r"[+-]?\d+", text):
+            raise ValueError(f"{name} must be an integer, got {_short(text)}")
         return int(text)
     if kind is float:
         try:
-            value = float(text)
+            value = float(text) if len(text) <= _MAX_DIGITS else math.nan
         except ValueError:
-            raise ValueError(f"{name} must be a number, got {text!r}") from None
+            raise ValueError(f"{name} must be a number, got {_short(text)}") from None
         if not math.isfinite(value):
-            raise ValueError(f"{name} must be a finite number, got {text!r}")
+            raise ValueError(f"{name} must be a finite number, got {_short(text)}")
         return value
     return text  # a string field (family, faithfulness_rule): LevelSpec checks its value
 
@@ -110,9 +150,29 @@ def parse_level_spec(text: str) -> LevelSpec:
             quotes the spec.
     """
     try:
-        return LevelSpec(**{**CUSTOM_DEFAULTS, **_pairs(text)})
+        values = {**CUSTOM_DEFAULTS, **_pairs(text)}
+        _check_bounds(values)
+        return LevelSpec(**values)
     except ValueError as error:
-        raise ValueError(f"custom level {text!r}: {error}") from None
+        raise ValueError(f"custom level {_short(text)}: {error}") from None
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """``repr(text)``, cut to about ``limit`` characters (error messages stay one short line)."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} chars)"
+
+
+def _check_bounds(values: dict[str, Any]) -> None:
+    """Refuse sizes and values outside :data:`CUSTOM_BOUNDS`, :data:`MAX_OBS_VALUES` and
+    :data:`MAX_INT_VALUES` before anything is allocated."""
+    for name, (low, high) in CUSTOM_BOUNDS.items():
+        if name in values and not low <= values[name] <= high:
+            raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {values[name]}")
+    d = values["d"]
+    if values["n_obs"] * d > MAX_OBS_VALUES:
+        raise ValueError(f"n_obs x d must be at most {MAX_OBS_VALUES}, got {values['n_obs'] * d}")
+    if values["n_int"] * d > MAX_INT_VALUES:
+        raise ValueError(f"n_int x d must be at most {MAX_INT_VALUES}, got {values['n_int'] * d}")
 
 
 def _pairs(text: str) -> dict[str, Any]:
@@ -192,7 +252,7 @@ def parse_custom_level(text: str) -> CustomLevel:
         try:
             return CustomLevel(name.strip(), spec)
         except ValueError as error:
-            raise ValueError(f"custom level {text!r}: {error}") from None
+            raise ValueError(f"custom level {_short(text)}: {error}") from None
     spec = parse_level_spec(text)
     return CustomLevel(default_level_name(spec), spec)
 
@@ -201,21 +261,74 @@ _MANIFESTS: dict[LevelSpec, list[ManifestEntry]] = {}
 """Preflighted seeds per spec in this process, extended as more are asked for."""
 
 
-def custom_manifest(spec: LevelSpec, seeds: int) -> tuple[ManifestEntry, ...]:
+def custom_manifest(
+    spec: LevelSpec, seeds: int, *, seconds: float | None = None
+) -> tuple[ManifestEntry, ...]:
     """The first ``seeds`` seeds from :data:`CUSTOM_SEED_BASE` up whose instance of ``spec``
     generates, with digests; computed once per process and extended on demand (preflighting
     is deterministic, so every process finds the same ones).
 
+    The preflight is bounded: it gives up after :data:`MAX_SKIPPED_SEEDS` seeds without an
+    instance or after ``seconds`` (default :data:`CUSTOM_PREFLIGHT_SECONDS`) of wall-clock
+    time, naming the fields to change; a later request for more seeds than it found fails at
+    once with the same message.
+
     Raises:
-        ValueError: ``seeds`` outside ``[1, MAX_CUSTOM_SEEDS]``.
+        ValueError: ``seeds`` outside ``[1, MAX_CUSTOM_SEEDS]``, or a spec whose instances
+            cannot be generated within those bounds.
     """
     if not 1 <= seeds <= MAX_CUSTOM_SEEDS:
         raise ValueError(f"seeds must be in [1, {MAX_CUSTOM_SEEDS}], got {seeds}")
     known = _MANIFESTS.setdefault(spec, [])
-    if len(known) < seeds:
-        start = known[-1].seed + 1 if known else CUSTOM_SEED_BASE
-        known.extend(preflight(spec, start, seeds - len(known)))
+    if len(known) < seeds and spec in _GAVE_UP:
+        raise ValueError(_GAVE_UP[spec])
+    limit = CUSTOM_PREFLIGHT_SECONDS if seconds is None else seconds
+    deadline = time.monotonic() + limit
+    skipped = _SKIPPED.setdefault(spec, [0])
+    seed = known[-1].seed + 1 if known else CUSTOM_SEED_BASE
+    while len(known) < seeds:
+        why = ""
+        try:
+            instance = generate_instance(spec, seed, deadline=deadline)
+            known.append(ManifestEntry(seed, instance.digest()))
+        except InstanceGenerationError:
+            skipped[0] += 1
+            if skipped[0] > MAX_SKIPPED_SEEDS:
+                why = f"{MAX_SKIPPED_SEEDS} seeds had no instance"
+        except GenerationDeadlineError:
+            why = f"the preflight ran out of its {limit:g} s"
+        if why:
+            _GAVE_UP[spec] = _cannot_generate(spec, len(known), seeds, why)
+            raise ValueError(_GAVE_UP[spec])
+        seed += 1
     return tuple(known[:seeds])
+
+
+_GAVE_UP: dict[LevelSpec, str] = {}
+"""The error of each spec whose preflight gave up in this process."""
+
+_SKIPPED: dict[LevelSpec, list[int]] = {}
+"""Seeds skipped so far per spec in this process (the bound counts across extensions)."""
+
+
+def _cannot_generate(spec: LevelSpec, found: int, seeds: int, why: str) -> str:
+    """The error for a spec whose preflight gave up: what it found and which fields to change."""
+    fields_to_change = (
+        f"lower faithfulness_eps (now {spec.faithfulness_eps:g}) or k (now {spec.k} of "
+        f"{spec.n_pairs} pairs), or narrow weight_low..weight_high (now {spec.weight_low:g}.."
+        f"{spec.weight_high:g})"
+    )
+    if spec.family == LINEAR_GAUSSIAN and spec.faithfulness_rule != "redraw_edges":
+        # Redrawing only the failing edges' weights is how the large ladder reaches d = 500.
+        fields_to_change += (
+            f", or set faithfulness_rule=redraw_edges (now {spec.faithfulness_rule})"
+        )
+    if spec.family != LINEAR_GAUSSIAN:
+        fields_to_change += f", noise_var (now {spec.noise_var:g}) or family (now {spec.family})"
+    return (
+        f"custom level {format_level_spec(spec)!r} cannot be generated: found {found} of "
+        f"{seeds} seeds ({why}); {fields_to_change}"
+    )
 
 
 def resolve_level(ladder: str, level: str, level_spec: str | None, seeds: int) -> Level:

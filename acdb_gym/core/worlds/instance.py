@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import time
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -37,6 +38,7 @@ from acdb_gym.core.worlds.spec import LINEAR_GAUSSIAN, LevelSpec
 __all__ = [
     "EDGE_REDRAW_ROUNDS",
     "MAX_ATTEMPTS",
+    "GenerationDeadlineError",
     "Instance",
     "InstanceGenerationError",
     "generate_instance",
@@ -64,6 +66,25 @@ class InstanceGenerationError(RuntimeError):
             f"no instance passed the faithfulness check after {attempts} attempts "
             f"(seed {seed}, spec {spec})"
         )
+
+
+class GenerationDeadlineError(RuntimeError):
+    """Generation passed its ``deadline`` (a :func:`time.monotonic` time) before any draw was
+    accepted. Unlike :class:`InstanceGenerationError` it says nothing about the seed (a slower
+    machine gets further), so a preflight gives up on the spec rather than skipping the seed."""
+
+    def __init__(self, spec: LevelSpec, seed: int, attempts: int) -> None:
+        self.spec = spec
+        self.seed = seed
+        self.attempts = attempts
+        super().__init__(
+            f"seed {seed}: no draw accepted in {attempts} attempts before the deadline"
+        )
+
+
+def _check_deadline(deadline: float | None, spec: LevelSpec, seed: int, attempts: int) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise GenerationDeadlineError(spec, seed, attempts)
 
 
 @dataclass(frozen=True, eq=False)
@@ -174,25 +195,32 @@ def _passes_full_set_check(dag: DAG, cov: FloatArray, eps: float) -> bool:
     return bool(np.abs(_full_partial_correlations(dag, cov)).min() >= eps)
 
 
-def generate_instance(spec: LevelSpec, seed: int | np.random.Generator) -> Instance:
+def generate_instance(
+    spec: LevelSpec, seed: int | np.random.Generator, *, deadline: float | None = None
+) -> Instance:
     """Draw the instance of ``spec`` determined by ``seed`` (DESIGN §3).
 
     Args:
         spec: the level specification.
         seed: a non-negative integer; a Generator is accepted too and consumed for one integer
             seed, which the instance records.
+        deadline: a :func:`time.monotonic` time after which rejection sampling stops (checked
+            between draws); ``None`` for none. It never changes an instance that is returned.
 
     Instances are immutable, so the most recent ones of ladder-sized specs are kept and the
     same ``(spec, seed)`` returns the same object again without regenerating it.
 
     Raises:
         InstanceGenerationError: no draw passed the faithfulness check in ``MAX_ATTEMPTS``.
+        GenerationDeadlineError: ``deadline`` passed first.
     """
     if isinstance(seed, np.random.Generator):
         seed = int(seed.integers(2**63 - 1))
     if int(seed) < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
     seed = int(seed)
+    if deadline is not None:
+        return _generate(spec, seed, deadline)
     if spec.n_obs * spec.d <= _CACHE_MAX_SAMPLE_SIZE:
         return _generate_cached(spec, seed)
     return _generate(spec, seed)
@@ -234,9 +262,9 @@ def _redraw_weak_edges(
         draws += 1
 
 
-def _generate(spec: LevelSpec, seed: int) -> Instance:
+def _generate(spec: LevelSpec, seed: int, deadline: float | None = None) -> Instance:
     if spec.family != LINEAR_GAUSSIAN:
-        return _generate_family(spec, seed)
+        return _generate_family(spec, seed, deadline)
     streams = _streams(seed)
     graph_rng = np.random.default_rng(streams[_GRAPH])
     weight_rng = np.random.default_rng(streams[_WEIGHTS])
@@ -255,6 +283,7 @@ def _generate(spec: LevelSpec, seed: int) -> Instance:
             break
         if attempts == MAX_ATTEMPTS:
             raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)
+        _check_deadline(deadline, spec, seed, attempts)
     return _finish(spec, seed, streams, dag, scm, cov, attempts, 0)
 
 
@@ -285,7 +314,7 @@ def _finish(
     )
 
 
-def _generate_family(spec: LevelSpec, seed: int) -> Instance:
+def _generate_family(spec: LevelSpec, seed: int, deadline: float | None = None) -> Instance:
     """The other families (:mod:`acdb_gym.core.worlds.acceptance`): the same graph and weight draws, then
     the family's SCM and its own acceptance rule."""
     streams = np.random.SeedSequence(seed).spawn(5)
@@ -302,6 +331,7 @@ def _generate_family(spec: LevelSpec, seed: int) -> Instance:
             break
         if attempts == MAX_ATTEMPTS:
             raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)
+        _check_deadline(deadline, spec, seed, attempts)
     d_obs = world.scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
     i_star = minimum_intervention_set(dag)
     return Instance(

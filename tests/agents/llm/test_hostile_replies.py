@@ -28,6 +28,13 @@ CASES: list[tuple[str, Any, str]] = [
     ("boolean_value", {"variable": "X0", "value": True}, "value must be a number"),
     ("list_variable", {"variable": ["X0"], "value": 1.0}, "variable must be a variable name"),
     ("missing_everything", {}, "missing required argument"),
+    # Valid JSON no float or int can hold: an invalid step, never an exception out of the parser.
+    ("value_past_float", {"variable": "X0", "value": 10**400}, "finite number"),
+    ("name_past_int_digits", {"variable": "X" + "9" * 5000, "value": 1.0}, "variable must be"),
+    ("arabic_indic_digit", {"variable": "X\u0661", "value": 1.0}, "variable must be"),
+    ("fullwidth_digit", {"variable": "X\uff11", "value": 1.0}, "variable must be"),
+    ("padded_name", {"variable": " X0\n", "value": 1.0}, "variable must be"),
+    ("leading_zero", {"variable": "X00", "value": 1.0}, "variable must be"),
 ]
 
 
@@ -48,6 +55,42 @@ def test_a_hostile_tool_call_is_an_invalid_step(
     assert is_error and shown in text, text
     # The history sent back is strict JSON, so the next request could be encoded at all.
     assert "NaN" not in server.requests[1].raw_text or case.startswith(("nan", "inf"))
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_name_past_the_int_digit_limit_in_an_edge_is_an_invalid_step(
+    fake: SimpleNamespace, provider: str
+) -> None:
+    edge = [["X0", "X" + "9" * 5000]]
+    bad = fake.Reply((fake.Call("submit_graph", {"directed_edges": edge, "undirected_edges": []}),))
+    server = fake.serve(fake.Script([bad, fake.submit_reply([(0, 1)])]))
+    env = gym.make("ACDB-L0-v0", **env_kwargs_for("llm_raw"))
+
+    result = run_episode(env, _agent(provider, server, fake.KEY), manifest_index=0)
+
+    assert (result.steps, result.invalid_actions) == (2, 1)
+    (text, is_error, _), *_ = server.requests[1].last_results
+    assert is_error and "each endpoint in directed_edges" in text and len(text) < 1_000
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_cached_overflowing_reply_replays_as_an_invalid_step(
+    fake: SimpleNamespace, provider: str, tmp_path: Path
+) -> None:
+    """The overflowing reply is strict JSON, so it is cached; a rerun against a healthy server
+    replays it as the same invalid step and finishes, instead of failing with no request sent."""
+    cache = tmp_path / "cache"
+    bad = fake.Reply((fake.Call("intervene", {"variable": "X0", "value": 10**400}),))
+    first = fake.serve(fake.Script([bad, fake.submit_reply([(0, 1)])]))
+    env = gym.make("ACDB-L0-v0", **env_kwargs_for("llm_raw"))
+    run_episode(env, _agent(provider, first, fake.KEY, cache_dir=cache), manifest_index=0)
+
+    healthy = fake.serve(fake.Script([fake.submit_reply([(0, 1)])]))
+    result = run_episode(
+        env, _agent(provider, healthy, fake.KEY, cache_dir=cache), manifest_index=0
+    )
+    assert (result.steps, result.invalid_actions) == (2, 1)
+    assert result.extra["cache_hits"] == 2 and len(healthy.requests) == 0
 
 
 def _strict_json(text: str) -> Any:

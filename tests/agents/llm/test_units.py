@@ -326,3 +326,19 @@ def test_generated_statistics_tools_keep_their_wire_text() -> None:
     )
     with pytest.raises(TypeError, match="not a statistics action"):
         format_statistic(actions.Intervene(0, 1.0), statistic=0.0, p_value=1.0, regime_text="R")
+
+
+def test_a_conditioning_set_longer_than_d_is_refused_by_its_length() -> None:
+    """The bound is checked before any entry is read, so a 200k-entry list costs nothing; a
+    repeated entry is named (the check is one pass over the list)."""
+    offered = ("partial_correlation", "submit_graph")
+    arguments = {"i": "X0", "j": "X1", "conditioning_set": ["bogus"] + ["X2"] * 200_000}
+    with pytest.raises(ToolCallError, match=r"at most 3 entries \(d - 2\), got 200001"):
+        parse_tool_arguments(
+            "partial_correlation", arguments, offered=offered, n_nodes=5, n_experiments=0
+        )
+    repeated = {"i": "X0", "j": "X1", "conditioning_set": ["X3", "X2", "X3"]}
+    with pytest.raises(ToolCallError, match=r"lists \['X3'\] more than once"):
+        parse_tool_arguments(
+            "partial_correlation", repeated, offered=offered, n_nodes=5, n_experiments=0
+        )
