@@ -66,7 +66,7 @@ def test_a_name_past_the_int_digit_limit_in_an_edge_is_an_invalid_step(
     server = fake.serve(fake.Script([bad, fake.submit_reply([(0, 1)])]))
     env = gym.make("ACDB-L0-v0", **env_kwargs_for("llm_raw"))
 
-    result = run_episode(env, _agent(provider, server, fake.KEY), manifest_index=0)
+    result = run_episode(env, fake.agent(server, provider), manifest_index=0)
 
     assert (result.steps, result.invalid_actions) == (2, 1)
     (text, is_error, _), *_ = server.requests[1].last_results
@@ -83,12 +83,10 @@ def test_a_cached_overflowing_reply_replays_as_an_invalid_step(
     bad = fake.Reply((fake.Call("intervene", {"variable": "X0", "value": 10**400}),))
     first = fake.serve(fake.Script([bad, fake.submit_reply([(0, 1)])]))
     env = gym.make("ACDB-L0-v0", **env_kwargs_for("llm_raw"))
-    run_episode(env, _agent(provider, first, fake.KEY, cache_dir=cache), manifest_index=0)
+    run_episode(env, fake.agent(first, provider, cache_dir=cache), manifest_index=0)
 
     healthy = fake.serve(fake.Script([fake.submit_reply([(0, 1)])]))
-    result = run_episode(
-        env, _agent(provider, healthy, fake.KEY, cache_dir=cache), manifest_index=0
-    )
+    result = run_episode(env, fake.agent(healthy, provider, cache_dir=cache), manifest_index=0)
     assert (result.steps, result.invalid_actions) == (2, 1)
     assert result.extra["cache_hits"] == 2 and len(healthy.requests) == 0
 
