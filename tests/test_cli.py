@@ -80,3 +80,20 @@ def test_report_on_a_corrupt_results_file_warns_by_file_and_line(tmp_path: Path)
         "5",
     ]
     assert (tmp_path / "report.md").read_text().count("; skipped") == 4
+
+
+def test_python_dash_m_acdb_gym_runs_the_cli() -> None:
+    root = str(Path(__file__).resolve().parents[1])
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    process = subprocess.run(
+        [sys.executable, "-m", "acdb_gym", "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": path},
+        timeout=120,
+        check=False,
+    )
+    assert process.returncode == 0, process.stderr
+    assert process.stdout.startswith("usage: acdb ")
+    for command in ("sweep", "report", "levels", "train"):
+        assert command in process.stdout

@@ -246,7 +246,9 @@ class FlatLayout:
         return (-1.0 + (2 * states + 1) / _PAIR_STATES).astype(np.float32)  # bin centres
 
 
-class FlatActions(gym.ActionWrapper[Observation, np.ndarray, EncodedAction]):
+class FlatActions(
+    gym.ActionWrapper[Observation, np.ndarray, EncodedAction], gym.utils.RecordConstructorArgs
+):
     """The full env driven by one ``Box`` action: for RL stacks that act only on ``Box``,
     ``Discrete`` or ``MultiDiscrete`` spaces (stable-baselines3's ``check_env`` passes on it;
     :func:`make_flat` adds the flat observation SB3's policies need).
@@ -316,7 +318,10 @@ class FlatActions(gym.ActionWrapper[Observation, np.ndarray, EncodedAction]):
         kinds: KindSet = "variant",
         value_scale: float = 10.0,
     ) -> None:
-        super().__init__(env)
+        # Recorded first, so the env's spec lists this wrapper and ``gym.make(env.spec)``
+        # rebuilds it (Gymnasium's convention for wrappers).
+        gym.utils.RecordConstructorArgs.__init__(self, kinds=kinds, value_scale=value_scale)
+        gym.ActionWrapper.__init__(self, env)
         base = env.unwrapped
         if not isinstance(base, ACDBEnv):
             raise TypeError(f"FlatActions wraps an ACDBEnv, got {type(base).__name__}")

@@ -78,11 +78,29 @@ def test_sb3_check_env_passes_on_make_flat_without_a_warning(env_id: str) -> Non
         check_env(env, warn=True, skip_render_check=True)
 
 
-def test_sb3_multi_input_policy_cannot_key_a_module_by_values() -> None:
-    # Why make_flat flattens the observation: SB3's CombinedExtractor keeps one module per
-    # observation key in a torch ModuleDict, and the key "values" is a ModuleDict method.
+def test_sb3_multi_input_policy_learns_on_the_dict_observation() -> None:
+    # SB3's CombinedExtractor keeps one module per observation key in a torch ModuleDict; the
+    # key "intervention_values" (formerly "values", a ModuleDict method) lets it build.
+    env = make_flat("ACDB-L0-v0", flatten_observation=False)
+    assert isinstance(env.observation_space, gym.spaces.Dict)
+    model = PPO(
+        "MultiInputPolicy", env, n_steps=32, batch_size=16, n_epochs=1, seed=0, device="cpu"
+    )
+    before = [parameter.detach().clone() for parameter in model.policy.parameters()]
+    model.learn(total_timesteps=32)
+    assert model.num_timesteps == 32
+    after = list(model.policy.parameters())
+    assert any(not torch.equal(a, b) for a, b in zip(before, after, strict=True))
+    assert "intervention_values" in model.policy.features_extractor.extractors
+
+
+def test_legacy_values_key_is_the_former_name_and_breaks_multi_input_policy() -> None:
+    with pytest.warns(DeprecationWarning, match="legacy_values_key"):
+        env = make_flat("ACDB-L0-v0", flatten_observation=False, legacy_values_key=True)
+    observation, _ = env.reset(seed=0)
+    assert "values" in observation and "intervention_values" not in observation
     with pytest.raises(KeyError, match="attribute 'values' already exists"):
-        PPO("MultiInputPolicy", make_flat("ACDB-L1-v0", flatten_observation=False), device="cpu")
+        PPO("MultiInputPolicy", env, device="cpu")
 
 
 def test_sb3_ppo_learns_on_the_flat_full_env() -> None:
