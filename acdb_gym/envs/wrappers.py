@@ -296,9 +296,8 @@ class FlatActions(
     * ``value_scale``: the largest intervention value in magnitude (default 10: the v1
       levels' variables have unit variance, the v0 levels' standard deviations reach about 10).
 
-    For stable-baselines3 use :func:`make_flat`, which also flattens the observation (SB3's
-    ``MultiInputPolicy`` cannot take the env's ``Dict``, whose key ``values`` clashes with a
-    method of torch's ``ModuleDict``):
+    For stable-baselines3 use :func:`make_flat`, which also flattens the observation (so
+    ``check_env`` passes with no warning and ``MlpPolicy`` trains on it):
 
     ```python
     from stable_baselines3 import PPO
@@ -364,10 +363,9 @@ def make_flat(
     under :class:`FlatActions` and, with ``flatten_observation`` (default), Gymnasium's
     ``FlattenObservation`` (one float64 vector; train it with ``MlpPolicy``).
 
-    The flat observation is what SB3 needs, not a preference: its ``MultiInputPolicy`` keeps
-    one module per observation key in a torch ``ModuleDict``, where the key ``values`` (the
-    intervention values) clashes with ``ModuleDict.values`` and the policy cannot be built.
-    With ``flatten_observation=False`` the observation is the env's own ``Dict``.
+    With ``flatten_observation=False`` the observation is the env's own ``Dict``, on which
+    SB3's ``MultiInputPolicy`` builds (its key ``intervention_values`` was ``values`` before
+    0.1.x, which clashed with ``ModuleDict.values``).
 
     >>> space = make_flat("ACDB-L1-v0").observation_space
     >>> space.shape, space.dtype
