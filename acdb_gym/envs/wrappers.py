@@ -377,3 +377,21 @@ def make_flat(
     if not flatten_observation:
         return env
     return FlattenObservation(env)
+
+
+def flat_env(
+    *,
+    kinds: KindSet = "variant",
+    value_scale: float = 10.0,
+    flatten_observation: bool = True,
+    **kwargs: Any,
+) -> gym.Env[Any, np.ndarray]:
+    """The entry point of the registered flat ids (``ACDB-Flat-L2-v0`` is ``ACDB-L2-v0`` as
+    :func:`make_flat` returns it): :class:`ACDBEnv` of ``kwargs`` under :class:`FlatActions`
+    and, with ``flatten_observation``, ``FlattenObservation``. For tools that take an id and no
+    wrapper code (TorchRL's ``GymEnv``, SB3's ``make_vec_env``).
+    """
+    env = FlatActions(ACDBEnv(**kwargs), kinds=kinds, value_scale=value_scale)
+    if not flatten_observation:
+        return env
+    return FlattenObservation(env)

@@ -151,3 +151,33 @@ def test_torchrl_gym_env_drives_the_design_env() -> None:
         assert (rewards[~done] == 0).all() and ((rewards >= 0) & (rewards <= 1)).all()
     finally:
         env.close()
+
+
+def test_registered_flat_id_trains_in_sb3_by_id() -> None:
+    from stable_baselines3.common.env_util import make_vec_env
+
+    check_env(gym.make("ACDB-Flat-L1-v0"), warn=True)
+    model = PPO(
+        "MlpPolicy",
+        make_vec_env("ACDB-Flat-L1-v0", n_envs=2, seed=0),
+        n_steps=16,
+        batch_size=16,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+    )
+    model.learn(total_timesteps=32)
+    assert model.num_timesteps == 32
+
+
+def test_torchrl_gym_env_drives_a_registered_flat_id() -> None:
+    torchrl_envs = pytest.importorskip("torchrl.envs")
+    torch.manual_seed(0)
+    env = torchrl_envs.GymEnv("acdb_gym:ACDB-Flat-L1-v0")
+    try:
+        rollout = env.rollout(20, break_when_any_done=False)
+        observation = rollout["observation"].numpy()
+        assert observation.shape == (20, 3017) and np.isfinite(observation).all()
+        assert rollout["next", "done"].numpy().any(), "the 16-step limit ends an episode"
+    finally:
+        env.close()
