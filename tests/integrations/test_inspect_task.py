@@ -3,6 +3,9 @@ inspect's mock model, every ScoreReport field as the score, and logs converted t
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +14,7 @@ import pytest
 pytest.importorskip("inspect_ai")
 
 from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from acdb_gym.agents.llm import build_tools
@@ -18,6 +22,7 @@ from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.integrations.episode import ToolEpisode
 from acdb_gym.integrations.inspect_log import import_logs, rows_from_log
+from acdb_gym.integrations.inspect_model import EMPTY_GRAPH_MODEL
 from acdb_gym.integrations.inspect_task import acdb, tool_info
 from acdb_gym.results import RESULTS_FILE, read_results
 
@@ -104,3 +109,32 @@ def test_mock_model_plays_a_full_episode_and_the_log_becomes_rows(tmp_path: Path
     assert import_logs([log.location], run) == (1, 0)
     assert import_logs([log.location], run) == (0, 1)  # a second import adds nothing
     assert read_results(run / RESULTS_FILE, mode="strict").rows == (row,)
+
+
+def test_offline_model_runs_inspect_eval_with_no_network(tmp_path: Path) -> None:
+    # An empty tokenizer cache and a dead proxy: any download (inspect's mock model fetches
+    # tiktoken's encoding) fails at once, so a run that succeeds needed none.
+    env = {
+        **os.environ,
+        "TIKTOKEN_CACHE_DIR": str(tmp_path / "tiktoken"),
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "HTTP_PROXY": "http://127.0.0.1:9",
+        "PYTHONPATH": os.pathsep.join(
+            p for p in (str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH")) if p
+        ),
+    }
+    command = [sys.executable, "-m", "inspect_ai", "eval", "acdb_gym/acdb", "-T", "ladder=v1"]
+    command += ["-T", "levels=L0", "-T", "seeds=1", "--model", EMPTY_GRAPH_MODEL]
+    command += ["--log-dir", str(tmp_path / "logs"), "--display", "none"]
+    process = subprocess.run(
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert process.returncode == 0, process.stderr[-2000:]
+    [log] = (tmp_path / "logs").glob("*.eval")
+    evaluated = read_eval_log(str(log))
+    assert evaluated.status == "success", evaluated.error  # inspect exits 0 on a failed sample
+    [row] = rows_from_log(str(log))
+    empty = ToolEpisode(ladder="v1", level="L0", manifest_index=0)
+    empty.call("submit_graph", {"directed_edges": [], "undirected_edges": []})
+    assert (row.status, row.steps, row.agent_config["model"]) == ("ok", 1, EMPTY_GRAPH_MODEL)
+    assert row.shd == empty.score["shd"] > 0
