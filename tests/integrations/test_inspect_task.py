@@ -138,3 +138,17 @@ def test_offline_model_runs_inspect_eval_with_no_network(tmp_path: Path) -> None
     empty.call("submit_graph", {"directed_edges": [], "undirected_edges": []})
     assert (row.status, row.steps, row.agent_config["model"]) == ("ok", 1, EMPTY_GRAPH_MODEL)
     assert row.shd == empty.score["shd"] > 0
+
+
+def test_importing_a_log_with_failed_samples_twice_adds_nothing(tmp_path: Path) -> None:
+    # One reply, then the mock model runs out of outputs: both samples fail.
+    model = get_model(MODEL, custom_outputs=[_output("intervene", {"variable": "X0", "value": 1})])
+    task = acdb(ladder="v0", levels="L0", seeds=2)
+    [log] = inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none")
+    rows = rows_from_log(log.location)
+    assert [row.status for row in rows] == ["failed", "failed"]
+    run = tmp_path / "run"
+    assert import_logs([log.location], run) == (2, 0)
+    assert import_logs([log.location], run) == (0, 2)
+    assert import_logs([log.location, log.location], run) == (0, 4)
+    assert read_results(run / RESULTS_FILE, mode="strict").rows == tuple(rows)
