@@ -181,3 +181,24 @@ def test_torchrl_gym_env_drives_a_registered_flat_id() -> None:
         assert rollout["next", "done"].numpy().any(), "the 16-step limit ends an episode"
     finally:
         env.close()
+
+
+def test_torchrl_action_mask_reads_the_design_envs_graph_observation() -> None:
+    torchrl_envs = pytest.importorskip("torchrl.envs")
+    from torchrl.envs.transforms import ActionMask
+
+    torch.manual_seed(0)
+    env = torchrl_envs.TransformedEnv(
+        torchrl_envs.GymEnv(
+            "acdb_gym:ACDB-Design-L1-v0", observation="graph", categorical_action_encoding=True
+        ),
+        ActionMask(),
+    )
+    try:
+        rollout = env.rollout(24, break_when_any_done=False)
+        chosen = rollout["action"].numpy()
+        mask = rollout["action_mask"].numpy().astype(bool)
+        assert mask.shape == (24, 65) and not mask.all()  # d = 6 of 64 node slots, and stop
+        assert mask[np.arange(24), chosen].all()  # every random action was an allowed one
+    finally:
+        env.close()
