@@ -1,8 +1,9 @@
 """acdb_gym: the Active Causal Discovery Benchmark as Gymnasium environments.
 
 Importing the package registers ``ACDB-L{0..5}-v0``, ``ACDB-L{0..5}-v1``,
-``ACDB-NonGaussian-L{0..5}-v1``, ``ACDB-Nonlinear-L{0..5}-v1`` and ``ACDB-Design-L{0..5}-v0``
-with Gymnasium.
+``ACDB-NonGaussian-L{0..5}-v1``, ``ACDB-Nonlinear-L{0..5}-v1``, ``ACDB-L{0..4}-large``,
+``ACDB-Design-L{0..5}-v{0,1}`` and a flat variant ``ACDB-Flat-...`` of each full id with
+Gymnasium.
 """
 
 import warnings
@@ -12,7 +13,8 @@ from acdb_gym.envs.registration import register_envs
 __version__ = "0.1.0"
 
 # The suffix of ACDB-L2-v0 / ACDB-L2-v1 names a ladder, not a newer release of one env, so
-# Gymnasium's "v0 is out of date" notice would be wrong for ACDB ids.
+# Gymnasium's "v0 is out of date" notice would be wrong for ACDB ids. The filter matches ACDB
+# ids only (DESIGN §8, "Gymnasium conventions").
 warnings.filterwarnings(
     "ignore", message=r".*environment ACDB-.* is out of date", category=DeprecationWarning
 )

@@ -122,3 +122,20 @@ def test_file_system_errors_are_one_line(
         assert cli_main(command) == 2, command
         err = capsys.readouterr().err
         assert err.startswith("acdb: error: ") and err.count("\n") == 1, (command, err)
+
+
+def test_python_dash_m_acdb_gym_runs_the_cli() -> None:
+    root = str(Path(__file__).resolve().parents[1])
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    process = subprocess.run(
+        [sys.executable, "-m", "acdb_gym", "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": path},
+        timeout=120,
+        check=False,
+    )
+    assert process.returncode == 0, process.stderr
+    assert process.stdout.startswith("usage: acdb ")
+    for command in ("sweep", "report", "levels", "train"):
+        assert command in process.stdout

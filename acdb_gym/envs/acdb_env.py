@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, SupportsFloat, TypedDict, cast, get_args
 
 import gymnasium as gym
@@ -47,8 +48,10 @@ from acdb_gym.envs.privileged import HiddenInstanceAccess
 
 __all__ = [
     "KINDS_KEY",
+    "LEGACY_VALUES_KEY",
     "OBSERVATION_KEYS",
     "STEP_LIMITS",
+    "VALUES_KEY",
     "ACDBEnv",
     "Observation",
     "ObservationMode",
@@ -73,7 +76,7 @@ class Observation(TypedDict):
     observational: FloatArray
     interventional: FloatArray
     targets: IntArray
-    values: FloatArray
+    intervention_values: FloatArray
     budget_remaining: IntArray
     steps_remaining: IntArray
     tool_result: FloatArray
@@ -85,6 +88,13 @@ STATS_OBSERVATION_KEYS: tuple[str, ...] = tuple(StatsObservation.__annotations__
 """The keys of an observation with ``observation="stats"``, in order."""
 KINDS_KEY = "kinds"
 """The observation key of each experiment's kind, present unless ``interventions="hard"``."""
+VALUES_KEY = "intervention_values"
+"""The observation key of each experiment's intervention value."""
+LEGACY_VALUES_KEY = "values"
+"""The former name of :data:`VALUES_KEY`, deprecated: ``legacy_values_key=True`` restores it
+in 0.1.x, and 0.2.0 removes the option. It was renamed because stable-baselines3's
+``MultiInputPolicy`` keeps one module per key in a torch ``ModuleDict``, which has a method
+``values``, so the policy could not be built."""
 
 
 def observation_space(
@@ -92,17 +102,22 @@ def observation_space(
     max_steps: int,
     observation: ObservationMode = "raw",
     interventions: InterventionMode = "hard",
+    *,
+    legacy_values_key: bool = False,
 ) -> spaces.Space[Observation]:
     """The ``Dict`` space of :class:`Observation` (or, with ``observation="stats"``,
     :class:`StatsObservation`) for a level and a step limit, plus :data:`KINDS_KEY` unless
-    ``interventions`` is ``"hard"``."""
+    ``interventions`` is ``"hard"``; with ``legacy_values_key`` the key :data:`VALUES_KEY` is
+    named :data:`LEGACY_VALUES_KEY`."""
     spec = level.spec
     d, m = spec.d, spec.max_interventions
     space = spaces.Dict(
         {
             **observations.data_spaces(spec, observation),
             "targets": spaces.Box(0, d, (m,), np.int64),
-            "values": spaces.Box(-VALUE_BOUND, VALUE_BOUND, (m,), np.float64),
+            (LEGACY_VALUES_KEY if legacy_values_key else VALUES_KEY): spaces.Box(
+                -VALUE_BOUND, VALUE_BOUND, (m,), np.float64
+            ),
             "budget_remaining": spaces.Box(0, m, (1,), np.int64),
             "steps_remaining": spaces.Box(0, max_steps, (1,), np.int64),
             "tool_result": spaces.Box(
@@ -117,6 +132,8 @@ def observation_space(
     )
     keys = OBSERVATION_KEYS if observation == "raw" else STATS_OBSERVATION_KEYS
     keys += () if interventions == "hard" else (KINDS_KEY,)
+    if legacy_values_key:
+        keys = tuple(LEGACY_VALUES_KEY if key == VALUES_KEY else key for key in keys)
     assert tuple(space.spaces) == tuple(sorted(keys))
     return cast("spaces.Space[Observation]", space)
 
@@ -181,7 +198,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     | ``observational`` | ``(n_obs, d)`` | the observational sample |
     | ``interventional`` | ``(m, n_int, d)`` | samples of each experiment, zero-padded |
     | ``targets`` | ``(m,)`` | target of each experiment; ``d`` marks an unused slot |
-    | ``values`` | ``(m,)`` | intervention value of each experiment (0 when unused) |
+    | ``intervention_values`` | ``(m,)`` | intervention value of each experiment (0 when unused) |
     | ``budget_remaining`` | ``(1,)`` | interventions left (0 in the observational panel) |
     | ``steps_remaining`` | ``(1,)`` | steps left before truncation |
     | ``tool_result`` | ``(3,)`` | ``[statistic, p_value, valid]`` of the last action |
@@ -259,11 +276,20 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
       its noise by ``clip(|value|, 0.1, 10)``) or ``"mixed"`` (each experiment's kind drawn
       from the instance's seed; DESIGN §8, :mod:`acdb_gym.core.worlds.soft`).
     * ``render_mode``: ``"ansi"`` (text) or ``"rgb_array"`` (picture).
+    * ``legacy_values_key``: deprecated; ``True`` names the key ``intervention_values`` by its
+      former name ``values`` (acdb_gym 0.1.x only; 0.2.0 removes the option).
 
     ## Version History
 
+    The id's suffix names the ladder (``-v0`` the paper's, ``-v1`` the calibrated one; DESIGN
+    §7), so changes to the env are listed by package release:
+
     * v0: the paper's ladder, reconstructed (DESIGN §7).
     * v1: calibrated ladder with standardized SCMs and sparse graphs.
+    * acdb_gym 0.1.x: the observation key ``values`` is renamed ``intervention_values`` (a key
+      ``values`` clashes with ``ModuleDict.values``, so stable-baselines3's
+      ``MultiInputPolicy`` could not be built on the ``Dict`` observation);
+      ``legacy_values_key=True`` keeps the old name until 0.2.0. Envs pickle mid-episode.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012
@@ -280,6 +306,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         observation: ObservationMode = "raw",
         interventions: InterventionMode = "hard",
         render_mode: str | None = None,
+        legacy_values_key: bool = False,
     ) -> None:
         check_level_arguments(level, ladder)
         self.level: Level = level if isinstance(level, Level) else get_level(ladder, level)
@@ -299,6 +326,15 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         self.interventions: InterventionMode = interventions
         self.max_steps = STEP_LIMITS[tools] if max_steps is None else int(max_steps)
         self.render_mode = render_mode
+        if legacy_values_key:
+            warnings.warn(
+                f"legacy_values_key=True names the observation key {VALUES_KEY!r} by its former "
+                f"name {LEGACY_VALUES_KEY!r}; read {VALUES_KEY!r} instead (acdb_gym 0.2.0 "
+                "removes the option)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        self._values_key = LEGACY_VALUES_KEY if legacy_values_key else VALUES_KEY
 
         spec = self.level.spec
         self.n_nodes = spec.d
@@ -307,7 +343,11 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             spec.d, self.max_interventions, sampled_kinds=self._accepted_kinds()
         )
         self.observation_space = observation_space(
-            self.level, self.max_steps, observation, interventions
+            self.level,
+            self.max_steps,
+            observation,
+            interventions,
+            legacy_values_key=legacy_values_key,
         )
         self._blocks = observations.SlotBlocks(observations.block_shape(spec, observation))
         self._instance: Instance | None = None
@@ -519,7 +559,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         observation: dict[str, Any] = {
             **self._data.observe(),
             "targets": self._targets.copy(),
-            "values": self._values.copy(),
+            self._values_key: self._values.copy(),
             # Counters copied from templates: faster than np.asarray(k, dtype=np.int64).
             "budget_remaining": (
                 scalars[budget].copy() if budget < len(scalars) else np.array([budget], np.int64)

@@ -49,7 +49,7 @@ class StatsObservation(TypedDict):
     mean: FloatArray
     covariance: FloatArray
     targets: IntArray
-    values: FloatArray
+    intervention_values: FloatArray
     budget_remaining: IntArray
     steps_remaining: IntArray
     tool_result: FloatArray
@@ -116,6 +116,11 @@ class SlotBlocks:
         self._episode = 0
         # Each entry: [block, slots filled in it, episode they belong to].
         self._entries: list[list[object]] = []
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickles without the pool: its blocks are a cache of what :meth:`snapshot` rebuilds
+        (an unpickled read-only block could not be made writable again to be reused)."""
+        return {**self.__dict__, "_entries": []}
 
     def new_episode(self) -> None:
         """Forget the episode's slots: a reused block is cleared of them before it is reused."""

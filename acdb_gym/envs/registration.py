@@ -9,7 +9,15 @@ from gymnasium.envs.registration import EnvSpec
 
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, LADDERS, LARGE_LADDER, PAPER_LADDERS, Level
 
-__all__ = ["DESIGN_IDS", "ENV_IDS", "LARGE_IDS", "make_custom", "register_envs"]
+__all__ = [
+    "DESIGN_IDS",
+    "ENV_IDS",
+    "FLAT_IDS",
+    "LARGE_IDS",
+    "flat_id",
+    "make_custom",
+    "register_envs",
+]
 
 ENV_IDS: tuple[str, ...] = tuple(
     level.env_id for ladder in LADDERS.values() for level in ladder.values()
@@ -27,6 +35,19 @@ DESIGN_IDS: tuple[str, ...] = tuple(
 of each ladder's levels."""
 
 
+def flat_id(env_id: str) -> str:
+    """The flat variant's id of a full env's id: ``ACDB-L2-v0`` -> ``ACDB-Flat-L2-v0``."""
+    if not env_id.startswith("ACDB-"):
+        raise ValueError(f"env_id must start with 'ACDB-', got {env_id!r}")
+    return "ACDB-Flat-" + env_id[len("ACDB-") :]
+
+
+FLAT_IDS: tuple[str, ...] = tuple(flat_id(env_id) for env_id in ENV_IDS + LARGE_IDS)
+"""``ACDB-Flat-...``: each full id (:data:`ENV_IDS` and :data:`LARGE_IDS`) with one ``Box``
+action and a flat observation (:func:`acdb_gym.envs.wrappers.make_flat`), so TorchRL's
+``GymEnv`` and stable-baselines3 take it by id with no wrapper code."""
+
+
 def register_envs() -> None:
     """Register all ids; calling it twice is harmless."""
     for ladder_name, ladder in ALL_LADDERS.items():
@@ -36,7 +57,12 @@ def register_envs() -> None:
                     id=level.env_id,
                     entry_point="acdb_gym.envs.acdb_env:ACDBEnv",
                     kwargs={"level": level.name, "ladder": ladder_name},
-                    disable_env_checker=True,
+                )
+            if flat_id(level.env_id) not in gym.registry:
+                gym.register(
+                    id=flat_id(level.env_id),
+                    entry_point="acdb_gym.envs.wrappers:flat_env",
+                    kwargs={"level": level.name, "ladder": ladder_name},
                 )
     for ladder_name in PAPER_LADDERS:
         for name in LADDERS[ladder_name]:
@@ -46,7 +72,6 @@ def register_envs() -> None:
                     id=env_id,
                     entry_point="acdb_gym.envs.design.env:InterventionDesignEnv",
                     kwargs={"level": name, "ladder": ladder_name},
-                    disable_env_checker=True,
                 )
 
 
@@ -57,6 +82,5 @@ def make_custom(level: Level, **kwargs: Any) -> gym.Env[Any, Any]:
         id=level.env_id,
         entry_point="acdb_gym.envs.acdb_env:ACDBEnv",
         kwargs={"level": level},
-        disable_env_checker=True,
     )
     return gym.make(spec, **kwargs)

@@ -246,7 +246,9 @@ class FlatLayout:
         return (-1.0 + (2 * states + 1) / _PAIR_STATES).astype(np.float32)  # bin centres
 
 
-class FlatActions(gym.ActionWrapper[Observation, np.ndarray, EncodedAction]):
+class FlatActions(
+    gym.ActionWrapper[Observation, np.ndarray, EncodedAction], gym.utils.RecordConstructorArgs
+):
     """The full env driven by one ``Box`` action: for RL stacks that act only on ``Box``,
     ``Discrete`` or ``MultiDiscrete`` spaces (stable-baselines3's ``check_env`` passes on it;
     :func:`make_flat` adds the flat observation SB3's policies need).
@@ -294,9 +296,8 @@ class FlatActions(gym.ActionWrapper[Observation, np.ndarray, EncodedAction]):
     * ``value_scale``: the largest intervention value in magnitude (default 10: the v1
       levels' variables have unit variance, the v0 levels' standard deviations reach about 10).
 
-    For stable-baselines3 use :func:`make_flat`, which also flattens the observation (SB3's
-    ``MultiInputPolicy`` cannot take the env's ``Dict``, whose key ``values`` clashes with a
-    method of torch's ``ModuleDict``):
+    For stable-baselines3 use :func:`make_flat`, which also flattens the observation (so
+    ``check_env`` passes with no warning and ``MlpPolicy`` trains on it):
 
     ```python
     from stable_baselines3 import PPO
@@ -316,7 +317,10 @@ class FlatActions(gym.ActionWrapper[Observation, np.ndarray, EncodedAction]):
         kinds: KindSet = "variant",
         value_scale: float = 10.0,
     ) -> None:
-        super().__init__(env)
+        # Recorded first, so the env's spec lists this wrapper and ``gym.make(env.spec)``
+        # rebuilds it (Gymnasium's convention for wrappers).
+        gym.utils.RecordConstructorArgs.__init__(self, kinds=kinds, value_scale=value_scale)
+        gym.ActionWrapper.__init__(self, env)
         base = env.unwrapped
         if not isinstance(base, ACDBEnv):
             raise TypeError(f"FlatActions wraps an ACDBEnv, got {type(base).__name__}")
@@ -359,10 +363,9 @@ def make_flat(
     under :class:`FlatActions` and, with ``flatten_observation`` (default), Gymnasium's
     ``FlattenObservation`` (one float64 vector; train it with ``MlpPolicy``).
 
-    The flat observation is what SB3 needs, not a preference: its ``MultiInputPolicy`` keeps
-    one module per observation key in a torch ``ModuleDict``, where the key ``values`` (the
-    intervention values) clashes with ``ModuleDict.values`` and the policy cannot be built.
-    With ``flatten_observation=False`` the observation is the env's own ``Dict``.
+    With ``flatten_observation=False`` the observation is the env's own ``Dict``, on which
+    SB3's ``MultiInputPolicy`` builds (its key ``intervention_values`` was ``values`` before
+    0.1.x, which clashed with ``ModuleDict.values``).
 
     >>> space = make_flat("ACDB-L1-v0").observation_space
     >>> space.shape, space.dtype
@@ -371,6 +374,24 @@ def make_flat(
     (0, 1, 2, 3, 4)
     """
     env = FlatActions(gym.make(env_id, **kwargs), kinds=kinds, value_scale=value_scale)
+    if not flatten_observation:
+        return env
+    return FlattenObservation(env)
+
+
+def flat_env(
+    *,
+    kinds: KindSet = "variant",
+    value_scale: float = 10.0,
+    flatten_observation: bool = True,
+    **kwargs: Any,
+) -> gym.Env[Any, np.ndarray]:
+    """The entry point of the registered flat ids (``ACDB-Flat-L2-v0`` is ``ACDB-L2-v0`` as
+    :func:`make_flat` returns it): :class:`ACDBEnv` of ``kwargs`` under :class:`FlatActions`
+    and, with ``flatten_observation``, ``FlattenObservation``. For tools that take an id and no
+    wrapper code (TorchRL's ``GymEnv``, SB3's ``make_vec_env``).
+    """
+    env = FlatActions(ACDBEnv(**kwargs), kinds=kinds, value_scale=value_scale)
     if not flatten_observation:
         return env
     return FlattenObservation(env)

@@ -5,7 +5,8 @@
   row it becomes. Needs no extra.
 - :mod:`acdb_gym.integrations.inspect_task`: an inspect_ai task (``pip install
   'acdb_gym[inspect]'``); :mod:`acdb_gym.integrations.inspect_log` converts its logs into a
-  results file.
+  results file; :mod:`acdb_gym.integrations.inspect_model` is an offline model for smoke runs
+  (``--model acdb/empty_graph``).
 - :mod:`acdb_gym.integrations.mcp_server`: an MCP server over stdio (``pip install
   'acdb_gym[mcp]'``), the ``acdb mcp`` command.
 

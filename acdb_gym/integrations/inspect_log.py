@@ -114,8 +114,10 @@ def _row(log: EvalLog, sample: EvalSample) -> ResultRow:
 def import_logs(logs: Iterable[EvalLog | str | Path], run_dir: Path) -> tuple[int, int]:
     """Append the rows of inspect logs to ``RUN_DIR/results.jsonl``.
 
-    A job that already has a successful row in the file is skipped (importing a log twice adds
-    nothing).
+    A job that already has a successful row in the file is skipped, and so is a failed row equal
+    to one already there (the same sample of the same log): importing a log twice adds nothing.
+    A failed sample of another run of the job (a new log) is appended, as the sweep records
+    each failed attempt.
 
     Every log is read and checked before the first row is appended, so a bad log adds nothing.
 
@@ -123,17 +125,21 @@ def import_logs(logs: Iterable[EvalLog | str | Path], run_dir: Path) -> tuple[in
         ``(appended, skipped)`` row counts.
     """
     path = Path(run_dir) / RESULTS_FILE
-    done = {row.job_id for row in read_results(path, mode="strict").rows if row.status == "ok"}
+    existing = read_results(path, mode="strict").rows
+    done = {row.job_id for row in existing if row.status == "ok"}
+    failed = [row for row in existing if row.status != "ok"]
     every_log = [rows_from_log(log) for log in logs]
     appended = skipped = 0
     with ResultsAppender(path) as appender:
         for rows in every_log:
             for row in rows:
-                if row.job_id in done:
+                if row.job_id in done or row in failed:
                     skipped += 1
                     continue
                 appender.append(row)
                 if row.status == "ok":
                     done.add(row.job_id)
+                else:
+                    failed.append(row)
                 appended += 1
     return appended, skipped

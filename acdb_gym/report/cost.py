@@ -31,6 +31,7 @@ __all__ = [
     "MAX_PRICES_BYTES",
     "JobCost",
     "Price",
+    "check_prices_cover",
     "job_costs",
     "load_prices",
     "markdown_costs",
@@ -120,6 +121,29 @@ def load_prices(path: str | Path) -> dict[str, Price]:
 def _count(row: Mapping[str, Any], key: str) -> int:
     value = row.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def check_prices_cover(rows: Sequence[Mapping[str, Any]], prices: Mapping[str, Price]) -> None:
+    """Raise ``ValueError`` when a price table could price nothing of the run: the run has no
+    ``ok`` row with a model and token counts, or the table names none of its models (a table
+    for other models, or model names spelled otherwise, would else give an empty section)."""
+    models = set()
+    for row in rows:
+        config = row.get("agent_config") or {}
+        model = config.get("model") if isinstance(config, Mapping) else None
+        if (
+            row.get("status") == "ok"
+            and isinstance(model, str)
+            and row.get("tokens_in") is not None
+        ):
+            models.add(model)
+    if not models:
+        raise ValueError("a price table was given, but the run has no LLM rows with token counts")
+    if not models & set(prices):
+        raise ValueError(
+            f"the price table names none of the run's models {sorted(models)}; "
+            f"it names {sorted(prices)}"
+        )
 
 
 def job_costs(rows: Sequence[Mapping[str, Any]], prices: Mapping[str, Price]) -> list[JobCost]:

@@ -84,9 +84,17 @@ def write_report(
         plots.append(plot_precision_recall(table, run / f"precision_recall_{table.ladder}.png"))
     cost_section = ""
     if prices is not None:
-        from acdb_gym.report.cost import job_costs, load_prices, markdown_costs, write_costs_csv
+        from acdb_gym.report.cost import (
+            check_prices_cover,
+            job_costs,
+            load_prices,
+            markdown_costs,
+            write_costs_csv,
+        )
 
-        costs = job_costs(rows, load_prices(prices))
+        price_table = load_prices(prices)
+        check_prices_cover(rows, price_table)
+        costs = job_costs(rows, price_table)
         csvs.append(write_costs_csv(run / "costs.csv", costs))
         cost_section = "\n" + markdown_costs(costs)
     files = ReportFiles(run / "report.md", tuple(csvs), tuple(plots), summary, tuple(problems))

@@ -22,7 +22,12 @@ from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs import actions
-from acdb_gym.envs.acdb_env import KINDS_KEY, OBSERVATION_KEYS, STATS_OBSERVATION_KEYS
+from acdb_gym.envs.acdb_env import (
+    KINDS_KEY,
+    OBSERVATION_KEYS,
+    STATS_OBSERVATION_KEYS,
+    VALUES_KEY,
+)
 from acdb_gym.envs.actions import ActionKind
 from acdb_gym.envs.privileged import hidden_instance_of
 from acdb_gym.testing.leaks import find_hidden_leak
@@ -132,7 +137,7 @@ def _check_spaces(env: gym.Env[Any, Any], *, seed: int) -> None:
     shapes: dict[str, tuple[int, ...]] = {
         **data_shapes,
         "targets": (m,),
-        "values": (m,),
+        VALUES_KEY: (m,),
         "budget_remaining": (1,),
         "steps_remaining": (1,),
         "tool_result": (3,),

@@ -85,7 +85,7 @@ def show_observation(level: str) -> None:
     env = gym.make(f"ACDB-{level}-v0")
     observation, info = env.reset(options={"manifest_index": 0})
     for key, value in observation.items():
-        print(f"  {key:<17} shape={value.shape!s:<13} dtype={value.dtype}")
+        print(f"  {key:<19} shape={value.shape!s:<13} dtype={value.dtype}")
     print(f"  info keys: {sorted(info)}")
     env.close()
 

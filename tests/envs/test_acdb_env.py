@@ -348,7 +348,13 @@ def test_invalid_action_costs_a_step_and_changes_nothing_else(case: InvalidCase)
     assert info["invalid_actions"] == invalid_before + 1
     assert observation["steps_remaining"] == state["steps_remaining"] - 1
     assert observation["tool_result"][2] == 0.0
-    for key in ("observational", "interventional", "targets", "values", "budget_remaining"):
+    for key in (
+        "observational",
+        "interventional",
+        "targets",
+        "intervention_values",
+        "budget_remaining",
+    ):
         assert np.array_equal(observation[key], state[key]), key
     assert (session.budget_remaining, session.interventions_used, session.tool_calls) == before
     assert not session.sealed
@@ -531,7 +537,9 @@ def test_regime_k_uses_the_kth_experiment() -> None:
     for k, target in enumerate((2, 5)):
         assert observation["targets"][k] == target
         assert np.array_equal(observation["interventional"][k], experiments[k].samples)
-        assert np.all(observation["interventional"][k][:, target] == observation["values"][k])
+        assert np.all(
+            observation["interventional"][k][:, target] == observation["intervention_values"][k]
+        )
     results = []
     for k in (0, 1):
         samples = observation["interventional"][k]
@@ -618,10 +626,10 @@ def test_observation_carries_the_session_data() -> None:
     assert np.array_equal(observation["observational"], instance.d_obs)
     assert observation["budget_remaining"] == instance.budget == info["budget"]
     assert np.all(observation["targets"] == D)
-    assert not observation["interventional"].any() and not observation["values"].any()
+    assert not observation["interventional"].any() and not observation["intervention_values"].any()
     observation, *_ = env.step(actions.intervene(4, -2.5))
     assert observation["budget_remaining"] == instance.budget - 1
-    assert (observation["targets"][0], observation["values"][0]) == (4, -2.5)
+    assert (observation["targets"][0], observation["intervention_values"][0]) == (4, -2.5)
     assert np.all(observation["targets"][1:] == D)
     assert not observation["interventional"][1:].any()
 

@@ -8,6 +8,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.utils.env_checker import data_equivalence
 
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.envs import actions
@@ -225,3 +226,31 @@ def test_make_flat_flattens_the_observation_and_keeps_its_numbers() -> None:
     assert env.get_wrapper_attr("layout").kinds == (0, 4)
     kept = make_flat("ACDB-L1-v0", flatten_observation=False)
     assert isinstance(kept, FlatActions) and kept.observation_space == plain.observation_space
+
+
+@pytest.mark.parametrize("flatten_observation", [True, False])
+def test_gym_make_of_the_flat_env_spec_rebuilds_it(flatten_observation: bool) -> None:
+    env = make_flat(
+        "ACDB-L1-v0",
+        kinds="all",
+        value_scale=5.0,
+        tools="stats",
+        flatten_observation=flatten_observation,
+    )
+    assert env.spec is not None
+    names = [wrapper.name for wrapper in env.spec.additional_wrappers]
+    assert names == ["FlatActions", "FlattenObservation"][: 1 + flatten_observation]
+    rebuilt = gym.make(env.spec)
+    flat = rebuilt
+    while not isinstance(flat, FlatActions):
+        flat = flat.env
+    assert flat.layout == FlatActions(gym.make("ACDB-L1-v0"), kinds="all", value_scale=5.0).layout
+    assert rebuilt.unwrapped.tools == "stats"
+    assert rebuilt.observation_space == env.observation_space
+    assert rebuilt.action_space == env.action_space
+    first, _ = env.reset(seed=2)
+    second, _ = rebuilt.reset(seed=2)
+    action = env.action_space.sample()
+    first_step, second_step = env.step(action), rebuilt.step(action)
+    for a, b in ((first, second), (first_step[0], second_step[0])):
+        assert data_equivalence(a, b)

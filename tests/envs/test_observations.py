@@ -45,7 +45,13 @@ def test_stats_are_the_statistics_of_the_raw_samples_bit_for_bit(ladder: str, le
     unused = slice(len(regimes), None)
     assert not stats["sample_size"][unused].any() and not stats["mean"][unused].any()
     assert not stats["covariance"][unused].any()
-    for key in ("targets", "values", "budget_remaining", "steps_remaining", "tool_result"):
+    for key in (
+        "targets",
+        "intervention_values",
+        "budget_remaining",
+        "steps_remaining",
+        "tool_result",
+    ):
         np.testing.assert_array_equal(stats[key], raw[key], err_msg=key)
 
 

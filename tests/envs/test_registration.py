@@ -13,7 +13,15 @@ from gymnasium.utils.env_checker import check_env
 from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.design.env import InterventionDesignEnv
-from acdb_gym.envs.registration import DESIGN_IDS, ENV_IDS, register_envs
+from acdb_gym.envs.registration import (
+    DESIGN_IDS,
+    ENV_IDS,
+    FLAT_IDS,
+    LARGE_IDS,
+    flat_id,
+    register_envs,
+)
+from acdb_gym.envs.wrappers import FlatActions
 from acdb_gym.testing import check_acdb_env
 
 BIG_LEVELS = {
@@ -52,13 +60,33 @@ def test_family_ids_parse_and_old_ids_keep_their_meaning(
     assert env.unwrapped.hidden_instance().spec.family == family
 
 
+def test_every_full_id_has_a_registered_flat_variant() -> None:
+    assert tuple("ACDB-Flat-" + env_id[5:] for env_id in ENV_IDS + LARGE_IDS) == FLAT_IDS
+    assert flat_id("ACDB-NonGaussian-L2-v1") == "ACDB-Flat-NonGaussian-L2-v1"
+    with pytest.raises(ValueError, match="must start with 'ACDB-', got 'L2'"):
+        flat_id("L2")
+    env = gym.make("ACDB-Flat-L2-v1", tools="stats", value_scale=5.0)
+    assert isinstance(env.observation_space, gym.spaces.Box)
+    assert env.get_wrapper_attr("layout").value_scale == 5.0
+    assert env.unwrapped.level is LADDERS["v1"]["L2"]
+    assert env.unwrapped.tools == "stats"
+    kept = gym.make("ACDB-Flat-L2-v0", flatten_observation=False)
+    assert isinstance(kept.env.env, FlatActions)  # under OrderEnforcing and the env checker
+    assert set(FLAT_IDS) <= set(gym.registry)
+
+
+def test_ids_keep_gymnasiums_env_checker() -> None:
+    for env_id in ENV_IDS + DESIGN_IDS + FLAT_IDS:
+        assert not gym.spec(env_id).disable_env_checker, env_id
+
+
 def test_register_envs_twice_is_harmless() -> None:
     before = dict(gym.registry)
     register_envs()
     assert dict(gym.registry) == before
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS + DESIGN_IDS)
+@pytest.mark.parametrize("env_id", ENV_IDS + DESIGN_IDS + FLAT_IDS[:3])
 def test_gymnasium_check_env(env_id: str, strict_warnings: None) -> None:
     env = gym.make(env_id)
     check_env(env.unwrapped)

@@ -78,11 +78,29 @@ def test_sb3_check_env_passes_on_make_flat_without_a_warning(env_id: str) -> Non
         check_env(env, warn=True, skip_render_check=True)
 
 
-def test_sb3_multi_input_policy_cannot_key_a_module_by_values() -> None:
-    # Why make_flat flattens the observation: SB3's CombinedExtractor keeps one module per
-    # observation key in a torch ModuleDict, and the key "values" is a ModuleDict method.
+def test_sb3_multi_input_policy_learns_on_the_dict_observation() -> None:
+    # SB3's CombinedExtractor keeps one module per observation key in a torch ModuleDict; the
+    # key "intervention_values" (formerly "values", a ModuleDict method) lets it build.
+    env = make_flat("ACDB-L0-v0", flatten_observation=False)
+    assert isinstance(env.observation_space, gym.spaces.Dict)
+    model = PPO(
+        "MultiInputPolicy", env, n_steps=32, batch_size=16, n_epochs=1, seed=0, device="cpu"
+    )
+    before = [parameter.detach().clone() for parameter in model.policy.parameters()]
+    model.learn(total_timesteps=32)
+    assert model.num_timesteps == 32
+    after = list(model.policy.parameters())
+    assert any(not torch.equal(a, b) for a, b in zip(before, after, strict=True))
+    assert "intervention_values" in model.policy.features_extractor.extractors
+
+
+def test_legacy_values_key_is_the_former_name_and_breaks_multi_input_policy() -> None:
+    with pytest.warns(DeprecationWarning, match="legacy_values_key"):
+        env = make_flat("ACDB-L0-v0", flatten_observation=False, legacy_values_key=True)
+    observation, _ = env.reset(seed=0)
+    assert "values" in observation and "intervention_values" not in observation
     with pytest.raises(KeyError, match="attribute 'values' already exists"):
-        PPO("MultiInputPolicy", make_flat("ACDB-L1-v0", flatten_observation=False), device="cpu")
+        PPO("MultiInputPolicy", env, device="cpu")
 
 
 def test_sb3_ppo_learns_on_the_flat_full_env() -> None:
@@ -131,5 +149,56 @@ def test_torchrl_gym_env_drives_the_design_env() -> None:
         done = rollout["next", "done"].numpy()
         assert done.any(), "episodes on L1 last at most budget + 1 <= 7 steps"
         assert (rewards[~done] == 0).all() and ((rewards >= 0) & (rewards <= 1)).all()
+    finally:
+        env.close()
+
+
+def test_registered_flat_id_trains_in_sb3_by_id() -> None:
+    from stable_baselines3.common.env_util import make_vec_env
+
+    check_env(gym.make("ACDB-Flat-L1-v0"), warn=True)
+    model = PPO(
+        "MlpPolicy",
+        make_vec_env("ACDB-Flat-L1-v0", n_envs=2, seed=0),
+        n_steps=16,
+        batch_size=16,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+    )
+    model.learn(total_timesteps=32)
+    assert model.num_timesteps == 32
+
+
+def test_torchrl_gym_env_drives_a_registered_flat_id() -> None:
+    torchrl_envs = pytest.importorskip("torchrl.envs")
+    torch.manual_seed(0)
+    env = torchrl_envs.GymEnv("acdb_gym:ACDB-Flat-L1-v0")
+    try:
+        rollout = env.rollout(20, break_when_any_done=False)
+        observation = rollout["observation"].numpy()
+        assert observation.shape == (20, 3017) and np.isfinite(observation).all()
+        assert rollout["next", "done"].numpy().any(), "the 16-step limit ends an episode"
+    finally:
+        env.close()
+
+
+def test_torchrl_action_mask_reads_the_design_envs_graph_observation() -> None:
+    torchrl_envs = pytest.importorskip("torchrl.envs")
+    from torchrl.envs.transforms import ActionMask
+
+    torch.manual_seed(0)
+    env = torchrl_envs.TransformedEnv(
+        torchrl_envs.GymEnv(
+            "acdb_gym:ACDB-Design-L1-v0", observation="graph", categorical_action_encoding=True
+        ),
+        ActionMask(),
+    )
+    try:
+        rollout = env.rollout(24, break_when_any_done=False)
+        chosen = rollout["action"].numpy()
+        mask = rollout["action_mask"].numpy().astype(bool)
+        assert mask.shape == (24, 65) and not mask.all()  # d = 6 of 64 node slots, and stop
+        assert mask[np.arange(24), chosen].all()  # every random action was an allowed one
     finally:
         env.close()

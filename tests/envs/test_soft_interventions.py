@@ -73,7 +73,7 @@ def test_a_shift_envs_samples_are_the_shift_of_the_instance() -> None:
         instance.scm, "shift", 4, 1.5, instance.spec.n_int, instance.intervention_rng()
     )
     assert np.array_equal(observation["interventional"][0], expected)
-    assert observation["values"][0] == 1.5 and observation["targets"][0] == 4
+    assert observation["intervention_values"][0] == 1.5 and observation["targets"][0] == 4
     # Unlike do(X4 = 1.5), the target varies: its mechanism and noise are kept.
     assert observation["interventional"][0][:, 4].std() > 0.1
 

@@ -102,11 +102,11 @@ class DropsValues(gym.ObservationWrapper[Any, Any, Any]):
     def __init__(self, env: gym.Env[Any, Any]) -> None:
         super().__init__(env)
         spaces = dict(env.observation_space.spaces)  # type: ignore[attr-defined]
-        del spaces["values"]
+        del spaces["intervention_values"]
         self.observation_space = gym.spaces.Dict(spaces)
 
     def observation(self, observation: Any) -> Any:
-        return {key: value for key, value in observation.items() if key != "values"}
+        return {key: value for key, value in observation.items() if key != "intervention_values"}
 
 
 class FourKinds(gym.ActionWrapper[Any, Any, Any]):

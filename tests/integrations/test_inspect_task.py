@@ -4,6 +4,9 @@ inspect's mock model, every ScoreReport field as the score, and logs converted t
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +15,7 @@ import pytest
 pytest.importorskip("inspect_ai")
 
 from inspect_ai import eval as inspect_eval
-from inspect_ai.log import EvalLog, write_eval_log
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from acdb_gym.agents.llm import build_tools
@@ -21,6 +24,7 @@ from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.integrations.episode import ToolEpisode
 from acdb_gym.integrations.inspect_log import import_logs, rows_from_log
+from acdb_gym.integrations.inspect_model import EMPTY_GRAPH_MODEL
 from acdb_gym.integrations.inspect_task import EPISODE_KEY, acdb, tool_info
 from acdb_gym.results import RESULTS_FILE, read_results
 
@@ -158,3 +162,45 @@ def test_a_missing_log_is_a_one_line_error(
     assert cli_main(["inspect-import", str(tmp_path / "none.eval"), "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("acdb: error: ") and "none.eval" in err and err.count("\n") == 1
+
+
+def test_offline_model_runs_inspect_eval_with_no_network(tmp_path: Path) -> None:
+    # An empty tokenizer cache and a dead proxy: any download (inspect's mock model fetches
+    # tiktoken's encoding) fails at once, so a run that succeeds needed none. inspect finds the
+    # task through the installed package's entry point, so the package's own path is not added
+    # (an editable install leaves an egg-info beside it that has no entry point).
+    env = {
+        **os.environ,
+        "TIKTOKEN_CACHE_DIR": str(tmp_path / "tiktoken"),
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "HTTP_PROXY": "http://127.0.0.1:9",
+    }
+    command = [sys.executable, "-m", "inspect_ai", "eval", "acdb_gym/acdb", "-T", "ladder=v1"]
+    command += ["-T", "levels=L0", "-T", "seeds=1", "--model", EMPTY_GRAPH_MODEL]
+    command += ["--log-dir", str(tmp_path / "logs"), "--display", "none"]
+    process = subprocess.run(
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert process.returncode == 0, process.stderr[-2000:]
+    [log] = (tmp_path / "logs").glob("*.eval")
+    evaluated = read_eval_log(str(log))
+    assert evaluated.status == "success", evaluated.error  # inspect exits 0 on a failed sample
+    [row] = rows_from_log(str(log))
+    empty = ToolEpisode(ladder="v1", level="L0", manifest_index=0)
+    empty.call("submit_graph", {"directed_edges": [], "undirected_edges": []})
+    assert (row.status, row.steps, row.agent_config["model"]) == ("ok", 1, EMPTY_GRAPH_MODEL)
+    assert row.shd == empty.score["shd"] > 0
+
+
+def test_importing_a_log_with_failed_samples_twice_adds_nothing(tmp_path: Path) -> None:
+    # One reply, then the mock model runs out of outputs: both samples fail.
+    model = get_model(MODEL, custom_outputs=[_output("intervene", {"variable": "X0", "value": 1})])
+    task = acdb(ladder="v0", levels="L0", seeds=2)
+    [log] = inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none")
+    rows = rows_from_log(log.location)
+    assert [row.status for row in rows] == ["failed", "failed"]
+    run = tmp_path / "run"
+    assert import_logs([log.location], run) == (2, 0)
+    assert import_logs([log.location], run) == (0, 2)
+    assert import_logs([log.location, log.location], run) == (0, 4)
+    assert read_results(run / RESULTS_FILE, mode="strict").rows == tuple(rows)

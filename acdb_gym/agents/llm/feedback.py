@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from acdb_gym.envs.acdb_env import VALUES_KEY
 from acdb_gym.envs.actions import Action, Intervene, Submit
 
 from . import prompts
@@ -32,7 +33,7 @@ def describe_result(action: Action, observation: Any, *, n_nodes: int) -> str:
         where = f"the observational data (n = {n_obs})"
     else:
         target = int(observation["targets"][regime])
-        value = float(observation["values"][regime])
+        value = float(observation[VALUES_KEY][regime])
         n_int = np.shape(observation["interventional"])[1]
         where = f"intervention {regime + 1}, do(X{target} = {value:g}) (n = {n_int})"
     return prompts.format_statistic(action, statistic=statistic, p_value=p_value, regime_text=where)

@@ -3,7 +3,8 @@
 A sweep of LLM jobs that cannot work (the ``[llm]`` extra missing, no API key, a server that is
 not there) should stop at once with the reason, not run every job into the same failure.
 :func:`check_llm_ready` checks, in order and without sending any model request: that a key is
-configured, that the provider's SDK imports, and that the endpoint accepts a TCP connection.
+configured, that the provider's SDK imports, and that the endpoint accepts a TCP connection
+(unless a response cache that holds entries may answer the run alone).
 Each failure is an :class:`LLMNotReadyError` whose message says what to do.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 import importlib
 import os
 import socket
+import warnings
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from .agent import API_KEY_ENV
@@ -49,7 +52,8 @@ def check_llm_ready(
         base_url: the server the agent will use (None: the provider's own API).
         api_key: the key the agent will use (None: read from the environment, as the agent does).
         cache_dir: the response cache; with one, a missing key is allowed (a rerun may be
-            answered from the cache alone), as the agent allows it.
+            answered from the cache alone), as the agent allows it, and when it holds entries
+            an unreachable endpoint is only a warning (a replay with the server down).
         timeout: seconds to wait for the endpoint's TCP connection.
     """
     if provider not in PROVIDERS:
@@ -57,9 +61,11 @@ def check_llm_ready(
     # Cheapest first: the key is an environment lookup, the SDK import takes a second or two.
     key = api_key if api_key is not None else os.environ.get(API_KEY_ENV[provider])
     if not key and base_url is None and cache_dir is None:
+        # Only the OpenAI provider's clients talk to local OpenAI-compatible servers.
+        hint = " (or pass --base-url for a local OpenAI-compatible server)"
         raise LLMNotReadyError(
-            f"no API key for provider {provider!r}: set {API_KEY_ENV[provider]} "
-            "(or pass --base-url for a local OpenAI-compatible server)"
+            f"no API key for provider {provider!r}: set {API_KEY_ENV[provider]}"
+            + (hint if provider == "openai" else "")
         )
     try:
         importlib.import_module(provider)
@@ -68,7 +74,22 @@ def check_llm_ready(
             f"the {provider} provider needs the {provider!r} package, which is not installed: "
             f"{INSTALL_HINT}"
         ) from None
-    _check_endpoint(_endpoint(provider, base_url), timeout)
+    try:
+        _check_endpoint(_endpoint(provider, base_url), timeout)
+    except LLMNotReadyError as error:
+        # A replay: a cache that holds entries may answer every request with the server down
+        # (a request it misses then fails its job, as any unanswered request does).
+        if cache_dir is None or not _holds_entries(Path(str(cache_dir))):
+            raise
+        warnings.warn(
+            f"{error}; replaying from the response cache {cache_dir} (a request it does not "
+            "hold fails its job)",
+            stacklevel=2,
+        )
+
+
+def _holds_entries(directory: Path) -> bool:
+    return directory.is_dir() and any(directory.glob("*/*.json"))
 
 
 def _endpoint(provider: str, base_url: str | None) -> str:

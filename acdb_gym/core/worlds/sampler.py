@@ -59,6 +59,14 @@ class InterventionSampler:
             do_matrix_block(scm) if scm.n_nodes <= BLOCK_MAX_D else [None] * scm.n_nodes
         )
 
+    def __reduce__(self) -> tuple[object, tuple[LinearGaussianSCM]]:
+        """Pickles as its SCM: unpickling asks :func:`sampler_for` again, so a pickled session
+        (an env checkpointed mid-episode) gets the sampler of the unpickled SCM, whose matrices
+        are the same bit for bit (a weak reference cannot be pickled)."""
+        scm = self._scm()
+        assert scm is not None, "a sampler outlived its SCM"
+        return sampler_for, (scm,)
+
     def draw(
         self, var: int, value: float, n: int, rng: np.random.Generator, out: FloatArray | None
     ) -> FloatArray:

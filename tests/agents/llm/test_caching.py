@@ -15,7 +15,7 @@ from acdb_gym.agents.base import run_episode
 from acdb_gym.agents.llm import env_kwargs_for
 from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.report import write_report
-from acdb_gym.report.cost import job_costs, load_prices
+from acdb_gym.report.cost import check_prices_cover, job_costs, load_prices
 from acdb_gym.results import Location, ResultRow, read_results
 from acdb_gym.sweep.run import SweepConfig, run_sweep
 
@@ -228,3 +228,13 @@ def test_report_with_prices_writes_costs_per_job_and_per_agent(
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[2:4] == ["test-model", "2"]
     assert float(cells[8]) < float(cells[10])  # caching made it cheaper
+    other = tmp_path / "other.json"
+    other.write_text('{"gpt-other": {"input": 1.0, "output": 2.0}}')
+    with pytest.raises(ValueError, match=r"names none of the run's models \['test-model'\]"):
+        write_report(out, prices=other)
+
+
+def test_prices_for_a_run_without_llm_rows_are_an_error() -> None:
+    row = {"status": "ok", "agent_config": {}, "tokens_in": None}
+    with pytest.raises(ValueError, match="no LLM rows with token counts"):
+        check_prices_cover([row], {})

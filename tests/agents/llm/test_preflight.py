@@ -51,3 +51,10 @@ def test_a_missing_sdk_names_the_install(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_a_malformed_url_is_named(url: str) -> None:
     with pytest.raises(LLMNotReadyError, match="base URL"):
         check_llm_ready("openai", base_url=url)
+
+
+def test_only_the_openai_provider_is_pointed_at_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(LLMNotReadyError) as raised:
+        check_llm_ready("anthropic")
+    assert "--base-url" not in str(raised.value)

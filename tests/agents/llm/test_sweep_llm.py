@@ -131,3 +131,38 @@ def test_the_correlation_probe_runs_on_every_level_and_reports_skeleton_f1(
     section = report.split("### Observational rows by skeleton F1")[1].split("###")[0]
     assert "llm_corr_obs[m] (observational)" in section and "pc (observational)" in section
     assert "Skel F1 L5" in section
+
+
+def test_a_run_replays_from_the_cache_with_the_server_down(
+    fake: SimpleNamespace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = fake.serve(fake.competent(TRUTH))
+    monkeypatch.setenv("OPENAI_API_KEY", fake.KEY)
+    url, cache = server.base_url("openai"), tmp_path / "cache"
+
+    def sweep(out: Path) -> list[dict[str, object]]:
+        argv = [
+            "sweep", "--levels", "L0", "--seeds", "1", "--agents", "llm_raw", "--panels",
+            "active", "--provider", "openai", "--model", "test-model", "--base-url", url,
+            "--cache-dir", str(cache), "--out", str(out), "--no-progress", "--no-report",
+        ]  # fmt: skip
+        assert cli_main(argv) == 0
+        return read_results(out / "results.jsonl", mode="strict").as_dicts()
+
+    [first] = sweep(tmp_path / "live")
+    asked = len(server.requests)
+    server.close()
+    with pytest.warns(UserWarning, match="replaying from the response cache"):
+        [replay] = sweep(tmp_path / "replay")
+    assert len(server.requests) == asked and replay["status"] == "ok"
+    kept = ("job_id", "directed_f1", "shd", "steps", "tokens_in", "tokens_out")
+    assert {k: replay[k] for k in kept} == {k: first[k] for k in kept}
+    # Without a cache that holds entries, the server being down still stops the sweep.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    argv = [
+        "sweep", "--levels", "L0", "--seeds", "1", "--agents", "llm_raw", "--panels", "active",
+        "--provider", "openai", "--model", "test-model", "--base-url", url,
+        "--cache-dir", str(empty), "--out", str(tmp_path / "none"), "--no-progress",
+    ]  # fmt: skip
+    assert cli_main(argv) == 2
