@@ -20,7 +20,16 @@ import numpy as np
 from acdb_gym.core.graphs import DAG
 from acdb_gym.core.types import FloatArray, readonly
 
-__all__ = ["LinearGaussianSCM"]
+__all__ = ["DO_MATRIX_MAX_D", "LinearGaussianSCM", "rank_one_do", "unit_scaled_mixing"]
+
+DO_MATRIX_MAX_D = 40
+"""Largest ``d`` whose interventional samples are drawn through the target's do-matrix
+(:meth:`LinearGaussianSCM.do_matrix`); larger worlds draw through :func:`rank_one_do`.
+
+Both give the same samples in exact arithmetic but not the same bits, and every published result
+(the v0 and v1 ladders, the family ladders, the d = 40 custom level) has ``d <= 40``, so those
+keep their bits; above 40 no published row depends on them (DESIGN §3).
+"""
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,8 +141,9 @@ class LinearGaussianSCM:
         """``n`` rows under the hard intervention ``do(X_var = value)``, shape ``(n, d)``.
 
         The in-edges of ``var`` are cut and its column equals ``value`` exactly: standard normal
-        noise with column ``var`` set to ``value``, times :meth:`do_matrix`. A session draws the
-        same samples from the same generator (through matrices it keeps per SCM).
+        noise with column ``var`` set to ``value``, times :meth:`do_matrix` for
+        ``d <= DO_MATRIX_MAX_D``, and :func:`rank_one_do` above. A session draws the same samples
+        from the same generator (through matrices it keeps per SCM).
         """
         _check_n(n)
         if not 0 <= var < self.n_nodes:
@@ -141,9 +151,56 @@ class LinearGaussianSCM:
         if not np.isfinite(value):
             raise ValueError(f"value must be finite, got {value}")
         noise = rng.standard_normal((n, self.n_nodes))
+        if self.n_nodes > DO_MATRIX_MAX_D:
+            scaled = unit_scaled_mixing(self._mixing, self.noise_std)
+            return rank_one_do(scaled, self._mixing, var, float(value), noise, None)
         noise[:, var] = float(value)
         # np.dot, as the session's sampler, so both give the same bits.
         return np.dot(noise, self.do_matrix(var))
+
+
+def unit_scaled_mixing(mixing: FloatArray, noise_std: FloatArray) -> FloatArray:
+    """``diag(noise_std) M`` with the diagonal of ``M = (I - W)^{-1}`` set to exactly 1: the
+    matrix :func:`rank_one_do` multiplies the noise with (made once per SCM by the sampler)."""
+    unit = np.array(mixing, dtype=np.float64, copy=True)
+    unit.reshape(-1)[:: unit.shape[0] + 1] = 1.0
+    unit *= noise_std[:, None]
+    return unit
+
+
+def rank_one_do(
+    scaled: FloatArray,
+    mixing: FloatArray,
+    var: int,
+    value: float,
+    noise: FloatArray,
+    out: FloatArray | None,
+) -> FloatArray:
+    """``do(X_var = value)`` samples from standard normal ``noise`` (overwritten) without a
+    matrix per target: ``O(n d^2)`` like an observational draw, plus ``O(n d)``.
+
+    With column ``var`` of the noise zeroed, ``Y = noise @ scaled`` is the observational draw
+    without ``var``'s own noise, and cutting ``var``'s in-edges changes only ``var``'s
+    descendants: ``X = Y + (value - Y[:, var]) M[var]`` (``M[var, var] = 1``; the other entries
+    of ``M[var]`` are the total effects of ``X_var``, 0 on non-descendants). Column ``var`` is
+    then set to ``value`` exactly. The same samples as the do-matrix in exact arithmetic (see
+    :data:`DO_MATRIX_MAX_D` for which worlds use which).
+
+    Args:
+        scaled: :func:`unit_scaled_mixing` of the SCM.
+        mixing: the SCM's ``(I - W)^{-1}``.
+        var: the target.
+        value: the value it is set to.
+        noise: ``(n, d)`` standard normal draws; column ``var`` is set to 0 here.
+        out: a writable C-contiguous float64 ``(n, d)`` array for the result, or ``None``.
+    """
+    noise[:, var] = 0.0
+    samples = np.dot(noise, scaled, out=out)
+    effects = np.flatnonzero(mixing[var])
+    shift = value - samples[:, var]
+    samples[:, effects] += shift[:, None] * mixing[var, effects]
+    samples[:, var] = value
+    return samples
 
 
 def _check_n(n: int) -> None:
