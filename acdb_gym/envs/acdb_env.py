@@ -97,7 +97,7 @@ def observation_space(
     :class:`StatsObservation`) for a level and a step limit, plus :data:`KINDS_KEY` unless
     ``interventions`` is ``"hard"``."""
     spec = level.spec
-    d, m = spec.d, spec.max_interventions
+    d, m = spec.d, observations.observation_slots(spec)
     space = spaces.Dict(
         {
             **observations.data_spaces(spec, observation),
@@ -174,7 +174,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
 
     ## Observation Space
 
-    A ``Dict`` of fixed-shape arrays (``m = max_interventions = d - 1 + slack``):
+    A ``Dict`` of fixed-shape arrays (``m = max_interventions = d - 1 + slack``; above
+    ``d = 40``, ``min(d - 1, k, d // 2) + slack``, which bounds every budget too, DESIGN §8):
 
     | key | shape | content |
     |-----|-------|---------|
@@ -302,7 +303,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
 
         spec = self.level.spec
         self.n_nodes = spec.d
-        self.max_interventions = spec.max_interventions
+        # Experiment slots: spec.max_interventions up to d = 40, a tighter bound above.
+        self.max_interventions = observations.observation_slots(spec)
         self.action_space = actions.action_space(
             spec.d, self.max_interventions, sampled_kinds=self._accepted_kinds()
         )
