@@ -10,7 +10,7 @@ own read-only block (no two observations the caller holds share memory, as Gymna
 and the memory of blocks the caller has let go of is reused, so a step writes only the slots
 filled since that block was last handed out instead of allocating and zeroing the whole block.
 
-Levels above ``d = 40`` (:data:`~acdb_gym.core.scm.DO_MATRIX_MAX_D`; no published result and no
+Levels above ``d = 40`` (:data:`~acdb_gym.core.worlds.linear.DO_MATRIX_MAX_D`; no published result and no
 trained policy has one) are sized to what an episode can hold (DESIGN §8): their experiment
 slots are the bound :func:`observation_slots` proves for every budget, their unbounded ``Box``es
 keep no bound arrays (:class:`RealBox`), and the raw mode hands out the observational sample
@@ -26,9 +26,9 @@ from typing import Literal, TypedDict, get_args
 import numpy as np
 from gymnasium import spaces
 
-from acdb_gym.core.level_spec import LevelSpec
-from acdb_gym.core.scm import DO_MATRIX_MAX_D
 from acdb_gym.core.types import FloatArray, IntArray
+from acdb_gym.core.worlds.linear import DO_MATRIX_MAX_D
+from acdb_gym.core.worlds.spec import LevelSpec
 
 __all__ = [
     "OBSERVATION_MODES",
@@ -114,7 +114,7 @@ class RealBox(spaces.Box):
         self.high = np.broadcast_to(np.float64(np.inf), self._shape)
         self.bounded_below = np.broadcast_to(np.False_, self._shape)
         self.bounded_above = np.broadcast_to(np.False_, self._shape)
-        self.low_repr = self.high_repr = None  # type: ignore[assignment]
+        self.low_repr = self.high_repr = None
 
     def __repr__(self) -> str:
         return f"Box(-inf, inf, {self._shape}, float64)"

@@ -10,15 +10,20 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
-from acdb_gym.core._sampler import BLOCK_MAX_D, InterventionSampler, do_matrix_block, sampler_for
-from acdb_gym.core.ladder import ALL_LADDERS, LADDERS
-from acdb_gym.core.scm import (
+from acdb_gym.core.ladders.shipped import ALL_LADDERS, LADDERS
+from acdb_gym.core.session import Session
+from acdb_gym.core.worlds.linear import (
     DO_MATRIX_MAX_D,
     LinearGaussianSCM,
     rank_one_do,
     unit_scaled_mixing,
 )
-from acdb_gym.core.session import Session
+from acdb_gym.core.worlds.sampler import (
+    BLOCK_MAX_D,
+    InterventionSampler,
+    do_matrix_block,
+    sampler_for,
+)
 
 
 def _random_scm(d: int) -> LinearGaussianSCM:

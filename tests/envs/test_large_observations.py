@@ -12,8 +12,8 @@ from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
 
 from acdb_gym.core.graphs import minimum_intervention_set, random_order_dag
-from acdb_gym.core.ladder import ALL_LADDERS
-from acdb_gym.core.level_spec import LevelSpec
+from acdb_gym.core.ladders.shipped import ALL_LADDERS
+from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.observations import RealBox, observation_slots
