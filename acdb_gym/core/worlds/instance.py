@@ -30,7 +30,7 @@ from acdb_gym.core.worlds.faithfulness import (
     min_relevant_partial_correlation,
     weak_edges,
 )
-from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.linear import STANDARDIZE_BY_NODE_MAX_D, LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import SCM
 from acdb_gym.core.worlds.spec import LINEAR_GAUSSIAN, LevelSpec
 
@@ -223,7 +223,10 @@ def _redraw_weak_edges(
     while True:
         scm = _build_scm(spec, weights)
         cov = scm.covariance()
-        weak = weak_edges(dag, cov, spec.faithfulness_eps)
+        # Above STANDARDIZE_BY_NODE_MAX_D (no shipped manifest) the precision in closed form
+        # spares inverting the covariance every round.
+        precision = scm.precision() if spec.d > STANDARDIZE_BY_NODE_MAX_D else None
+        weak = weak_edges(dag, cov, spec.faithfulness_eps, precision=precision)
         n_weak = int(weak.sum())
         if n_weak == 0 or draws > EDGE_REDRAW_ROUNDS:
             return dag, scm, cov, draws, n_weak
