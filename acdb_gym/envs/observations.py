@@ -19,9 +19,10 @@ itself (read-only, the same array all episode) instead of a copy per step.
 
 from __future__ import annotations
 
+import mmap
 import sys
 from collections.abc import Sequence
-from typing import Literal, TypedDict, get_args
+from typing import Literal, TypedDict, get_args, overload
 
 import numpy as np
 from gymnasium import spaces
@@ -196,7 +197,7 @@ class SlotBlocks:
         the other slots, sharing memory with no array handed out earlier that is still held."""
         entry = self._free_entry()
         if entry is None:
-            block = np.zeros(self._shape)
+            block = _zero_block(self._shape)
             start = 0
             entry = [block, 0, self._episode]
             if len(self._entries) >= self._pool_size:
@@ -226,6 +227,30 @@ class SlotBlocks:
             if best is None or _reuse_rank(entry, self._episode) > _reuse_rank(best, self._episode):
                 best = entry
         return best
+
+
+_LAZY_BLOCK_BYTES = 1 << 30
+"""Blocks from this size up are mapped with ``MAP_NORESERVE`` on Linux (see :func:`_zero_block`)."""
+
+_MAP_NORESERVE = 0x4000
+"""Linux's ``MAP_NORESERVE`` (Python's ``mmap`` module does not export it)."""
+
+
+def _zero_block(shape: tuple[int, ...]) -> FloatArray:
+    """A zero block whose pages the OS provides, zero-filled, only once written.
+
+    ``np.zeros`` does that too, but Linux's default overcommit rule refuses one allocation
+    larger than the machine's memory, which a stats block of a large world is (30 GB at
+    d = 2,000); a private anonymous mapping with ``MAP_NORESERVE`` is not refused, and only the
+    slots an episode fills become resident.
+    """
+    size = int(np.prod(shape)) * 8
+    if size < _LAZY_BLOCK_BYTES or not sys.platform.startswith("linux"):
+        return np.zeros(shape)
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE
+    # One array straight on the mapping, so views of the block name it as their base (the
+    # pool's reference count).
+    return np.ndarray(shape, dtype=np.float64, buffer=mmap.mmap(-1, size, flags=flags))
 
 
 def _reuse_rank(entry: list[object], episode: int) -> int:
@@ -279,35 +304,68 @@ class RawObserver(DataObserver):
         self._experiments.append(samples)
 
 
+class _Regimes(Sequence[FloatArray]):
+    """The regimes' covariances: the first ``count`` read from the block handed out last, then
+    the ones computed since (so each covariance is kept once, in the blocks)."""
+
+    def __init__(self, latest: FloatArray | None, count: int, pending: list[FloatArray]) -> None:
+        self._latest = latest
+        self._count = count
+        self._pending = pending
+
+    def __len__(self) -> int:
+        return self._count + len(self._pending)
+
+    @overload
+    def __getitem__(self, index: int) -> FloatArray: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[FloatArray]: ...
+    def __getitem__(self, index: int | slice) -> FloatArray | Sequence[FloatArray]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < self._count:
+            assert self._latest is not None
+            return self._latest[index]
+        return self._pending[index - self._count]
+
+
 class StatsObserver(DataObserver):
     """Per regime (0: observational, ``k``: experiment ``k``): sample size, mean, covariance.
 
-    Each regime's statistics are computed once, when its data arrives.
+    Each regime's statistics are computed once, when its data arrives. A covariance is kept
+    only until it is written to a block: after that the block handed out last holds it (the
+    pool never reuses that block while this observer refers to it), so covariances take the
+    memory of the two blocks a caller who keeps the last observation holds, not a third copy.
     """
 
     def __init__(self, blocks: SlotBlocks, observational: FloatArray, n_regimes: int) -> None:
         self._blocks = blocks
         self._sizes = np.zeros(n_regimes, dtype=np.int64)
         self._means = np.zeros((n_regimes, observational.shape[1]))
-        self._covariances: list[FloatArray] = []
+        self._latest: FloatArray | None = None
+        self._count = 0
+        self._pending: list[FloatArray] = []
         self._add(observational)
 
     def observe(self) -> dict[str, np.ndarray]:
+        regimes = _Regimes(self._latest, self._count, self._pending)
+        covariance = self._blocks.snapshot(regimes)
+        self._latest, self._count, self._pending = covariance, len(regimes), []
         return {
             "sample_size": self._sizes.copy(),
             "mean": self._means.copy(),
-            "covariance": self._blocks.snapshot(self._covariances),
+            "covariance": covariance,
         }
 
     def add_experiment(self, samples: FloatArray) -> None:
         self._add(samples)
 
     def _add(self, samples: FloatArray) -> None:
-        regime = len(self._covariances)
+        regime = self._count + len(self._pending)
         mean, covariance = regime_statistics(samples)
         self._sizes[regime] = len(samples)
         self._means[regime] = mean
-        self._covariances.append(covariance)
+        self._pending.append(covariance)
 
 
 def make_observer(

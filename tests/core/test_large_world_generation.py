@@ -96,11 +96,19 @@ def test_a_world_above_the_threshold_is_standardized_and_checked_in_closed_form(
     instance = generate_instance(spec, 3)
     scm = instance.scm
     assert isinstance(scm, LinearGaussianSCM)
-    # The covariance kept from standardization is the population covariance (unit diagonal),
-    # and the mixing matrix is inverted only once the world is sampled from.
-    dense = (scm.mixing.T * scm.noise_std**2) @ scm.mixing
-    np.testing.assert_allclose(scm.covariance(), dense, atol=1e-9)
+    # The covariance the standardization computes is the population covariance (unit
+    # diagonal), and the check on it agrees with the check on the dense covariance.
+    rebuilt, cov = LinearGaussianSCM.standardized_with_covariance(_unscaled(scm), 1.0)
+    dense = scm.covariance()
+    np.testing.assert_allclose(rebuilt.weights, scm.weights, rtol=1e-12)
+    np.testing.assert_allclose(cov, dense, atol=1e-9)
     np.testing.assert_allclose(np.diag(dense), 1.0, rtol=1e-9)
     weak = weak_edges(instance.dag, dense, spec.faithfulness_eps)
     assert int(weak.sum()) == instance.weak_edges
     assert generate_instance(spec, 3).digest() == instance.digest()
+
+
+def _unscaled(scm: LinearGaussianSCM) -> np.ndarray:
+    """Raw weights whose standardization is ``scm`` (a standardized world is its own raw
+    world up to each node's scale: ``W_raw[:, j] = W[:, j] / noise_std[j]``)."""
+    return np.asarray(scm.weights / scm.noise_std[None, :])

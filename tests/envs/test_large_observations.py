@@ -16,7 +16,12 @@ from acdb_gym.core.ladders.shipped import ALL_LADDERS
 from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
-from acdb_gym.envs.observations import RealBox, observation_slots
+from acdb_gym.envs.observations import (
+    RealBox,
+    _zero_block,
+    observation_slots,
+    regime_statistics,
+)
 
 
 @pytest.mark.parametrize(("d", "k"), [(41, 60), (50, 75), (60, 600), (80, 3000), (120, 180)])
@@ -77,3 +82,25 @@ def test_a_large_env_passes_gymnasiums_checker() -> None:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*(infinity|alternative render modes)")
         check_env(ACDBEnv("L1", ladder="large", observation="stats"))
+
+
+def test_stats_covariances_live_in_two_blocks_and_stay_true() -> None:
+    """A caller keeping the last observation: the pool holds two blocks, and the covariances
+    read back from the last block are each regime's own."""
+    env = ACDBEnv("L1", ladder="large", observation="stats")
+    observation, _ = env.reset(options={"manifest_index": 0})
+    for slot in range(6):
+        observation = env.step(actions.intervene(slot, 1.0))[0]
+    assert len(env._blocks._entries) == 2
+    covariance = observation["covariance"]
+    samples = [env.session.observe(), *(e.samples for e in env.session.experiments)]
+    for regime, data in enumerate(samples):
+        np.testing.assert_array_equal(covariance[regime], regime_statistics(data)[1])
+    assert not covariance[len(samples) :].any()
+
+
+def test_a_block_larger_than_memory_is_mapped_lazily() -> None:
+    block = _zero_block((1002, 2000, 2000))  # 30 GiB, never resident
+    block[7] = 1.0
+    assert block.base is not None and block[...].base is block
+    assert block[7].sum() == 2000 * 2000 and not block[6].any()

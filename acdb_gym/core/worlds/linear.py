@@ -13,7 +13,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -62,8 +62,6 @@ class LinearGaussianSCM:
 
     weights: FloatArray
     noise_std: FloatArray
-    _population_covariance: FloatArray | None = field(default=None, init=False, repr=False)
-    """The covariance the by-generation standardization computed along the way, if it ran."""
 
     def __post_init__(self) -> None:
         weights = np.array(self.weights, dtype=np.float64, copy=True)
@@ -104,12 +102,7 @@ class LinearGaussianSCM:
         raw = np.asarray(weights, dtype=np.float64)
         dag = DAG(raw != 0)
         if dag.n_nodes > STANDARDIZE_BY_NODE_MAX_D:
-            scaled_weights, scaled_noise, covariance = standardize_by_generation(
-                raw, dag, noise_var
-            )
-            scm = cls(scaled_weights, scaled_noise)
-            object.__setattr__(scm, "_population_covariance", readonly(covariance))
-            return scm
+            return cls(*standardize_by_generation(raw, dag, noise_var)[:2])
         d = dag.n_nodes
         scaled = np.zeros_like(raw)
         noise_std = np.zeros(d)
@@ -125,6 +118,19 @@ class LinearGaussianSCM:
             cov[:, j] = cross
             cov[j, j] = 1.0
         return cls(scaled, noise_std)
+
+    @classmethod
+    def standardized_with_covariance(
+        cls, weights: FloatArray, noise_var: float
+    ) -> tuple[LinearGaussianSCM, FloatArray]:
+        """:meth:`standardized` and its population covariance: :meth:`covariance` up to
+        ``STANDARDIZE_BY_NODE_MAX_D``, above it the covariance the standardization computed."""
+        raw = np.asarray(weights, dtype=np.float64)
+        if raw.shape[0] > STANDARDIZE_BY_NODE_MAX_D:
+            scaled, noise_std, covariance = standardize_by_generation(raw, DAG(raw != 0), noise_var)
+            return cls(scaled, noise_std), readonly(covariance)
+        scm = cls.standardized(raw, noise_var)
+        return scm, scm.covariance()
 
     @property
     def n_nodes(self) -> int:
@@ -162,10 +168,7 @@ class LinearGaussianSCM:
         return readonly(matrix)
 
     def covariance(self) -> FloatArray:
-        """Population covariance ``(I - W)^{-T} diag(noise_std**2) (I - W)^{-1}`` (for a world
-        standardized by generation, the covariance the standardization computed)."""
-        if self._population_covariance is not None:
-            return self._population_covariance
+        """Population covariance ``(I - W)^{-T} diag(noise_std**2) (I - W)^{-1}``."""
         mixing = self._mixing
         return readonly((mixing.T * self.noise_std**2) @ mixing)
 
