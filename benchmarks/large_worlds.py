@@ -16,13 +16,14 @@ same spec above (``n_int = 10``).
   draw (``n_int`` rows of standard normal noise times the precomputed mixing matrix); the ratio
   of the medians.
 * **memory**: peak resident memory (``VmHWM``) gained by a fresh child process (after its
-  imports) that makes one env,
-  resets it on a preflighted world and spends the budget on interventions keeping the last
-  observation, against a forked child doing the same work in numpy (the world's weights and
-  ``(I - W)^{-1}``, the observational sample, every experiment's samples in raw mode or every
-  regime's mean and covariance in stats mode). In stats mode above d = 500 both spend
-  ``--stats-steps`` interventions instead of the budget (each regime's covariance is 8 d² bytes:
-  32 MB at d = 2,000). The fixed overhead (an env at d = 20 less its floor) is printed too.
+  imports) that makes one env, resets it on a preflighted world and spends the budget on
+  interventions keeping the last observation, against a fresh child doing the same work in
+  numpy with the least memory (the world's ``(I - W)^{-1}`` and observational sample; per step
+  a new zero-padded observation holding every experiment's samples, raw, or every regime's
+  covariance, stats, copied from the previous one, which the caller then drops: two
+  observations at the peak). In stats mode above d = 500 both spend ``--stats-steps``
+  interventions instead of the budget (each regime's covariance is 8 d² bytes: 32 MB at
+  d = 2,000). The fixed overhead (an env at d = 20 less its floor) is printed too.
 
 Run: ``python benchmarks/large_worlds.py [--smoke] [--repeats N] [--sizes 100,200,500,1000,2000]``
 """
@@ -58,7 +59,7 @@ from acdb_gym.core.ladders.shipped import LARGE_LADDER, Level
 from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
-from acdb_gym.envs.observations import ObservationMode
+from acdb_gym.envs.observations import ObservationMode, _zero_block
 
 MIB = 1024 * 1024
 SIZES = (100, 200, 500, 1000, 2000)
@@ -179,21 +180,30 @@ def _env_child(level: Level, mode: ObservationMode, steps: int) -> None:
 
 
 def _floor_child(level: Level, mode: ObservationMode, steps: int) -> None:
+    """The least memory the same work takes: the world, and per step a new zero-padded
+    observation of the experiments so far (the previous one's slots copied, the new one
+    written), the caller keeping only the last; the data live only in the observations."""
     spec = level.spec
     rng = np.random.default_rng(0)
     mixing, observational = numpy_floor_world(spec, rng)
-    kept: list[np.ndarray] = []
     if mode == "stats":
-        kept += [observational.mean(axis=0), np.cov(observational, rowvar=False)]
+        shape: tuple[int, ...] = (steps + 1, spec.d, spec.d)
+        filled = 1
+        last = _zero_block(shape)
+        last[0] = np.cov(observational, rowvar=False)
+    else:
+        shape, filled, last = (max(steps, 1), spec.n_int, spec.d), 0, None
     for slot in range(steps):
         noise = rng.standard_normal((spec.n_int, spec.d))
         noise[:, slot % spec.d] = 1.0
         samples = noise @ mixing
-        if mode == "stats":
-            kept += [samples.mean(axis=0), np.cov(samples, rowvar=False)]
-        else:
-            kept.append(samples)
-    del kept
+        observation = _zero_block(shape)
+        if last is not None:
+            observation[:filled] = last[:filled]
+        observation[filled] = np.cov(samples, rowvar=False) if mode == "stats" else samples
+        filled += 1
+        last = observation
+    del last
 
 
 def _measured(child: Callable[..., None], args: tuple[Any, ...], pipe: Any) -> None:
