@@ -337,9 +337,9 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         m = self.max_interventions
         # The episode's state lives in private arrays; every observation hands out arrays no
         # other observation shares (users keep what they are given; Gymnasium's checker insists).
-        self._data = observations.make_observer(
-            self.observation_mode, self._blocks, session.observe(), spec
-        )
+        # Large worlds share the instance's read-only sample instead of a copy (DESIGN §8).
+        sample = self._instance.d_obs if observations.is_large(spec) else session.observe()
+        self._data = observations.make_observer(self.observation_mode, self._blocks, sample, spec)
         self._targets = np.full(m, spec.d, dtype=np.int64)
         self._values = np.zeros(m)
         self._kinds = np.full(m, KIND_UNUSED, dtype=np.int64)

@@ -16,6 +16,7 @@ from acdb_gym.core.ladders.shipped import ALL_LADDERS
 from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
+from acdb_gym.envs.actions import TernaryGrid
 from acdb_gym.envs.observations import (
     RealBox,
     _zero_block,
@@ -104,3 +105,20 @@ def test_a_block_larger_than_memory_is_mapped_lazily() -> None:
     block[7] = 1.0
     assert block.base is not None and block[...].base is block
     assert block[7].sum() == 2000 * 2000 and not block[6].any()
+
+
+def test_a_ternary_grid_keeps_no_arrays_and_behaves_as_a_multidiscrete() -> None:
+    grid = TernaryGrid(6)
+    plain = spaces.MultiDiscrete(np.full((6, 6), 3))
+    assert grid.nvec.strides == (0, 0) and grid.start.strides == (0, 0)
+    assert grid == plain and grid.shape == (6, 6)
+    grid.seed(0)
+    sample = grid.sample()
+    assert sample.shape == (6, 6) and grid.contains(sample) and plain.contains(sample)
+    assert not grid.contains(np.full((6, 6), 3)) and not grid.contains(np.zeros((5, 6)))
+    assert pickle.loads(pickle.dumps(grid)) == grid
+    large = ACDBEnv("L1", ladder="large")
+    submit = large.action_space.spaces[int(actions.ActionKind.SUBMIT_GRAPH)]  # type: ignore[attr-defined]
+    assert isinstance(submit["graph"], TernaryGrid)
+    large.reset(options={"manifest_index": 0})
+    assert large._data.observe()["observational"] is large._instance.d_obs
