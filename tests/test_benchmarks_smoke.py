@@ -36,6 +36,7 @@ WITH_PEERS = (
     "score_vs_gcastle.py",
     "bic_search_vs_gies.py",
     "pc_batched_vs_causallearn.py",
+    "large_worlds.py",
 )
 PEER_PACKAGES = ("causallearn", "graphical_models", "castle", "gies")
 TIMEOUT = 300

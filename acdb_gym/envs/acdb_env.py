@@ -110,7 +110,7 @@ def observation_space(
     ``interventions`` is ``"hard"``; with ``legacy_values_key`` the key :data:`VALUES_KEY` is
     named :data:`LEGACY_VALUES_KEY`."""
     spec = level.spec
-    d, m = spec.d, spec.max_interventions
+    d, m = spec.d, observations.observation_slots(spec)
     space = spaces.Dict(
         {
             **observations.data_spaces(spec, observation),
@@ -191,7 +191,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
 
     ## Observation Space
 
-    A ``Dict`` of fixed-shape arrays (``m = max_interventions = d - 1 + slack``):
+    A ``Dict`` of fixed-shape arrays (``m = max_interventions = d - 1 + slack``; above
+    ``d = 40``, ``min(d - 1, k, d // 2) + slack``, which bounds every budget too, DESIGN §8):
 
     | key | shape | content |
     |-----|-------|---------|
@@ -338,7 +339,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
 
         spec = self.level.spec
         self.n_nodes = spec.d
-        self.max_interventions = spec.max_interventions
+        # Experiment slots: spec.max_interventions up to d = 40, a tighter bound above.
+        self.max_interventions = observations.observation_slots(spec)
         self.action_space = actions.action_space(
             spec.d, self.max_interventions, sampled_kinds=self._accepted_kinds()
         )
@@ -375,9 +377,9 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         m = self.max_interventions
         # The episode's state lives in private arrays; every observation hands out arrays no
         # other observation shares (users keep what they are given; Gymnasium's checker insists).
-        self._data = observations.make_observer(
-            self.observation_mode, self._blocks, session.observe(), spec
-        )
+        # Large worlds share the instance's read-only sample instead of a copy (DESIGN §8).
+        sample = self._instance.d_obs if observations.is_large(spec) else session.observe()
+        self._data = observations.make_observer(self.observation_mode, self._blocks, sample, spec)
         self._targets = np.full(m, spec.d, dtype=np.int64)
         self._values = np.zeros(m)
         self._kinds = np.full(m, KIND_UNUSED, dtype=np.int64)

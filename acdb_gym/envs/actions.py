@@ -25,6 +25,7 @@ from acdb_gym.core import tools
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.tools import StatisticTool
 from acdb_gym.core.types import is_integer
+from acdb_gym.core.worlds.linear import DO_MATRIX_MAX_D
 
 __all__ = [
     "HYPOTHESIS_KEY",
@@ -37,6 +38,7 @@ __all__ = [
     "Intervene",
     "PartialCorrelation",
     "Submit",
+    "TernaryGrid",
     "ToolAction",
     "action_class",
     "action_space",
@@ -258,6 +260,29 @@ IndependenceTest = action_class("independence_test")
 Action = Intervene | ToolAction | Submit
 
 
+class TernaryGrid(spaces.MultiDiscrete):
+    """``MultiDiscrete(np.full((d, d), 3))`` (the ``submit_graph`` codes) whose ``nvec`` and
+    ``start`` take no memory: read-only broadcast views of one value each (Gymnasium stores both
+    in full, 64 MB at d = 2,000). Used above d = 40; a pickled one is rebuilt from ``d``.
+
+    Args:
+        n_nodes: ``d``.
+    """
+
+    def __init__(self, n_nodes: int) -> None:
+        super().__init__(np.full((1,), 3))
+        self._n_nodes = int(n_nodes)
+        self._shape = (self._n_nodes, self._n_nodes)
+        self.nvec = np.broadcast_to(np.int64(3), self._shape)
+        self.start = np.broadcast_to(np.int64(0), self._shape)
+
+    def __repr__(self) -> str:
+        return f"MultiDiscrete(3 x {self._shape})"
+
+    def __reduce__(self) -> tuple[type[TernaryGrid], tuple[int]]:
+        return (TernaryGrid, (self._n_nodes,))
+
+
 class VariantOneOf(spaces.OneOf):
     """The action space of one env variant: every kind is an element (a kind the variant
     refuses is an invalid step, not an error), but :meth:`sample` draws only the kinds the
@@ -339,7 +364,11 @@ def action_space(
         "regime": spaces.Discrete(max_interventions + 1),
     }
     value = spaces.Box(-VALUE_BOUND, VALUE_BOUND, shape=(), dtype=np.float64)
-    graph = spaces.MultiDiscrete(np.full((n_nodes, n_nodes), 3))
+    graph = (
+        TernaryGrid(n_nodes)
+        if n_nodes > DO_MATRIX_MAX_D
+        else spaces.MultiDiscrete(np.full((n_nodes, n_nodes), 3))
+    )
     kinds: list[spaces.Space[Any]] = []
     for name in kind_names():
         if name == "intervene":

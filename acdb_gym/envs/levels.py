@@ -12,6 +12,7 @@ from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.scoring import ScoreReport
 from acdb_gym.core.types import is_integer
 from acdb_gym.core.worlds.instance import Instance, generate_instance
+from acdb_gym.envs.observations import observation_slots
 
 __all__ = [
     "RewardName",
@@ -70,11 +71,12 @@ def choose_instance(level: Level, options: object, rng: np.random.Generator) -> 
             raise ValueError(f"options['instance'] must be an Instance, got {instance!r}")
         spec = level.spec
         shape = (instance.spec.d, instance.spec.n_obs, instance.spec.n_int)
-        if shape != (spec.d, spec.n_obs, spec.n_int) or instance.budget > spec.max_interventions:
+        slots = observation_slots(spec)
+        if shape != (spec.d, spec.n_obs, spec.n_int) or instance.budget > slots:
             raise ValueError(
                 f"injected instance (d, n_obs, n_int) = {shape} with budget {instance.budget} "
                 f"does not fit level {level.name} {(spec.d, spec.n_obs, spec.n_int)} with at "
-                f"most {spec.max_interventions} interventions"
+                f"most {slots} interventions"
             )
         return instance
     if "manifest_index" in options:

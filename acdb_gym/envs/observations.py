@@ -9,18 +9,26 @@ Both modes hand out their large blocks through a :class:`SlotBlocks`: each obser
 own read-only block (no two observations the caller holds share memory, as Gymnasium requires),
 and the memory of blocks the caller has let go of is reused, so a step writes only the slots
 filled since that block was last handed out instead of allocating and zeroing the whole block.
+
+Levels above ``d = 40`` (:data:`~acdb_gym.core.worlds.linear.DO_MATRIX_MAX_D`; no published result and no
+trained policy has one) are sized to what an episode can hold (DESIGN §8): their experiment
+slots are the bound :func:`observation_slots` proves for every budget, their unbounded ``Box``es
+keep no bound arrays (:class:`RealBox`), and the raw mode hands out the observational sample
+itself (read-only, the same array all episode) instead of a copy per step.
 """
 
 from __future__ import annotations
 
+import mmap
 import sys
 from collections.abc import Sequence
-from typing import Literal, TypedDict, get_args
+from typing import Literal, TypedDict, get_args, overload
 
 import numpy as np
 from gymnasium import spaces
 
 from acdb_gym.core.types import FloatArray, IntArray
+from acdb_gym.core.worlds.linear import DO_MATRIX_MAX_D
 from acdb_gym.core.worlds.spec import LevelSpec
 
 __all__ = [
@@ -28,13 +36,16 @@ __all__ = [
     "DataObserver",
     "ObservationMode",
     "RawObserver",
+    "RealBox",
     "SlotBlocks",
     "StatsObservation",
     "StatsObserver",
     "block_shape",
     "data_keys",
     "data_spaces",
+    "is_large",
     "make_observer",
+    "observation_slots",
     "regime_statistics",
 ]
 
@@ -64,18 +75,78 @@ def data_keys(mode: ObservationMode) -> tuple[str, ...]:
     return _RAW_KEYS if mode == "raw" else _STATS_KEYS
 
 
+def is_large(spec: LevelSpec) -> bool:
+    """Whether a level is sized by the large-world rules (``d > 40``, see the module docstring)."""
+    return spec.d > DO_MATRIX_MAX_D
+
+
+def observation_slots(spec: LevelSpec) -> int:
+    """The experiment slots of an observation: ``spec.max_interventions`` (``d - 1 + slack``)
+    up to ``d = 40``, above that ``min(d - 1, k, d // 2) + slack``.
+
+    The second is a bound on every budget too: ``I*`` is a minimum vertex cover of the covered
+    edges, which form a forest (DESIGN §3, step 6), so by König's theorem ``|I*|`` is the size of
+    a largest matching of at most ``k`` edges, which holds at most ``d // 2``.
+
+    >>> observation_slots(LevelSpec(d=500, k=750, n_obs=10, n_int=10, noise_var=1.0, slack=1))
+    251
+    """
+    if not is_large(spec):
+        return spec.max_interventions
+    return min(spec.d - 1, spec.k, spec.d // 2) + spec.slack
+
+
+class RealBox(spaces.Box):
+    """``Box(-inf, inf, shape, float64)`` whose bounds take no memory.
+
+    ``gymnasium.spaces.Box`` stores ``low``, ``high`` and two boolean masks of the full shape
+    (18 bytes a value: 2.25 GB for the stats covariance block at ``d = 500``); here they are
+    read-only broadcast views of one value each. It is a ``Box`` in every other respect
+    (``contains``, ``sample``, flattening); a pickled one is rebuilt from its shape.
+
+    Args:
+        shape: the shape of the space.
+    """
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        super().__init__(-np.inf, np.inf, (1,), np.float64)
+        self._shape = tuple(int(n) for n in shape)
+        self.low = np.broadcast_to(np.float64(-np.inf), self._shape)
+        self.high = np.broadcast_to(np.float64(np.inf), self._shape)
+        self.bounded_below = np.broadcast_to(np.False_, self._shape)
+        self.bounded_above = np.broadcast_to(np.False_, self._shape)
+        self.low_repr = self.high_repr = None
+
+    def __repr__(self) -> str:
+        return f"Box(-inf, inf, {self._shape}, float64)"
+
+    def __eq__(self, other: object, /) -> bool:
+        if isinstance(other, RealBox):
+            return self._shape == other._shape
+        return super().__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[type[RealBox], tuple[tuple[int, ...]]]:
+        return (RealBox, (self._shape,))
+
+
+def _real_box(spec: LevelSpec, shape: tuple[int, ...]) -> spaces.Box:
+    return RealBox(shape) if is_large(spec) else spaces.Box(-np.inf, np.inf, shape, np.float64)
+
+
 def data_spaces(spec: LevelSpec, mode: ObservationMode) -> dict[str, spaces.Box]:
-    """The Boxes of :func:`data_keys` for a level (``m = spec.max_interventions``)."""
-    d, m = spec.d, spec.max_interventions
+    """The Boxes of :func:`data_keys` for a level (``m`` :func:`observation_slots`)."""
+    d, m = spec.d, observation_slots(spec)
     if mode == "raw":
         return {
-            "observational": spaces.Box(-np.inf, np.inf, (spec.n_obs, d), np.float64),
-            "interventional": spaces.Box(-np.inf, np.inf, (m, spec.n_int, d), np.float64),
+            "observational": _real_box(spec, (spec.n_obs, d)),
+            "interventional": _real_box(spec, (m, spec.n_int, d)),
         }
     return {
         "sample_size": spaces.Box(0, max(spec.n_obs, spec.n_int), (m + 1,), np.int64),
-        "mean": spaces.Box(-np.inf, np.inf, (m + 1, d), np.float64),
-        "covariance": spaces.Box(-np.inf, np.inf, (m + 1, d, d), np.float64),
+        "mean": _real_box(spec, (m + 1, d)),
+        "covariance": _real_box(spec, (m + 1, d, d)),
     }
 
 
@@ -131,7 +202,7 @@ class SlotBlocks:
         the other slots, sharing memory with no array handed out earlier that is still held."""
         entry = self._free_entry()
         if entry is None:
-            block = np.zeros(self._shape)
+            block = _zero_block(self._shape)
             start = 0
             entry = [block, 0, self._episode]
             if len(self._entries) >= self._pool_size:
@@ -163,6 +234,30 @@ class SlotBlocks:
         return best
 
 
+_LAZY_BLOCK_BYTES = 1 << 30
+"""Blocks from this size up are mapped with ``MAP_NORESERVE`` on Linux (see :func:`_zero_block`)."""
+
+_MAP_NORESERVE = 0x4000
+"""Linux's ``MAP_NORESERVE`` (Python's ``mmap`` module does not export it)."""
+
+
+def _zero_block(shape: tuple[int, ...]) -> FloatArray:
+    """A zero block whose pages the OS provides, zero-filled, only once written.
+
+    ``np.zeros`` does that too, but Linux's default overcommit rule refuses one allocation
+    larger than the machine's memory, which a stats block of a large world is (30 GB at
+    d = 2,000); a private anonymous mapping with ``MAP_NORESERVE`` is not refused, and only the
+    slots an episode fills become resident.
+    """
+    size = int(np.prod(shape)) * 8
+    if size < _LAZY_BLOCK_BYTES or not sys.platform.startswith("linux"):
+        return np.zeros(shape)
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE
+    # One array straight on the mapping, so views of the block name it as their base (the
+    # pool's reference count).
+    return np.ndarray(shape, dtype=np.float64, buffer=mmap.mmap(-1, size, flags=flags))
+
+
 def _reuse_rank(entry: list[object], episode: int) -> int:
     return int(entry[1]) if entry[2] == episode else -1  # type: ignore[call-overload]
 
@@ -189,17 +284,24 @@ class DataObserver:
 
 
 class RawObserver(DataObserver):
-    """``observational``: a fresh copy of the sample; ``interventional``: a :class:`SlotBlocks`
-    snapshot of the experiments' samples so far."""
+    """``observational``: a fresh copy of the sample (with ``share_observational``, the
+    read-only sample itself); ``interventional``: a :class:`SlotBlocks` snapshot of the
+    experiments' samples so far."""
 
-    def __init__(self, blocks: SlotBlocks, observational: FloatArray) -> None:
+    def __init__(
+        self, blocks: SlotBlocks, observational: FloatArray, *, share_observational: bool = False
+    ) -> None:
         self._blocks = blocks
         self._observational = observational
+        self._share = share_observational
+        if share_observational and observational.flags.writeable:
+            raise ValueError("a shared observational sample must be read-only")
         self._experiments: list[FloatArray] = []
 
     def observe(self) -> dict[str, np.ndarray]:
+        observational = self._observational
         return {
-            "observational": self._observational.copy(),
+            "observational": observational if self._share else observational.copy(),
             "interventional": self._blocks.snapshot(self._experiments),
         }
 
@@ -207,35 +309,68 @@ class RawObserver(DataObserver):
         self._experiments.append(samples)
 
 
+class _Regimes(Sequence[FloatArray]):
+    """The regimes' covariances: the first ``count`` read from the block handed out last, then
+    the ones computed since (so each covariance is kept once, in the blocks)."""
+
+    def __init__(self, latest: FloatArray | None, count: int, pending: list[FloatArray]) -> None:
+        self._latest = latest
+        self._count = count
+        self._pending = pending
+
+    def __len__(self) -> int:
+        return self._count + len(self._pending)
+
+    @overload
+    def __getitem__(self, index: int) -> FloatArray: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[FloatArray]: ...
+    def __getitem__(self, index: int | slice) -> FloatArray | Sequence[FloatArray]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < self._count:
+            assert self._latest is not None
+            return self._latest[index]
+        return self._pending[index - self._count]
+
+
 class StatsObserver(DataObserver):
     """Per regime (0: observational, ``k``: experiment ``k``): sample size, mean, covariance.
 
-    Each regime's statistics are computed once, when its data arrives.
+    Each regime's statistics are computed once, when its data arrives. A covariance is kept
+    only until it is written to a block: after that the block handed out last holds it (the
+    pool never reuses that block while this observer refers to it), so covariances take the
+    memory of the two blocks a caller who keeps the last observation holds, not a third copy.
     """
 
     def __init__(self, blocks: SlotBlocks, observational: FloatArray, n_regimes: int) -> None:
         self._blocks = blocks
         self._sizes = np.zeros(n_regimes, dtype=np.int64)
         self._means = np.zeros((n_regimes, observational.shape[1]))
-        self._covariances: list[FloatArray] = []
+        self._latest: FloatArray | None = None
+        self._count = 0
+        self._pending: list[FloatArray] = []
         self._add(observational)
 
     def observe(self) -> dict[str, np.ndarray]:
+        regimes = _Regimes(self._latest, self._count, self._pending)
+        covariance = self._blocks.snapshot(regimes)
+        self._latest, self._count, self._pending = covariance, len(regimes), []
         return {
             "sample_size": self._sizes.copy(),
             "mean": self._means.copy(),
-            "covariance": self._blocks.snapshot(self._covariances),
+            "covariance": covariance,
         }
 
     def add_experiment(self, samples: FloatArray) -> None:
         self._add(samples)
 
     def _add(self, samples: FloatArray) -> None:
-        regime = len(self._covariances)
+        regime = self._count + len(self._pending)
         mean, covariance = regime_statistics(samples)
         self._sizes[regime] = len(samples)
         self._means[regime] = mean
-        self._covariances.append(covariance)
+        self._pending.append(covariance)
 
 
 def make_observer(
@@ -244,12 +379,12 @@ def make_observer(
     """The observer of a new episode in ``mode`` (``blocks`` from :func:`block_shape`)."""
     blocks.new_episode()
     if mode == "raw":
-        return RawObserver(blocks, observational)
-    return StatsObserver(blocks, observational, spec.max_interventions + 1)
+        return RawObserver(blocks, observational, share_observational=is_large(spec))
+    return StatsObserver(blocks, observational, observation_slots(spec) + 1)
 
 
 def block_shape(spec: LevelSpec, mode: ObservationMode) -> tuple[int, ...]:
     """The shape of ``mode``'s slot block: experiments' samples, or regimes' covariances."""
     if mode == "raw":
-        return (spec.max_interventions, spec.n_int, spec.d)
-    return (spec.max_interventions + 1, spec.d, spec.d)
+        return (observation_slots(spec), spec.n_int, spec.d)
+    return (observation_slots(spec) + 1, spec.d, spec.d)

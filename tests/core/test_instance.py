@@ -62,11 +62,11 @@ def _reference_do(scm: LinearGaussianSCM, var: int, value: float, noise: np.ndar
     return scaled @ mixing + value * mixing[var]
 
 
-@pytest.mark.parametrize("d", [2, 5, 10, 32, 33, 45])
+@pytest.mark.parametrize("d", [2, 5, 10, 32, 33, 40, 41, 45, 64])
 def test_sample_do_matches_the_cut_system_inverse_for_every_target(d: int) -> None:
-    """The rank-one do-matrices (all targets at once for d <= 32, one at a time above) give the
-    same samples as inverting each cut system, from the same noise, with the target's column
-    exactly the value."""
+    """The rank-one do-matrices (all targets at once for d <= 32, one at a time up to 40) and the
+    rank-one update of the observational draw (d > 40) give the same samples as inverting each
+    cut system, from the same noise, with the target's column exactly the value."""
     rng = np.random.default_rng(d)
     weights = np.triu(rng.uniform(0.5, 2.0, (d, d)) * rng.choice([-1, 1], (d, d)), k=1)
     weights *= rng.random((d, d)) < 0.3
@@ -80,7 +80,10 @@ def test_sample_do_matches_the_cut_system_inverse_for_every_target(d: int) -> No
         noise = np.random.default_rng(seed).standard_normal((7, d))
         expected = _reference_do(scm, var, value, noise)
         assert (data[:, var] == value).all()
-        np.testing.assert_allclose(data, expected, rtol=1e-9, atol=1e-9)
+        # Total effects grow with d in these dense worlds (1e7 at d = 64) and so does the
+        # rounding of every route, the reference's too: compare on the scale of the sample.
+        scale = max(1.0, float(np.abs(expected).max()))
+        np.testing.assert_allclose(data, expected, rtol=0, atol=1e-9 * scale)
 
 
 @pytest.mark.parametrize("bad", [-1, 3])

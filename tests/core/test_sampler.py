@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import gc
+import hashlib
 import weakref
 from dataclasses import fields
 
 import numpy as np
 import pytest
 
-from acdb_gym.core.ladders.shipped import LADDERS
+from acdb_gym.core.ladders.shipped import ALL_LADDERS, LADDERS
 from acdb_gym.core.session import Session
-from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.linear import (
+    DO_MATRIX_MAX_D,
+    LinearGaussianSCM,
+    rank_one_do,
+    unit_scaled_mixing,
+)
 from acdb_gym.core.worlds.sampler import (
     BLOCK_MAX_D,
     InterventionSampler,
@@ -38,9 +44,12 @@ def test_the_block_holds_every_targets_do_matrix_bit_for_bit(d: int) -> None:
         np.testing.assert_array_equal(matrix, scm.do_matrix(var))
 
 
-@pytest.mark.parametrize("d", [2, 5, 10, BLOCK_MAX_D, BLOCK_MAX_D + 1, 45])
+@pytest.mark.parametrize(
+    "d", [2, 5, 10, BLOCK_MAX_D, BLOCK_MAX_D + 1, DO_MATRIX_MAX_D, DO_MATRIX_MAX_D + 1, 120]
+)
 def test_draws_are_bit_identical_to_sample_do_for_every_target(d: int) -> None:
-    """Both the all-at-once matrices (d <= 32) and the one-at-a-time ones (d > 32)."""
+    """The all-at-once matrices (d <= 32), the one-at-a-time ones (d <= 40) and the rank-one
+    update of one scaled mixing matrix (d > 40)."""
     scm = _random_scm(d)
     sampler = InterventionSampler(scm)
     for var in [*range(d), 0]:  # target 0 again: its kept matrix
@@ -76,6 +85,55 @@ def test_sessions_on_one_instance_share_its_sampler_and_the_scm_stays_a_plain_va
     first.intervene(3, 1.0)
     assert first._sampler is second._sampler is sampler_for(instance.scm)
     scm = instance.scm
-    assert set(vars(scm)) == {field.name for field in fields(scm)}
+    # Its fields and the mixing matrix it inverts on first use, nothing the sampler put there.
+    assert set(vars(scm)) <= {field.name for field in fields(scm)} | {"_mixing"}
     assert not scm.mixing.flags.writeable
     np.testing.assert_array_equal(scm.mixing, np.linalg.inv(np.eye(scm.n_nodes) - scm.weights))
+
+
+def _session_draws(ladder: str, level: str) -> tuple[Session, list[np.ndarray]]:
+    """Instance 0's whole budget, targets stepping by 7, values 0.5, 1.5, ..."""
+    instance = ALL_LADDERS[ladder][level].instance(0)
+    session = Session(instance)
+    draws = [
+        session.intervene((7 * slot) % instance.n_nodes, 0.5 + slot)
+        for slot in range(session.budget)
+    ]
+    return session, draws
+
+
+# Made on the tree before the rank-one path existed: the samples rounded to 10 decimals (so a
+# BLAS build's last bits do not matter), SHA-256, 16 hex digits.
+SAMPLE_FIXTURES = {
+    ("v0", "L3"): "adf10bb2a4b0460a",
+    ("v1", "L5"): "dad571da026e1362",
+    ("large", "L0"): "1f2fd6eba7916892",
+    ("large", "L2"): "c926dcfb08641d78",
+}
+
+
+@pytest.mark.parametrize(("ladder", "level"), list(SAMPLE_FIXTURES))
+def test_session_samples_equal_the_fixture_and_their_paths_arithmetic(
+    ladder: str, level: str
+) -> None:
+    """Shipped levels with d <= 40 draw through the do-matrix bit for bit (their published rows
+    depend on it); the d = 100 level draws through the rank-one update, equal to 10 decimals."""
+    session, draws = _session_draws(ladder, level)
+    sha = hashlib.sha256()
+    for samples in draws:
+        sha.update(np.round(samples, 10).tobytes())
+    assert sha.hexdigest()[:16] == SAMPLE_FIXTURES[ladder, level]
+    scm = ALL_LADDERS[ladder][level].instance(0).scm
+    assert isinstance(scm, LinearGaussianSCM)
+    rng = ALL_LADDERS[ladder][level].instance(0).intervention_rng()
+    scaled = unit_scaled_mixing(scm.mixing, scm.noise_std)
+    for slot, samples in enumerate(draws):
+        var, value = (7 * slot) % scm.n_nodes, 0.5 + slot
+        noise = rng.standard_normal(samples.shape)
+        if scm.n_nodes <= DO_MATRIX_MAX_D:
+            noise[:, var] = value
+            expected = np.dot(noise, scm.do_matrix(var))
+        else:
+            expected = rank_one_do(scaled, scm.mixing, var, value, noise, None)
+        assert samples.tobytes() == expected.tobytes()
+    assert session.interventions_used == session.budget

@@ -24,9 +24,20 @@ EdgeCount = int | Literal["uniform"]
 """An exact number of edges, or ``"uniform"``: a count drawn uniformly from ``0..d(d-1)/2``."""
 
 
-@functools.lru_cache(maxsize=64)
+_CACHED_PAIRS_MAX_D = 500
+"""Largest ``d`` whose forward pairs are cached (2 MB at 500; 32 MB at 2,000, kept for good)."""
+
+
 def _forward_pairs(d: int) -> tuple[IntArray, IntArray]:
-    """``np.triu_indices(d, k=1)`` (read-only, cached per ``d``)."""
+    """``np.triu_indices(d, k=1)`` (read-only; cached per ``d`` up to ``_CACHED_PAIRS_MAX_D``)."""
+    if d <= _CACHED_PAIRS_MAX_D:
+        return _cached_forward_pairs(d)
+    rows, cols = np.triu_indices(d, k=1)
+    return readonly(rows), readonly(cols)
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_forward_pairs(d: int) -> tuple[IntArray, IntArray]:
     rows, cols = np.triu_indices(d, k=1)
     return readonly(rows), readonly(cols)
 

@@ -31,7 +31,7 @@ from acdb_gym.core.worlds.faithfulness import (
     min_relevant_partial_correlation,
     weak_edges,
 )
-from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.linear import STANDARDIZE_BY_NODE_MAX_D, LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import SCM
 from acdb_gym.core.worlds.spec import LINEAR_GAUSSIAN, LevelSpec
 
@@ -182,6 +182,17 @@ def _build_scm(spec: LevelSpec, weights: FloatArray) -> LinearGaussianSCM:
     return LinearGaussianSCM(weights, np.full(spec.d, np.sqrt(spec.noise_var)))
 
 
+def _build_scm_and_covariance(
+    spec: LevelSpec, weights: FloatArray
+) -> tuple[LinearGaussianSCM, FloatArray]:
+    """:func:`_build_scm` and the world's population covariance (above
+    ``STANDARDIZE_BY_NODE_MAX_D``, the one its standardization computed)."""
+    if spec.standardized:
+        return LinearGaussianSCM.standardized_with_covariance(weights, spec.noise_var)
+    scm = _build_scm(spec, weights)
+    return scm, scm.covariance()
+
+
 def _passes_full_set_check(dag: DAG, cov: FloatArray, eps: float) -> bool:
     """The full-set half of :func:`is_faithful` (``|rho(i, j | V minus {i, j})| >= eps`` for every
     edge), computed exactly as there.
@@ -249,9 +260,11 @@ def _redraw_weak_edges(
     weights = _draw_weights(spec, dag, weight_rng)
     draws = 1
     while True:
-        scm = _build_scm(spec, weights)
-        cov = scm.covariance()
-        weak = weak_edges(dag, cov, spec.faithfulness_eps)
+        scm, cov = _build_scm_and_covariance(spec, weights)
+        # Above STANDARDIZE_BY_NODE_MAX_D (no shipped manifest) the precision in closed form
+        # spares inverting the covariance every round.
+        precision = scm.precision() if spec.d > STANDARDIZE_BY_NODE_MAX_D else None
+        weak = weak_edges(dag, cov, spec.faithfulness_eps, precision=precision)
         n_weak = int(weak.sum())
         if n_weak == 0 or draws > EDGE_REDRAW_ROUNDS:
             return dag, scm, cov, draws, n_weak

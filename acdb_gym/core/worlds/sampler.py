@@ -4,8 +4,10 @@
 target's matrix on every call; an episode calls it a few times per instance, and a sweep replays
 the same preflighted instances in every episode. The sampler keeps the matrices instead, for
 ``d <= 32`` all of them made at once, and :func:`sampler_for` keeps one sampler per SCM for as
-long as the SCM lives. The samples are bit-identical to ``sample_do``'s: the same draws from the
-generator and the same arithmetic (``np.dot`` with the same matrix).
+long as the SCM lives. Above :data:`~acdb_gym.core.worlds.linear.DO_MATRIX_MAX_D` it keeps no matrix per
+target but one scaled mixing matrix, and draws with :func:`~acdb_gym.core.worlds.linear.rank_one_do`. The
+samples are bit-identical to ``sample_do``'s: the same draws from the generator and the same
+arithmetic.
 
 The SCMs of the other families (:mod:`acdb_gym.core.worlds.mechanisms`) draw through their own
 ``sample_do`` (:class:`FamilySampler`).
@@ -18,7 +20,12 @@ import weakref
 import numpy as np
 
 from acdb_gym.core.types import FloatArray, readonly
-from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.linear import (
+    DO_MATRIX_MAX_D,
+    LinearGaussianSCM,
+    rank_one_do,
+    unit_scaled_mixing,
+)
 from acdb_gym.core.worlds.mechanisms import SCM, LinearNonGaussianSCM, NonlinearSCM
 
 __all__ = ["FamilySampler", "InterventionSampler", "sampler_for"]
@@ -46,18 +53,24 @@ class InterventionSampler:
     """Draws ``do(X_var = value)`` samples of one SCM from cached per-target matrices.
 
     Args:
-        scm: the model; for ``d <= 32`` every target's matrix is made here, above that each
-            one on its first draw.
+        scm: the model; for ``d <= 32`` every target's matrix is made here, up to
+            ``DO_MATRIX_MAX_D`` each one on its first draw, and above that none (one scaled
+            mixing matrix for every target, made here).
     """
 
     def __init__(self, scm: LinearGaussianSCM) -> None:
         # A weak reference: :func:`sampler_for` keys samplers weakly by their SCM, which a strong
         # one would keep alive for ever.
         self._scm = weakref.ref(scm)
-        self._n_nodes = scm.n_nodes
-        self._matrices: list[FloatArray | None] = (
-            do_matrix_block(scm) if scm.n_nodes <= BLOCK_MAX_D else [None] * scm.n_nodes
-        )
+        self._n_nodes = d = scm.n_nodes
+        self._scaled: FloatArray | None = None
+        self._matrices: list[FloatArray | None] = []
+        if d <= BLOCK_MAX_D:
+            self._matrices = do_matrix_block(scm)
+        elif d <= DO_MATRIX_MAX_D:
+            self._matrices = [None] * d
+        else:
+            self._scaled = readonly(unit_scaled_mixing(scm.mixing, scm.noise_std))
 
     def __reduce__(self) -> tuple[object, tuple[LinearGaussianSCM]]:
         """Pickles as its SCM: unpickling asks :func:`sampler_for` again, so a pickled session
@@ -75,6 +88,11 @@ class InterventionSampler:
 
         ``out`` must be a writable C-contiguous float64 ``(n, d)`` array.
         """
+        if self._scaled is not None:
+            scm = self._scm()
+            assert scm is not None, "a sampler outlived its SCM"
+            noise = rng.standard_normal((n, self._n_nodes))
+            return rank_one_do(self._scaled, scm.mixing, var, value, noise, out)
         matrix = self._matrices[var]
         if matrix is None:
             scm = self._scm()
