@@ -49,7 +49,7 @@ from acdb_gym.core.scoring import score
 from acdb_gym.core.types import IntArray
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.report.aggregation import group_of
-from acdb_gym.report.tables import md_table
+from acdb_gym.report.document import Part, Table
 from acdb_gym.report.types import GroupKey, Row
 
 __all__ = [
@@ -283,11 +283,11 @@ def _percent(value: float) -> str:
     return "—" if not np.isfinite(value) else f"{100 * value:.1f}"
 
 
-def revision_markdown(summaries: Sequence[RevisionSummary]) -> list[str]:
+def revision_markdown(summaries: Sequence[RevisionSummary]) -> list[Part]:
     """The report's "Revision" section (no lines when no row has a revision record)."""
     if not summaries:
         return []
-    lines = ["## Revision", ""]
+    lines: list[Part] = ["## Revision", ""]
     lines += [
         "Agents that state their current graph with each experiment. After k experiments: the "
         "graph stated with experiment k + 1, or the submission after the last; directed F1 "
@@ -314,19 +314,21 @@ def revision_markdown(summaries: Sequence[RevisionSummary]) -> list[str]:
             ]
             for s in rows
         ]
-        lines += md_table(
-            [*headers, "unchanged (%)"],
-            [[*b, _percent(s.unchanged)] for b, s in zip(body, rows, strict=True)],
+        lines.append(
+            Table.of(
+                [*headers, "unchanged (%)"],
+                [[*b, _percent(s.unchanged)] for b, s in zip(body, rows, strict=True)],
+            )
         )
         lines += _f1_table(ladder, rows)
     return lines
 
 
-def _f1_table(ladder: str, rows: Sequence[RevisionSummary]) -> list[str]:
+def _f1_table(ladder: str, rows: Sequence[RevisionSummary]) -> list[Part]:
     longest = max(len(s.f1_after) for s in rows)
     shown = min(longest, MAX_INDEX_COLUMNS)
     note = f" Indices above {shown - 1} are in revision.csv." if longest > shown else ""
-    lines = [
+    lines: list[Part] = [
         f"### Ladder {ladder}: directed F1 (%) after k experiments",
         "",
         "Mean over the episodes with at least k experiments; their number in brackets; k = 0 "
@@ -337,7 +339,7 @@ def _f1_table(ladder: str, rows: Sequence[RevisionSummary]) -> list[str]:
     for s in rows:
         cells = [f"{_percent(mean)} ({n})" if n else "—" for mean, n in s.f1_after[:shown]]
         body.append([s.label, s.level, *cells, *["—"] * (shown - len(cells))])
-    return lines + md_table(["agent", "level", *(str(k) for k in range(shown))], body)
+    return [*lines, Table.of(["agent", "level", *(str(k) for k in range(shown))], body)]
 
 
 CSV_HEADERS: Final = ("ladder", "agent", "level", "k", "episodes", "directed_f1")
