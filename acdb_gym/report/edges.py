@@ -209,7 +209,7 @@ def graph_svg(
     positions = _positions(n_nodes, size)
     node_radius = 13.0 if n_nodes <= 30 else 5.0
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" role="img" width="{size:.0f}" '
+        f'<svg class="graph" role="img" width="{size:.0f}" '
         f'height="{size:.0f}" viewBox="0 0 {size:.0f} {size:.0f}">',
         f"<title>{html.escape(title)}</title>",
         _markers(prefix),
@@ -257,7 +257,7 @@ def legend_svg(counts: Mapping[EdgeClass, int] | None = None) -> str:
         )
     height = 20 * len(EDGE_CLASSES) + 6
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="legend" role="img" width="200" '
+        f'<svg class="legend" role="img" width="200" '
         f'height="{height}" viewBox="0 0 200 {height}"><title>edge legend</title>'
         + "".join(rows)
         + "</svg>"

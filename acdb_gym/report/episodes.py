@@ -107,7 +107,7 @@ def _header(index: int, row: Row) -> str:
         ("interventions used", row.get("interventions_used")),
         ("truncated", row.get("truncated")),
         ("draws", row.get("draws")),
-        ("tokens in / out", f"{row.get('tokens_in')} / {row.get('tokens_out')}"),
+        ("tokens in / out", f"{_cell(row.get('tokens_in'))} / {_cell(row.get('tokens_out'))}"),
         ("wall time (s)", row.get("wall_time")),
     ]
     if row.get("error"):

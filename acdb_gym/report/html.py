@@ -31,6 +31,7 @@ from acdb_gym.report.types import Row
 __all__ = [
     "EPISODE_HEADERS",
     "HTML_FILE",
+    "document_page",
     "episode_rows",
     "html_page",
     "html_table",
@@ -242,18 +243,23 @@ def _viewer(rows: Sequence[Row]) -> str:
     )
 
 
-def html_page(parts: Sequence[Part], run_dir: Path, rows: Sequence[Row]) -> str:
-    """The text of ``report.html``: the document, then the episode viewer."""
-    title = html.escape(f"ACDB sweep report: {run_dir.name}")
+def document_page(title: str, parts: Sequence[Part], base_dir: Path, *, after: str = "") -> str:
+    """A self-contained page of a document: its parts (images embedded from ``base_dir``),
+    then the HTML ``after``, with the sorting script."""
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{title}</title><style>{STYLE}</style></head><body>"
-        '<noscript><p class="note">JavaScript is off: the tables do not sort, and the '
-        "episode links open their pages in the frame.</p></noscript>"
-        f"{_document_html(parts, run_dir)}\n{_viewer(rows)}"
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+        '<noscript><p class="note">JavaScript is off: the tables do not sort; '
+        "everything else reads as it is.</p></noscript>"
+        f"{_document_html(parts, base_dir)}\n{after}"
         f"<script>{SCRIPT}</script></body></html>\n"
     )
+
+
+def html_page(parts: Sequence[Part], run_dir: Path, rows: Sequence[Row]) -> str:
+    """The text of ``report.html``: the document, then the episode viewer."""
+    return document_page(f"ACDB sweep report: {run_dir.name}", parts, run_dir, after=_viewer(rows))
 
 
 def write_html_report(

@@ -51,7 +51,7 @@ from acdb_gym.report.types import (
     Summary,
 )
 
-__all__ = ["markdown_report", "report_parts"]
+__all__ = ["markdown_report", "paired_test_parts", "report_parts"]
 
 CORRELATION_PROBE: Final = "llm_corr_obs"
 MIN_SEEDS: Final = min_sign_flip_seeds(POWER_ALPHA)
@@ -110,7 +110,7 @@ def report_parts(
     for table in summary.ladders:
         mine = [test for test in tests if test.ladder == table.ladder]
         lines += _md_ladder(table, mine, sortable.get(table.ladder, ()))
-    lines += _md_tests(tests)
+    lines += paired_test_parts(tests)
     lines += revision_markdown(revisions)
     if len(summary.ladders) > 1:
         headers, body = comparison_body(summary)
@@ -302,7 +302,9 @@ def _p_phrase(test: PairedTest) -> str:
     return printed if printed.startswith("<") else f"= {printed}"
 
 
-def _md_tests(tests: Sequence[PairedTest]) -> list[Part]:
+def paired_test_parts(tests: Sequence[PairedTest]) -> list[Part]:
+    """The paired-tests section: how the tests are made, then per ladder the pooled and the
+    per-level tables."""
     lines: list[Part] = ["## Paired sign-flip tests", ""]
     if not tests:
         return [*lines, "No pairs of agent rows with shared seeds.", ""]
