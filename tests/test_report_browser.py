@@ -257,14 +257,24 @@ def test_the_report_and_an_episode_page_in_headless_chromium(
             "return d && d.readyState === 'complete' ? d.title : '';})()"
         )
     assert "pc_greedy (active)" in title
+    # Key j moves to the next shown row and opens its page.
+    first = browser.js("document.querySelector('#episodes tr.current td').textContent")
+    browser.call("Input.dispatchKeyEvent", session=True, type="keyDown", key="j", text="j")
+    browser.call("Input.dispatchKeyEvent", session=True, type="keyUp", key="j")
+    shown_numbers = browser.js(
+        "[...document.querySelectorAll('#episodes tbody tr:not([hidden])')]"
+        ".map(r => r.cells[0].textContent)"
+    )
+    now = browser.js("document.querySelector('#episodes tr.current td').textContent")
+    assert now == shown_numbers[shown_numbers.index(first) + 1]
 
     # The episode page on its own: both graphs, the edge legend, the experiments.
     page = (
         run
         / "episodes"
-        / browser.js("document.querySelector('#episodes a.current').getAttribute('href')").split(
-            "/"
-        )[-1]
+        / browser.js(
+            "document.querySelector('#episodes tr.current td:last-child a').getAttribute('href')"
+        ).split("/")[-1]
     )
     browser.open(page)
     assert browser.js("document.querySelectorAll('svg.graph').length") == 2

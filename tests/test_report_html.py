@@ -8,14 +8,17 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from acdb_gym.cli import main as cli_main
 from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.report import write_report
 from acdb_gym.report.edges import classify_edges, submission_of
 from acdb_gym.report.html import EPISODE_HEADERS
 from acdb_gym.report.leaderboard import merge_runs, write_leaderboard
+from acdb_gym.report.revision import shift_effects_of
 from acdb_gym.results import read_results
 from acdb_gym.sweep.run import SweepConfig, run_sweep
 
@@ -146,6 +149,22 @@ def test_the_viewer_lists_every_row_and_each_page_shows_its_episode(run: Path) -
     experiments = page.split('<table class="experiments">')[1].split("</table>")[0]
     assert experiments.count("<tr>") - 1 == rows[greedy]["interventions_used"] > 0
     assert "do(X" in experiments
+    # Each descendant with the size of its shift (the v0 SCMs are linear).
+    assert re.search(r"X\d+ \([+−]\d\.\d\d\)", experiments)
+
+
+def test_shift_effects_are_the_mean_shifts_of_a_one_sd_experiment() -> None:
+    instance = get_level("v0", "L2").instance(3)
+    effects = shift_effects_of({"ladder": "v0", "level": "L2", "seed": instance.seed})
+    assert effects is not None
+    sd = np.sqrt(np.diag(instance.scm.covariance()))
+    rng = np.random.default_rng(0)
+    for target in range(instance.dag.n_nodes):
+        shift = instance.scm.sample_do(target, sd[target], 200_000, rng).mean(axis=0) / sd
+        np.testing.assert_allclose(effects[target], shift, atol=0.01)
+        descendants = set(np.flatnonzero(effects[target])) - {target}
+        reach = {int(j) for j in np.flatnonzero(instance.dag.adjacency[target])}
+        assert reach <= descendants
 
 
 def test_edge_classes_cover_each_case() -> None:

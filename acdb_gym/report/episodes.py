@@ -28,6 +28,7 @@ import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.core.types import FloatArray
 from acdb_gym.envs.hypotheses import RevisionRecord, graph_to_text
 from acdb_gym.report.cost import Price
 from acdb_gym.report.edges import (
@@ -38,7 +39,7 @@ from acdb_gym.report.edges import (
     legend_svg,
     submission_of,
 )
-from acdb_gym.report.revision import episode_revision, true_dag_of
+from acdb_gym.report.revision import episode_revision, shift_effects_of, true_dag_of
 from acdb_gym.report.transcripts import cell_text, transcript_html
 from acdb_gym.report.types import Row
 
@@ -196,6 +197,7 @@ def _experiments(row: Row, truth: DAG | None) -> str:
     revision = None
     if truth is not None and truth.n_nodes == record.n_nodes:
         revision = episode_revision(record, truth)
+    effects = _effects(row) if truth is not None and truth.n_nodes == record.n_nodes else None
     body = []
     for k, target in enumerate(record.targets):
         change = revision.changes[k] if revision else None
@@ -209,7 +211,7 @@ def _experiments(row: Row, truth: DAG | None) -> str:
             [
                 k + 1,
                 f"do(X{target})",
-                ", ".join(f"X{v}" for v in shifted) or "none",
+                _shifts(shifted, None if effects is None else effects[target]),
                 ", ".join(f"X{v}" for v in children) or "none",
                 "—" if change is None else change.toward,
                 "—" if change is None else change.away,
@@ -221,7 +223,7 @@ def _experiments(row: Row, truth: DAG | None) -> str:
     headers = [
         "k",
         "experiment",
-        "true shifts (descendants)",
+        "true shifts (descendants, mean shift in sd)",
         "direct effects (children)",
         "toward",
         "away",
@@ -232,7 +234,10 @@ def _experiments(row: Row, truth: DAG | None) -> str:
     before = record.after(0)
     out.append(
         '<p class="note">The shift each experiment produces in the instance: the target\'s '
-        "descendants (what a shift test should flag) and children (direct effects); then what "
+        "descendants (what a shift test should flag) and children (direct effects); for a "
+        "linear SCM each descendant with the shift of its mean, in its standard deviations, "
+        "when the target is moved by one of its own (the evidence an experiment can give: "
+        "a shift of 0.05 is hard to see in a small sample, one of 1 is not); then what "
         "it changed in the agent's stated graph: pairs flipped toward the truth, away from it, "
         "or sideways. Before the first experiment: "
         f"<code>{_esc('—' if before is None else graph_to_text(before))}</code>"
@@ -245,6 +250,23 @@ def _experiments(row: Row, truth: DAG | None) -> str:
     )
     out.append(_table(headers, body, "experiments"))
     return "".join(out)
+
+
+def _effects(row: Row) -> FloatArray | None:
+    try:
+        return shift_effects_of(row)
+    except (LookupError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _shifts(descendants: Sequence[int], effects: FloatArray | None) -> str:
+    """The descendants, largest shift first with its size when the effects are known."""
+    if not descendants:
+        return "none"
+    if effects is None:
+        return ", ".join(f"X{v}" for v in descendants)
+    ordered = sorted(descendants, key=lambda v: -abs(float(effects[v])))
+    return ", ".join(f"X{v} ({float(effects[v]):+.2f})".replace("-", "−") for v in ordered)
 
 
 def _truth(row: Row) -> DAG | None:

@@ -66,8 +66,9 @@ th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{co
 img.plot{max-width:100%;height:auto;border:1px solid #d0d7de}
 code{background:#f6f8fa;padding:0 3px}
 #viewer{display:flex;gap:1em;align-items:flex-start}
-#episode-list{max-height:80vh;overflow:auto;flex:0 0 auto;content-visibility:auto}
-#episode-frame{flex:1 1 auto;min-width:480px;height:80vh;border:1px solid #d0d7de}
+#episode-list{max-height:80vh;overflow:auto;flex:0 1 auto;max-width:58%;content-visibility:auto}
+#episodes tr.current{background:#ddf4ff}
+#episode-frame{flex:1 1 42%;min-width:420px;height:80vh;border:1px solid #d0d7de}
 .note{color:#57606a}
 """
 
@@ -92,14 +93,14 @@ var rows=document.querySelectorAll('#episodes tbody tr');for(var i=0;i<rows.leng
 rows[i].hidden=q&&rows[i].textContent.toLowerCase().indexOf(q)<0;}});}
 var frame=document.getElementById('episode-frame');
 document.addEventListener('keydown',function(e){if(!frame||e.target===box)return;
-if(e.key!=='j'&&e.key!=='k')return;var links=Array.prototype.filter.call(
-document.querySelectorAll('#episodes tbody tr:not([hidden]) a'),function(){return true;});
-var cur=links.findIndex(function(a){return a.classList.contains('current');});
-var next=links[Math.max(0,Math.min(links.length-1,cur+(e.key==='j'?1:-1)))];
-if(next){next.click();}});
+if(e.key!=='j'&&e.key!=='k')return;
+var rows=Array.prototype.slice.call(document.querySelectorAll('#episodes tbody tr:not([hidden])'));
+var cur=rows.findIndex(function(r){return r.classList.contains('current');});
+var next=rows[Math.max(0,Math.min(rows.length-1,cur+(e.key==='j'?1:-1)))];
+if(next){next.querySelector('td:last-child a').click();}});
 document.addEventListener('click',function(e){var a=e.target.closest('#episodes a');if(!a)return;
-var old=document.querySelector('#episodes a.current');if(old)old.classList.remove('current');
-a.classList.add('current');});
+var old=document.querySelector('#episodes tr.current');if(old)old.classList.remove('current');
+a.closest('tr').classList.add('current');});
 })();
 """
 
@@ -225,14 +226,17 @@ def _viewer(rows: Sequence[Row]) -> str:
     lines = []
     for cells in table.body:
         link = html.escape(cells[-1])
-        tds = "".join(f"<td>{html.escape(cell)}</td>" for cell in cells[:-1])
+        # The number links too, so a narrow window that hides the last column still opens it.
+        number = f'<td><a href="{link}" target="episode-frame">{html.escape(cells[0])}</a></td>'
+        tds = number + "".join(f"<td>{html.escape(cell)}</td>" for cell in cells[1:-1])
         lines.append(f'<tr>{tds}<td><a href="{link}" target="episode-frame">view</a></td></tr>')
     first = html.escape(table.body[0][-1]) if table.body else "about:blank"
     return (
         '<h2 id="episode-viewer">Episodes</h2>'
         f'<p class="note">{len(rows)} result rows. "view" opens an episode\'s page (true and '
         "submitted graphs, experiments, revisions, score, transcript) in the frame; each page "
-        "is also a file of its own in <code>episodes/</code>. Click a header to sort; keys "
+        "is also a file of its own in <code>episodes/</code>; the row's number opens it too. Click "
+        "a header to sort; keys "
         "j / k step through the rows.</p>"
         '<input id="episode-filter" type="search" placeholder="filter episodes" hidden>'
         '<div id="viewer"><div id="episode-list">'
