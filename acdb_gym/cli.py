@@ -246,8 +246,9 @@ def _inspect_import_parser(sub: argparse._SubParsersAction[argparse.ArgumentPars
         "inspect-import",
         help="append the rows of inspect_ai logs of the ACDB task to a run directory",
         description=f"Turn inspect_ai logs of the acdb_gym/acdb task into rows of OUT/{RESULTS_FILE} "
-        "(agent inspect:<variant>, the inspect model in its config) for `acdb report`; jobs that "
-        "already have a successful row are skipped.",
+        "(agent inspect:<variant>, the inspect model in its config) for `acdb report`, and each "
+        "sample's transcript to OUT/transcripts/; jobs that already have a successful row are "
+        "skipped.",
     )
     p.add_argument("logs", type=Path, nargs="+", help="inspect log files (.eval or .json)")
     p.add_argument("--out", type=Path, required=True, help="run directory, e.g. runs/NAME")

@@ -77,6 +77,8 @@ def _event_content(event: Mapping[str, Any]) -> str:
         )
         error = " [error]" if event.get("is_error") else ""
         return f"{name}{_as_text(event.get('text') or '')}{error}"
+    if kind == "message":
+        return f"[{event.get('role')}] {_as_text(event.get('text') or '')}"
     if kind == "action":
         return _as_text(event.get("action") or event.get("error") or "")
     if kind == "episode_start":
