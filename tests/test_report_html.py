@@ -16,7 +16,7 @@ from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.report import write_report
 from acdb_gym.report.edges import classify_edges, submission_of
-from acdb_gym.report.html import EPISODE_HEADERS
+from acdb_gym.report.html import EPISODE_HEADERS, prose_html
 from acdb_gym.report.leaderboard import merge_runs, write_leaderboard
 from acdb_gym.report.revision import shift_effects_of
 from acdb_gym.results import read_results
@@ -232,3 +232,12 @@ def test_leaderboard_refuses_runs_that_do_not_match(run: Path, tmp_path: Path) -
     with pytest.raises(ValueError, match="given twice"):
         merge_runs([run, run])
     assert cli_main(["leaderboard", str(run), str(tmp_path / "nowhere")]) == 2
+
+
+def test_prose_links_only_relative_files() -> None:
+    text = prose_html(["- [table](table2_v0.csv), [x](javascript:alert(1)), [y](https://a.b/c)"])
+    assert '<a href="table2_v0.csv">table</a>' in text
+    assert "<a href" not in text.replace('<a href="table2_v0.csv">', "")
+    assert prose_html(["**<b>bold</b>** `<i>`"]) == (
+        "<p><strong>&lt;b&gt;bold&lt;/b&gt;</strong> <code>&lt;i&gt;</code></p>"
+    )

@@ -109,6 +109,15 @@ _CODE = re.compile(r"`([^`]+)`")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 
+def _link(match: re.Match[str]) -> str:
+    """A Markdown link as an anchor when its target is a relative path (the report links only
+    its own files); any other target (a URL, ``javascript:``) stays text."""
+    text, target = match.group(1), match.group(2)
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:|//", html.unescape(target)):
+        return match.group(0)
+    return f'<a href="{target}">{text}</a>'
+
+
 def _inline(text: str) -> str:
     """A prose line's inline forms: code spans, bold, links (all escaped first)."""
     pieces = _CODE.split(text)
@@ -119,7 +128,7 @@ def _inline(text: str) -> str:
             continue
         escaped = html.escape(piece)
         escaped = _BOLD.sub(r"<strong>\1</strong>", escaped)
-        escaped = _LINK.sub(r'<a href="\2">\1</a>', escaped)
+        escaped = _LINK.sub(_link, escaped)
         out.append(escaped)
     return "".join(out)
 
