@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from pathlib import Path
@@ -68,6 +69,19 @@ def test_sweep_runs_llm_agents_through_the_cli(
         assert sum(int(tokens_in) for tokens_in, _ in replies) == row["tokens_in"]
         assert sum(int(tokens_out) for _, tokens_out in replies) == row["tokens_out"]
         assert "submit_graph" in table
+    # Given prices, each reply's cost and the episode's, as costs.csv has it.
+    prices = tmp_path / "prices.toml"
+    prices.write_text('[models."test-model"]\ninput = 2.0\ncached_input = 1.0\noutput = 8.0\n')
+    write_report(out, prices=prices)
+    with (out / "costs.csv").open() as handle:
+        costs = {line["job_id"]: float(line["cost"]) for line in csv.DictReader(handle)}
+    for index, row in enumerate(rows):
+        if not row["agent"].startswith("llm_"):
+            continue
+        page = (out / "episodes" / f"e{index}.html").read_text(encoding="utf-8")
+        assert f"Episode cost: {costs[row['job_id']]:.5f} USD." in page
+        turns = re.findall(r"<td>reply</td>.*?<td>(\d+\.\d{5})</td></tr>", page, flags=re.S)
+        assert turns and abs(sum(map(float, turns)) - costs[row["job_id"]]) < 1e-4
     report = (out / "report.md").read_text()
     assert "llm_raw[test-model] (active)" in report
     assert (
