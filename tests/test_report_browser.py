@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from acdb_gym.report import write_report
+from acdb_gym.report.leaderboard import write_leaderboard
 from acdb_gym.sweep.run import SweepConfig, run_sweep
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -319,3 +320,25 @@ def test_the_report_reads_with_javascript_off(run: Path, browser: Browser, tmp_p
     ]
     assert all(box["width"] > 300 and box["height"] > 200 for box in boxes)
     assert _is_png_with_content(browser.screenshot(_shots(tmp_path) / "report-no-js.png"))
+
+
+def test_the_leaderboard_page_in_headless_chromium(
+    run: Path, browser: Browser, tmp_path: Path
+) -> None:
+    files = write_leaderboard([run], tmp_path / "board")
+    md = files.markdown.read_text(encoding="utf-8").splitlines()
+    n_tables = sum(1 for line in md if line.startswith("|---"))
+    browser.open(files.html)
+    assert browser.js("document.querySelectorAll('table.sortable').length") == n_tables >= 3
+    assert browser.js("document.querySelectorAll('#episodes').length") == 0
+    # The run's name links to its report, which opens.
+    href = browser.js("document.querySelector('ul a').getAttribute('href')")
+    assert (files.html.parent / href).resolve() == (run / "report.html").resolve()
+    browser.click("ul a")
+    deadline = time.monotonic() + 20
+    title = ""
+    while time.monotonic() < deadline and "sweep report" not in title:
+        time.sleep(0.1)
+        with contextlib.suppress(RuntimeError):  # the old page's context may be gone
+            title = browser.js("document.title")
+    assert title == f"ACDB sweep report: {run.name}"
