@@ -4,7 +4,7 @@ DevTools protocol (``--remote-debugging-pipe``, no package beyond the standard l
 The test opens the report of a tiny real sweep, checks the DOM (the tables, the viewer's row
 count, a real mouse click on a header that sorts the rows, an episode page in the viewer's frame
 and on its own) and saves screenshots; then it opens the report with JavaScript off and checks
-that the tables are there and the plots decoded. Skipped when ``/usr/bin/chromium`` is absent
+that the tables are there and the plots decoded; and it opens a leaderboard of the run. Skipped when ``/usr/bin/chromium`` is absent
 (Debian: ``apt-get install -y chromium``; ``.ci/run`` installs it). Set ``ACDB_SCREENSHOTS`` to a
 folder to keep the screenshots.
 """
