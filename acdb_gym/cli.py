@@ -199,6 +199,21 @@ def _report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
 
 
+def _leaderboard_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "leaderboard",
+        help="merge runs of one ladder into leaderboard.html, .md and .csv",
+        description="Pool the rows of several run directories (same ladders, same seeds per "
+        "instance) into one leaderboard: agents x levels with 95%% CIs, the averages across "
+        "levels and paired tests on the seeds both rows played. An agent row present in "
+        "several runs is taken from the first one given.",
+    )
+    p.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN", help="sweep run directories")
+    p.add_argument(
+        "--out", type=Path, default=Path("leaderboard"), help="folder to write the files into"
+    )
+
+
 def _mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "mcp",
@@ -254,8 +269,9 @@ def _inspect_import_parser(sub: argparse._SubParsersAction[argparse.ArgumentPars
         "inspect-import",
         help="append the rows of inspect_ai logs of the ACDB task to a run directory",
         description=f"Turn inspect_ai logs of the acdb_gym/acdb task into rows of OUT/{RESULTS_FILE} "
-        "(agent inspect:<variant>, the inspect model in its config) for `acdb report`; jobs that "
-        "already have a successful row are skipped.",
+        "(agent inspect:<variant>, the inspect model in its config) for `acdb report`, and each "
+        "sample's transcript to OUT/transcripts/; jobs that already have a successful row are "
+        "skipped.",
     )
     p.add_argument("logs", type=Path, nargs="+", help="inspect log files (.eval or .json)")
     p.add_argument("--out", type=Path, required=True, help="run directory, e.g. runs/NAME")
@@ -396,13 +412,24 @@ def _write_report(run_dir: Path, compare: Sequence[str], prices: Path | None = N
     for problem in files.problems:
         print(f"acdb: warning: {problem}", file=sys.stderr)
     print(report.format_terminal(files.summary))
-    print(f"report written to {files.markdown}")
+    print(f"report written to {files.markdown} and {files.html}")
 
 
 def _report(args: argparse.Namespace) -> int:
     if not (args.run_dir / RESULTS_FILE).exists():
         raise ValueError(f"no {RESULTS_FILE} in {args.run_dir}")
     _write_report(args.run_dir, args.compare, args.prices)
+    return 0
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    from acdb_gym.report.leaderboard import write_leaderboard
+
+    try:
+        files = write_leaderboard(args.run_dirs, args.out)
+    except FileNotFoundError as error:
+        raise ValueError(str(error)) from error
+    print(f"leaderboard written to {files.html}, {files.markdown.name} and {files.csv.name}")
     return 0
 
 
@@ -435,6 +462,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _sweep_parser(sub)
     _report_parser(sub)
+    _leaderboard_parser(sub)
     sub.add_parser("levels", help="print both ladders' level tables")
     _mcp_parser(sub)
     _inspect_import_parser(sub)
@@ -460,6 +488,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sweep(args)
         if args.command == "report":
             return _report(args)
+        if args.command == "leaderboard":
+            return _leaderboard(args)
         if args.command == "mcp":
             return _mcp(args)
         if args.command == "inspect-import":

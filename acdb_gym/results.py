@@ -100,6 +100,7 @@ _OPTIONAL: Final = frozenset(
         "level_spec",
         "privileged",
         "revision",
+        "submission",
         "tokens_cached_in",
         "tokens_cache_write",
     }
@@ -107,7 +108,8 @@ _OPTIONAL: Final = frozenset(
 """Keys a row may lack: failed rows carry no agent statistics, rows written before rows
 recorded privileged access do not say, only agents that state hypotheses have a revision
 record, only agents that report prompt caching (LLM agents) have its token counts, and only
-custom levels' rows carry their spec."""
+custom levels' rows carry their spec, and only single-draw jobs whose env reports the scored
+graph have a submission."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,6 +138,9 @@ class ResultRow:
             in the compact form of :meth:`acdb_gym.envs.hypotheses.RevisionRecord.to_dict`
             (``{"n_nodes", "targets", "before", "final"}``, graphs as ``"0>1,2-3"`` strings);
             present only for agents that state hypotheses (``states_hypotheses``).
+        submission: the scored graph of a single-draw job, ``{"n_nodes": d, "graph": "0>1,2-3"}``
+            (:func:`acdb_gym.envs.hypotheses.graph_to_text`); absent from rows of several draws
+            (``random``), failed rows and rows written before rows recorded it.
         extras: keys this version does not know (from an older or newer package), kept so that
             :meth:`to_dict` gives back the row as read.
     """
@@ -184,6 +189,7 @@ class ResultRow:
     privileged: bool | None = None
     level_spec: str | None = None
     revision: Mapping[str, Any] | None = field(default=None, hash=False)
+    submission: Mapping[str, Any] | None = field(default=None, hash=False)
     extras: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
@@ -229,7 +235,7 @@ class ResultRow:
         for name in _OPTIONAL:
             if row[name] is None:
                 del row[name]
-        for name in ("agent_config", "agent_stats", "revision"):
+        for name in ("agent_config", "agent_stats", "revision", "submission"):
             if name in row:
                 row[name] = dict(row[name])
         row.update(self.extras)

@@ -47,6 +47,7 @@ SCRIPTS = {
     "gies": "bic_search_vs_gies.py",
     "pc": "pc_batched_vs_causallearn.py",
     "sign_flip": "sign_flip_vs_scipy.py",
+    "report_html": "report_html.py",
 }
 """The benchmark scripts, in the order of the issue, by short name."""
 

@@ -416,6 +416,7 @@ def test_write_report_creates_every_file(tmp_path: Path) -> None:
     names = {path.name for path in files.all}
     assert names == {
         "report.md",
+        "report.html",
         "paired_tests.csv",
         "random_floor.csv",
         "sortability.csv",

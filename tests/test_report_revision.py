@@ -19,6 +19,7 @@ from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs import actions
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.report import write_report
+from acdb_gym.report.document import markdown_text
 from acdb_gym.report.revision import (
     ExperimentChange,
     episode_revision,
@@ -124,7 +125,7 @@ def test_two_scripted_episodes_aggregate_by_experiment_index() -> None:
     assert [n for _, n in summary.f1_after] == [2, 2, 1, 1]
     assert (summary.toward, summary.away, summary.sideways) == (5 / 4, 2 / 4, 2 / 4)
     assert summary.unchanged == 2 / 4
-    text = "\n".join(revision_markdown([summary]))
+    text = markdown_text(revision_markdown([summary]))
     assert "| scripted (active) | L0 | 2 | 4 | 1.25 | 0.50 | 0.50 | 50.0 |" in text
     assert "| scripted (active) | L0 | 50.0 (2) | 75.0 (2) | 50.0 (1) | 61.5 (1) |" in text
 

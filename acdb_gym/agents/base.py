@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import gymnasium as gym
 
+from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.envs.privileged import hidden_instance_of
@@ -100,6 +101,8 @@ class EpisodeResult:
         extra: agent-specific statistics (e.g. LLM token counts).
         revision: the hypotheses stated with each experiment and the submission (the final
             ``info["revision"]``); None for an env that keeps no such record.
+        submission: the scored graph (the final ``info["submission"]``); None for an env that
+            does not report it.
     """
 
     score: dict[str, float]
@@ -112,6 +115,7 @@ class EpisodeResult:
     wall_time: float
     extra: dict[str, Any] = field(default_factory=dict)
     revision: RevisionRecord | None = None
+    submission: PDAG | None = None
 
 
 def _describe(env: gym.Env[Any, Any], action: Any) -> str:
@@ -243,4 +247,5 @@ def _finish(
         wall_time=wall_time,
         extra=extra,
         revision=info.get("revision"),
+        submission=info.get("submission"),
     )

@@ -6,11 +6,14 @@ agent ``inspect:<variant>`` (``inspect:llm_raw``) with the inspect model in its
 as the repeat, the job id the sweep would give it, and the episode's scores, steps, invalid
 calls, token counts and wall time as the solver stored them. A sample that raised becomes a
 ``failed`` row. ``acdb inspect-import LOG... --out RUN_DIR`` appends them to the run's results
-file, skipping jobs that already have a successful row.
+file, skipping jobs that already have a successful row, and writes each imported sample's
+transcript (its model replies with their tokens, its tool results) beside the sweep's LLM
+transcripts, for the report's episode pages.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -32,7 +35,7 @@ from acdb_gym.results import (
     read_results,
 )
 
-__all__ = ["AGENT_PREFIX", "import_logs", "rows_from_log"]
+__all__ = ["AGENT_PREFIX", "import_logs", "rows_from_log", "transcript_events"]
 
 AGENT_PREFIX = "inspect:"
 """Agent names of inspect rows are this prefix and the LLM variant."""
@@ -61,6 +64,56 @@ def rows_from_log(log: EvalLog | str | Path) -> list[ResultRow]:
         except ValueError as error:
             raise ValueError(f"inspect log {log.location or '?'}: {error}") from None
     return rows
+
+
+def transcript_events(sample: EvalSample) -> list[dict[str, Any]]:
+    """A sample's episode as transcript events, the form of the LLM agents' transcripts (so the
+    report's episode pages show it turn by turn): the system and user messages (``message``),
+    each model reply with its text, tool calls and the token usage of its model call
+    (``reply``), and each tool result (``tool_result``), in the order of the conversation."""
+    usages = [
+        event.output.usage for event in sample.events if event.event == "model" and event.output
+    ]
+    events: list[dict[str, Any]] = []
+    turn = 0
+    for message in sample.messages:
+        if message.role == "assistant":
+            usage = usages[turn] if turn < len(usages) else None
+            turn += 1
+            events.append(
+                {
+                    "event": "reply",
+                    "turn": turn,
+                    "text": message.text,
+                    "tool_calls": [
+                        {"id": c.id, "name": c.function, "arguments": c.arguments}
+                        for c in message.tool_calls or []
+                    ],
+                    "usage": None
+                    if usage is None
+                    else {
+                        "tokens_in": usage.input_tokens,
+                        "tokens_out": usage.output_tokens,
+                        "tokens_cached_in": usage.input_tokens_cache_read or 0,
+                        "tokens_cache_write": usage.input_tokens_cache_write or 0,
+                    },
+                }
+            )
+        elif message.role == "tool":
+            events.append(
+                {
+                    "event": "tool_result",
+                    "turn": turn,
+                    "name": message.function,
+                    "text": message.text,
+                    "is_error": message.error is not None,
+                }
+            )
+        else:
+            events.append(
+                {"event": "message", "turn": turn, "role": message.role, "text": message.text}
+            )
+    return events
 
 
 def _row(log: EvalLog, sample: EvalSample) -> ResultRow:
@@ -117,7 +170,9 @@ def import_logs(logs: Iterable[EvalLog | str | Path], run_dir: Path) -> tuple[in
     A job that already has a successful row in the file is skipped, and so is a failed row equal
     to one already there (the same sample of the same log): importing a log twice adds nothing.
     A failed sample of another run of the job (a new log) is appended, as the sweep records
-    each failed attempt.
+    each failed attempt. Each appended row's episode is written to
+    ``RUN_DIR/transcripts/<job_id>.jsonl`` (:func:`transcript_events`), where the report's
+    episode page reads it.
 
     Every log is read and checked before the first row is appended, so a bad log adds nothing.
 
@@ -128,14 +183,16 @@ def import_logs(logs: Iterable[EvalLog | str | Path], run_dir: Path) -> tuple[in
     existing = read_results(path, mode="strict").rows
     done = {row.job_id for row in existing if row.status == "ok"}
     failed = [row for row in existing if row.status != "ok"]
-    every_log = [rows_from_log(log) for log in logs]
+    read = [log if isinstance(log, EvalLog) else read_eval_log(str(log)) for log in logs]
+    every_log = [(rows_from_log(log), log.samples or []) for log in read]
     appended = skipped = 0
     with ResultsAppender(path) as appender:
-        for rows in every_log:
-            for row in rows:
+        for rows, samples in every_log:
+            for row, sample in zip(rows, samples, strict=True):
                 if row.job_id in done or row in failed:
                     skipped += 1
                     continue
+                _write_transcript(Path(run_dir) / "transcripts" / f"{row.job_id}.jsonl", sample)
                 appender.append(row)
                 if row.status == "ok":
                     done.add(row.job_id)
@@ -143,3 +200,11 @@ def import_logs(logs: Iterable[EvalLog | str | Path], run_dir: Path) -> tuple[in
                     failed.append(row)
                 appended += 1
     return appended, skipped
+
+
+def _write_transcript(path: Path, sample: EvalSample) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        json.dumps(event, ensure_ascii=False, default=str) for event in transcript_events(sample)
+    ]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

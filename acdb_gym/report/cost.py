@@ -27,11 +27,14 @@ from typing import Any
 
 import tomllib
 
+from acdb_gym.report.document import Part, Table, markdown_text
+
 __all__ = [
     "MAX_PRICES_BYTES",
     "JobCost",
     "Price",
     "check_prices_cover",
+    "cost_parts",
     "job_costs",
     "load_prices",
     "markdown_costs",
@@ -191,29 +194,57 @@ def write_costs_csv(path: Path, costs: Sequence[JobCost]) -> Path:
     return path
 
 
+COST_HEADERS = (
+    "agent",
+    "panel",
+    "model",
+    "jobs",
+    "tokens in",
+    "cached",
+    "cache write",
+    "tokens out",
+    "cost",
+    "cost / job",
+    "without caching",
+)
+"""The columns of the report's cost table."""
+
+
 def markdown_costs(costs: Sequence[JobCost]) -> str:
-    """The report's cost section: one line per agent, panel and model."""
-    lines = [
+    """The report's cost section as Markdown: one line per agent, panel and model."""
+    return markdown_text(cost_parts(costs))
+
+
+def cost_parts(costs: Sequence[JobCost]) -> list[Part]:
+    """The report's cost section (:mod:`acdb_gym.report.document`): one row per agent, panel
+    and model."""
+    lines: list[Part] = [
         "## Cost",
         "",
         "From the price table given with `--prices` (USD; per-job costs in `costs.csv`).",
         "",
-        "| agent | panel | model | jobs | tokens in | cached | cache write | tokens out "
-        "| cost | cost / job | without caching |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     groups: dict[tuple[str, str, str], list[JobCost]] = {}
     for cost in costs:
         groups.setdefault((cost.agent, cost.panel, cost.model), []).append(cost)
+    body = []
     for (agent, panel, model), group in sorted(groups.items()):
         total = sum(c.cost for c in group)
-        lines.append(
-            f"| {agent} | {panel} | {model} | {len(group)} "
-            f"| {sum(c.tokens_in for c in group)} | {sum(c.tokens_cached_in for c in group)} "
-            f"| {sum(c.tokens_cache_write for c in group)} | {sum(c.tokens_out for c in group)} "
-            f"| {total:.4f} | {total / len(group):.4f} "
-            f"| {sum(c.cost_uncached for c in group):.4f} |"
+        body.append(
+            [
+                agent,
+                panel,
+                model,
+                str(len(group)),
+                str(sum(c.tokens_in for c in group)),
+                str(sum(c.tokens_cached_in for c in group)),
+                str(sum(c.tokens_cache_write for c in group)),
+                str(sum(c.tokens_out for c in group)),
+                f"{total:.4f}",
+                f"{total / len(group):.4f}",
+                f"{sum(c.cost_uncached for c in group):.4f}",
+            ]
         )
     if not groups:
-        lines.append("| (no LLM job with a priced model) | | | | | | | | | | |")
-    return "\n".join(lines) + "\n"
+        body.append(["(no LLM job with a priced model)", *[""] * (len(COST_HEADERS) - 1)])
+    return [*lines, Table.of(COST_HEADERS, body)]

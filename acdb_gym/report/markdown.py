@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+from acdb_gym.report.document import Image, Part, Table, markdown_text
 from acdb_gym.report.load import RESULTS_FILE
 from acdb_gym.report.power import POWER, POWER_ALPHA, TARGET_DIFFERENCE, min_sign_flip_seeds
 from acdb_gym.report.revision import RevisionSummary, revision_markdown
@@ -35,7 +36,6 @@ from acdb_gym.report.tables import (
     format_p_value,
     format_seeds_for_target,
     md_cell,
-    md_table,
     paired_test_cells,
     skeleton_body,
     table2_body,
@@ -51,7 +51,7 @@ from acdb_gym.report.types import (
     Summary,
 )
 
-__all__ = ["markdown_report"]
+__all__ = ["markdown_report", "paired_test_parts", "report_parts"]
 
 CORRELATION_PROBE: Final = "llm_corr_obs"
 MIN_SEEDS: Final = min_sign_flip_seeds(POWER_ALPHA)
@@ -69,7 +69,27 @@ def markdown_report(
     *,
     revisions: Sequence[RevisionSummary] = (),
 ) -> str:
-    """The text of ``report.md``.
+    """The text of ``report.md``: :func:`report_parts` rendered as Markdown.
+
+    Returns:
+        The Markdown text, ending with a newline.
+    """
+    parts = report_parts(run_dir, summary, tests, problems, files, sortability, revisions=revisions)
+    return markdown_text(parts)
+
+
+def report_parts(
+    run_dir: Path,
+    summary: Summary,
+    tests: Sequence[PairedTest],
+    problems: Sequence[str],
+    files: ReportFiles,
+    sortability: Sequence[SortabilityRow] = (),
+    *,
+    revisions: Sequence[RevisionSummary] = (),
+) -> list[Part]:
+    """The report's document (:mod:`acdb_gym.report.document`), which ``report.md`` and
+    ``report.html`` both render.
 
     Args:
         run_dir: the run directory (its name titles the report).
@@ -83,29 +103,29 @@ def markdown_report(
             follows the paired tests when there is one.
 
     Returns:
-        The Markdown text, ending with a newline.
+        The parts, in document order.
     """
     lines = _md_header(run_dir, summary, problems)
     sortable = by_ladder(sortability)
     for table in summary.ladders:
         mine = [test for test in tests if test.ladder == table.ladder]
         lines += _md_ladder(table, mine, sortable.get(table.ladder, ()))
-    lines += _md_tests(tests)
+    lines += paired_test_parts(tests)
     lines += revision_markdown(revisions)
     if len(summary.ladders) > 1:
         headers, body = comparison_body(summary)
         lines += ["## Ladders side by side", ""]
         lines += ["Means over seeds; values in % except SHD.", ""]
-        lines += md_table(headers, body)
+        lines.append(Table.of(headers, body))
     lines += _md_failures(summary)
     lines += ["## Files", ""]
     lines += [f"- [{path.name}]({path.name})" for path in (*files.csvs, *files.plots)]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
-def _md_header(run_dir: Path, summary: Summary, problems: Sequence[str]) -> list[str]:
+def _md_header(run_dir: Path, summary: Summary, problems: Sequence[str]) -> list[Part]:
     levels = "; ".join(f"{t.ladder}: {', '.join(t.levels)}" for t in summary.ladders)
-    lines = [
+    lines: list[Part] = [
         f"# ACDB sweep report: `{run_dir.name}`",
         "",
         f"- **ladders**: {', '.join(t.ladder for t in summary.ladders) or '—'}",
@@ -130,16 +150,16 @@ def _md_header(run_dir: Path, summary: Summary, problems: Sequence[str]) -> list
 
 def _md_ladder(
     table: LadderSummary, tests: Sequence[PairedTest], sortability: Sequence[SortabilityRow]
-) -> list[str]:
-    lines = [f"## Ladder {table.ladder}", "", "### Table 2: average across levels", ""]
+) -> list[Part]:
+    lines: list[Part] = [f"## Ladder {table.ladder}", "", "### Table 2: average across levels", ""]
     lines += [
         "Weighted by episodes per level (the mean over every per-seed value of every level). "
         "Values in %; SHD is a mean edge count; brackets: 95% CI.",
         "",
     ]
-    lines += md_table(TABLE2_HEADERS, table2_body(table, ci=True))
+    lines.append(Table.of(TABLE2_HEADERS, table2_body(table, ci=True)))
     lines += ["### Table 3: directed F1 per level", "", "Values in %; brackets: 95% CI.", ""]
-    lines += md_table(["agent", *table.levels, "overall"], table3_body(table, ci=True))
+    lines.append(Table.of(["agent", *table.levels, "overall"], table3_body(table, ci=True)))
     lines += _md_skeleton(table)
     lines += ["### Random floor (directed F1, %)", ""]
     if floor_measured(table):
@@ -148,7 +168,7 @@ def _md_ladder(
             "overall weighted by instances per level. Measured: the `random` agent.",
             "",
         ]
-        lines += md_table(FLOOR_HEADERS, floor_body(table, ci=True))
+        lines.append(Table.of(FLOOR_HEADERS, floor_body(table, ci=True)))
     else:
         lines += [f"Random floor {floor_unmeasured_note(table)}.", ""]
     lines += ["### Precision vs recall (directed edges)", ""]
@@ -160,16 +180,16 @@ def _md_ladder(
     ]
     lines += [_commitment(row) for row in table.rows]
     lines += ["", *_md_shortcuts(table, tests, sortability)]
-    lines += [f"![directed F1 per level](f1_per_level_{table.ladder}.png)", ""]
-    lines += [f"![precision vs recall](precision_recall_{table.ladder}.png)", ""]
+    lines.append(Image(f"f1_per_level_{table.ladder}.png", "directed F1 per level"))
+    lines.append(Image(f"precision_recall_{table.ladder}.png", "precision vs recall"))
     return lines
 
 
-def _md_skeleton(table: LadderSummary) -> list[str]:
+def _md_skeleton(table: LadderSummary) -> list[Part]:
     """The observational rows by skeleton F1, when the correlation-only probe ran."""
     if not any(row.agent.startswith(CORRELATION_PROBE) for row in table.rows):
         return []
-    lines = ["### Observational rows by skeleton F1", ""]
+    lines: list[Part] = ["### Observational rows by skeleton F1", ""]
     lines += [
         f"`{CORRELATION_PROBE}` sees only the standard deviations and correlations of the "
         "observational sample and is told to orient only what the data clearly support, so "
@@ -178,18 +198,18 @@ def _md_skeleton(table: LadderSummary) -> list[str]:
         "",
     ]
     headers = ["agent", *(f"Skel F1 {level}" for level in table.levels), "Skel F1", "Dir F1"]
-    return lines + md_table(headers, skeleton_body(table, ci=True))
+    return [*lines, Table.of(headers, skeleton_body(table, ci=True))]
 
 
 def _md_shortcuts(
     table: LadderSummary, tests: Sequence[PairedTest], sortability: Sequence[SortabilityRow]
-) -> list[str]:
+) -> list[Part]:
     """The benchmark-design checks: sortability, sort baselines against control, density."""
     overall = table.random_floor[-1] if table.random_floor else None
     sort_lines = _sort_baseline_lines(table, tests)
     if not sortability and not sort_lines and overall is None:
         return []
-    lines = ["### Shortcut checks", ""]
+    lines: list[Part] = ["### Shortcut checks", ""]
     if sortability:
         lines += [
             "**Sortability** of the instances' observational samples: the share of "
@@ -204,7 +224,7 @@ def _md_shortcuts(
             [row.level, _percent_ci(row.var), _percent_ci(row.r2), str(row.var.n)]
             for row in sortability
         ]
-        lines += md_table(headers, body)
+        lines.append(Table.of(headers, body))
     lines += sort_lines
     if overall is not None and not math.isnan(overall.closed_form):
         lines.append(
@@ -222,9 +242,9 @@ def _percent_ci(estimate: Estimate) -> str:
     return f"{100 * estimate.mean:.1f} [{100 * estimate.low:.1f}, {100 * estimate.high:.1f}]"
 
 
-def _sort_baseline_lines(table: LadderSummary, tests: Sequence[PairedTest]) -> list[str]:
+def _sort_baseline_lines(table: LadderSummary, tests: Sequence[PairedTest]) -> list[Part]:
     """One line per sort baseline: its paired test against randregress, or what to run."""
-    lines = []
+    lines: list[Part] = []
     control = next((row for row in table.rows if row.agent == "randregress"), None)
     for agent, order in SORT_BASELINES.items():
         row = next((row for row in table.rows if row.agent == agent), None)
@@ -282,8 +302,10 @@ def _p_phrase(test: PairedTest) -> str:
     return printed if printed.startswith("<") else f"= {printed}"
 
 
-def _md_tests(tests: Sequence[PairedTest]) -> list[str]:
-    lines = ["## Paired sign-flip tests", ""]
+def paired_test_parts(tests: Sequence[PairedTest]) -> list[Part]:
+    """The paired-tests section: how the tests are made, then per ladder the pooled and the
+    per-level tables."""
+    lines: list[Part] = ["## Paired sign-flip tests", ""]
     if not tests:
         return [*lines, "No pairs of agent rows with shared seeds.", ""]
     lines += [
@@ -305,16 +327,18 @@ def _md_tests(tests: Sequence[PairedTest]) -> list[str]:
         name = ladder or "all ladders"
         if pooled:
             lines += [f"### {name}: pooled over levels", ""]
-            lines += md_table(PAIRED_TEST_HEADERS, [paired_test_cells(t) for t in pooled])
+            lines.append(Table.of(PAIRED_TEST_HEADERS, [paired_test_cells(t) for t in pooled]))
         if per_level:
             lines += [f"### {name}: per level", ""]
             headers = ("level", *PAIRED_TEST_HEADERS)
-            lines += md_table(headers, [[t.level or "", *paired_test_cells(t)] for t in per_level])
+            lines.append(
+                Table.of(headers, [[t.level or "", *paired_test_cells(t)] for t in per_level])
+            )
     return lines
 
 
-def _md_failures(summary: Summary) -> list[str]:
-    lines = ["## Failed jobs", ""]
+def _md_failures(summary: Summary) -> list[Part]:
+    lines: list[Part] = ["## Failed jobs", ""]
     if not summary.failures:
         return [*lines, "None.", ""]
     headers = ("job", "ladder", "level", "manifest index", "agent", "error")
@@ -322,7 +346,7 @@ def _md_failures(summary: Summary) -> list[str]:
         [f.job_id, f.ladder, f.level, str(f.manifest_index), f.label, f.error[:300]]
         for f in summary.failures
     ]
-    return lines + md_table(headers, body)
+    return [*lines, Table.of(headers, body)]
 
 
 def _commitment(row: AgentRow) -> str:

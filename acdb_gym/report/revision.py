@@ -45,11 +45,12 @@ from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.ladders.custom import parse_level_spec
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, get_level
 from acdb_gym.core.scoring import score
-from acdb_gym.core.types import IntArray
+from acdb_gym.core.types import FloatArray, IntArray
 from acdb_gym.core.worlds.instance import generate_instance
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.report.aggregation import group_of
-from acdb_gym.report.tables import md_table
+from acdb_gym.report.document import Part, Table
 from acdb_gym.report.types import GroupKey, Row
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "episode_revision",
     "experiment_change",
     "revision_markdown",
+    "shift_effects_of",
     "summarize_revisions",
     "true_dag_of",
     "write_revision_csv",
@@ -180,9 +182,39 @@ def episode_revision(record: RevisionRecord, truth: DAG) -> EpisodeRevision:
 
 
 @functools.lru_cache(maxsize=4096)
-def _true_dag(ladder: str, level: str, seed: int, level_spec: str | None) -> DAG:
+def _true_world(
+    ladder: str, level: str, seed: int, level_spec: str | None
+) -> tuple[DAG, FloatArray | None]:
     spec = parse_level_spec(level_spec) if level_spec else get_level(ladder, level).spec
-    return generate_instance(spec, seed).dag
+    instance = generate_instance(spec, seed)
+    linear = getattr(instance.scm, "linear", instance.scm)
+    effects = None
+    if isinstance(linear, LinearGaussianSCM):
+        sd = np.sqrt(np.diag(linear.covariance()))
+        effects = linear.mixing * sd[:, None] / sd[None, :]
+        effects.flags.writeable = False
+    return instance.dag, effects
+
+
+def _true_dag(ladder: str, level: str, seed: int, level_spec: str | None) -> DAG:
+    return _true_world(ladder, level, seed, level_spec)[0]
+
+
+def shift_effects_of(row: Row) -> FloatArray | None:
+    """The standardized total effects of a row's instance, or None for a nonlinear SCM.
+
+    Entry ``[t, j]`` is the shift of the mean of ``X_j``, in its observational standard
+    deviations, under ``do(X_t = x)`` with ``x`` one observational standard deviation of ``X_t``
+    from its mean: the shift a test on an experiment on ``X_t`` has to detect (0 for a
+    non-descendant). Linear SCMs only (Gaussian or not: the same weights and covariance).
+
+    Raises:
+        LookupError: as :func:`true_dag_of`.
+    """
+    ladder, level, spec = str(row["ladder"]), str(row["level"]), row.get("level_spec")
+    if not spec and level not in ALL_LADDERS.get(ladder, {}):
+        raise LookupError(f"no level {ladder} {level} to regenerate the instance from")
+    return _true_world(ladder, level, int(row["seed"]), spec)[1]
 
 
 def true_dag_of(row: Row) -> DAG:
@@ -283,11 +315,11 @@ def _percent(value: float) -> str:
     return "—" if not np.isfinite(value) else f"{100 * value:.1f}"
 
 
-def revision_markdown(summaries: Sequence[RevisionSummary]) -> list[str]:
+def revision_markdown(summaries: Sequence[RevisionSummary]) -> list[Part]:
     """The report's "Revision" section (no lines when no row has a revision record)."""
     if not summaries:
         return []
-    lines = ["## Revision", ""]
+    lines: list[Part] = ["## Revision", ""]
     lines += [
         "Agents that state their current graph with each experiment. After k experiments: the "
         "graph stated with experiment k + 1, or the submission after the last; directed F1 "
@@ -314,19 +346,21 @@ def revision_markdown(summaries: Sequence[RevisionSummary]) -> list[str]:
             ]
             for s in rows
         ]
-        lines += md_table(
-            [*headers, "unchanged (%)"],
-            [[*b, _percent(s.unchanged)] for b, s in zip(body, rows, strict=True)],
+        lines.append(
+            Table.of(
+                [*headers, "unchanged (%)"],
+                [[*b, _percent(s.unchanged)] for b, s in zip(body, rows, strict=True)],
+            )
         )
         lines += _f1_table(ladder, rows)
     return lines
 
 
-def _f1_table(ladder: str, rows: Sequence[RevisionSummary]) -> list[str]:
+def _f1_table(ladder: str, rows: Sequence[RevisionSummary]) -> list[Part]:
     longest = max(len(s.f1_after) for s in rows)
     shown = min(longest, MAX_INDEX_COLUMNS)
     note = f" Indices above {shown - 1} are in revision.csv." if longest > shown else ""
-    lines = [
+    lines: list[Part] = [
         f"### Ladder {ladder}: directed F1 (%) after k experiments",
         "",
         "Mean over the episodes with at least k experiments; their number in brackets; k = 0 "
@@ -337,7 +371,7 @@ def _f1_table(ladder: str, rows: Sequence[RevisionSummary]) -> list[str]:
     for s in rows:
         cells = [f"{_percent(mean)} ({n})" if n else "—" for mean, n in s.f1_after[:shown]]
         body.append([s.label, s.level, *cells, *["—"] * (shown - len(cells))])
-    return lines + md_table(["agent", "level", *(str(k) for k in range(shown))], body)
+    return [*lines, Table.of(["agent", "level", *(str(k) for k in range(shown))], body)]
 
 
 CSV_HEADERS: Final = ("ladder", "agent", "level", "k", "episodes", "directed_f1")

@@ -44,6 +44,7 @@ __all__ = [
     "skeleton_body",
     "table2_body",
     "table3_body",
+    "write_csv",
     "write_floor_csv",
     "write_sortability_csv",
     "write_table2_csv",
@@ -342,7 +343,8 @@ def _csv_value(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _write_csv(path: Path, header: Sequence[str], body: Iterable[Sequence[object]]) -> Path:
+def write_csv(path: Path, header: Sequence[str], body: Iterable[Sequence[object]]) -> Path:
+    """Write a CSV file (floats to 10 significant digits, NaN and None as empty cells)."""
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
@@ -380,7 +382,7 @@ def write_table2_csv(path: Path, table: LadderSummary) -> Path:
         ]
         for row in table.rows
     ]
-    return _write_csv(path, header, body)
+    return write_csv(path, header, body)
 
 
 def write_table3_csv(path: Path, table: LadderSummary) -> Path:
@@ -391,7 +393,7 @@ def write_table3_csv(path: Path, table: LadderSummary) -> Path:
         for row in table.rows
         for level, estimate in [*row.per_level.items(), ("overall", row.metrics["directed_f1"])]
     ]
-    return _write_csv(path, header, body)
+    return write_csv(path, header, body)
 
 
 def write_floor_csv(path: Path, summary: Summary) -> Path:
@@ -407,7 +409,7 @@ def write_floor_csv(path: Path, summary: Summary) -> Path:
         for table in summary.ladders
         for floor in table.random_floor
     ]
-    return _write_csv(path, [*header, "measured_n_seeds"], body)
+    return write_csv(path, [*header, "measured_n_seeds"], body)
 
 
 def write_tests_csv(path: Path, tests: Sequence[PairedTest]) -> Path:
@@ -438,7 +440,7 @@ def write_tests_csv(path: Path, tests: Sequence[PairedTest]) -> Path:
         ]
         for t in tests
     ]
-    return _write_csv(path, header, body)
+    return write_csv(path, header, body)
 
 
 def write_sortability_csv(path: Path, rows: Sequence[SortabilityRow]) -> Path:
@@ -448,4 +450,4 @@ def write_sortability_csv(path: Path, rows: Sequence[SortabilityRow]) -> Path:
         [row.ladder, row.level, row.var.n, *_estimate_cells(row.var), *_estimate_cells(row.r2)]
         for row in rows
     ]
-    return _write_csv(path, header, body)
+    return write_csv(path, header, body)

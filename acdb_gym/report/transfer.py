@@ -16,10 +16,11 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from acdb_gym.core.ladders.shipped import FAMILY_LADDERS, LADDERS
+from acdb_gym.report.document import Part, Table, markdown_lines
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
 from acdb_gym.report.types import Row
 
-__all__ = ["TRANSFER_LADDERS", "transfer_markdown"]
+__all__ = ["TRANSFER_LADDERS", "transfer_markdown", "transfer_parts"]
 
 TRANSFER_LADDERS: tuple[str, ...] = ("v1", *FAMILY_LADDERS)
 """The ladders of the transfer table, linear-Gaussian first."""
@@ -73,8 +74,17 @@ def _paired_cell(
 
 
 def transfer_markdown(rows: Sequence[Row]) -> list[str]:
-    """The report section's lines, or none unless the rows span at least two of
+    """The report section's Markdown lines, or none unless the rows span at least two of
     :data:`TRANSFER_LADDERS`."""
+    lines = markdown_lines(transfer_parts(rows))
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def transfer_parts(rows: Sequence[Row]) -> list[Part]:
+    """The report section (:mod:`acdb_gym.report.document`), or nothing unless the rows span
+    at least two of :data:`TRANSFER_LADDERS`."""
     per_seed = _per_seed(rows)
     ladders = [ladder for ladder in TRANSFER_LADDERS if any(k[1] == ladder for k in per_seed)]
     if len(ladders) < 2:
@@ -86,13 +96,13 @@ def transfer_markdown(rows: Sequence[Row]) -> list[str]:
         header += [f"Dir F1 {family}", f"SHD {family}"]
         if ladder != "v1":
             header.append(f"ΔF1 vs linear_gaussian ({family})")
-    lines = ["## Transfer across SCM families", ""]
+    lines: list[Part] = ["## Transfer across SCM families", ""]
     lines.append(
         "Directed F1 (%) and SHD, mean [95% bootstrap CI] over per-seed values; ΔF1: paired "
         "difference against the same agent on linear-Gaussian v1, on the instances whose true "
         "graphs coincide (n), with a two-sided sign-flip p-value."
     )
-    lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    body = []
     for label in labels:
         cells = [label]
         linear = per_seed.get((label, "v1"), {})
@@ -104,5 +114,5 @@ def transfer_markdown(rows: Sequence[Row]) -> list[str]:
             cells += [_cell(values, 0, 100.0), _cell(values, 1, 1.0)]
             if ladder != "v1":
                 cells.append(_paired_cell(values, linear, ladder))
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+        body.append(cells)
+    return [*lines, "", Table.of(header, body)]

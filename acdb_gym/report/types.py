@@ -242,6 +242,8 @@ class ReportFiles:
         summary: the aggregated results the files were written from.
         problems: the unreadable lines skipped and the duplicated job ids, as listed in
             ``report.md``.
+        html: ``report.html`` (:mod:`acdb_gym.report.html`), whose episode pages are in
+            ``episodes/`` beside it; None when it was not written.
     """
 
     markdown: Path
@@ -249,8 +251,10 @@ class ReportFiles:
     plots: tuple[Path, ...]
     summary: Summary
     problems: tuple[str, ...] = ()
+    html: Path | None = None
 
     @property
     def all(self) -> tuple[Path, ...]:
-        """Every written file."""
-        return (self.markdown, *self.csvs, *self.plots)
+        """Every written file but the episode pages."""
+        html = () if self.html is None else (self.html,)
+        return (self.markdown, *self.csvs, *self.plots, *html)

@@ -13,8 +13,10 @@ from pathlib import Path
 
 from acdb_gym.report.aggregation import prepare, summarize_prepared
 from acdb_gym.report.comparison import compare_agents
+from acdb_gym.report.document import Part, markdown_text
+from acdb_gym.report.html import HTML_FILE, write_html_report
 from acdb_gym.report.load import RESULTS_FILE, read_rows
-from acdb_gym.report.markdown import markdown_report
+from acdb_gym.report.markdown import report_parts
 from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
 from acdb_gym.report.revision import summarize_revisions, write_revision_csv
 from acdb_gym.report.shortcuts import sortability_rows
@@ -25,7 +27,7 @@ from acdb_gym.report.tables import (
     write_table3_csv,
     write_tests_csv,
 )
-from acdb_gym.report.transfer import transfer_markdown
+from acdb_gym.report.transfer import transfer_parts
 from acdb_gym.report.types import ReportFiles
 
 __all__ = ["write_report"]
@@ -45,7 +47,9 @@ def write_report(
     [0, 1], SHD in edges; empty cells are NaN); ``f1_per_level_<ladder>.png`` and
     ``precision_recall_<ladder>.png``; ``revision.csv`` when rows carry revision records
     (:mod:`acdb_gym.report.revision`); ``costs.csv`` and a cost section when ``prices`` is given
-    (:mod:`acdb_gym.report.cost`).
+    (:mod:`acdb_gym.report.cost`); ``report.html``, the same document as one self-contained
+    page with an episode viewer, and one page per episode in ``episodes/``
+    (:mod:`acdb_gym.report.html`, :mod:`acdb_gym.report.episodes`).
     Unreadable lines of ``results.jsonl`` are skipped with a warning and listed in the report.
 
     Args:
@@ -82,13 +86,14 @@ def write_report(
         csvs.append(write_table3_csv(run / f"table3_{table.ladder}.csv", table))
         plots.append(plot_f1_per_level(table, run / f"f1_per_level_{table.ladder}.png"))
         plots.append(plot_precision_recall(table, run / f"precision_recall_{table.ladder}.png"))
-    cost_section = ""
+    cost: list[Part] = []
+    price_table = None
     if prices is not None:
         from acdb_gym.report.cost import (
             check_prices_cover,
+            cost_parts,
             job_costs,
             load_prices,
-            markdown_costs,
             write_costs_csv,
         )
 
@@ -96,12 +101,15 @@ def write_report(
         check_prices_cover(rows, price_table)
         costs = job_costs(rows, price_table)
         csvs.append(write_costs_csv(run / "costs.csv", costs))
-        cost_section = "\n" + markdown_costs(costs)
-    files = ReportFiles(run / "report.md", tuple(csvs), tuple(plots), summary, tuple(problems))
-    text = markdown_report(run, summary, tests, problems, files, sortability, revisions=revisions)
-    transfer = transfer_markdown(rows)
+        cost = ["", *cost_parts(costs)]
+    files = ReportFiles(
+        run / "report.md", tuple(csvs), tuple(plots), summary, tuple(problems), run / HTML_FILE
+    )
+    parts = report_parts(run, summary, tests, problems, files, sortability, revisions=revisions)
+    transfer = transfer_parts(rows)
     if transfer:
-        text = text.rstrip("\n") + "\n\n" + "\n".join(transfer) + "\n"
-    text += cost_section
-    files.markdown.write_text(text, encoding="utf-8")
+        parts += ["", *transfer]
+    parts += cost
+    files.markdown.write_text(markdown_text(parts), encoding="utf-8")
+    write_html_report(run, parts, rows, prices=price_table)
     return files

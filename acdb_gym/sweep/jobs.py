@@ -18,9 +18,11 @@ from typing import Any
 import numpy as np
 
 from acdb_gym import __version__
+from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.ladders.custom import resolve_level
 from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.envs.hypotheses import graph_to_text
 from acdb_gym.registry import AgentEntry, get_agent
 
 __all__ = ["Job", "run_job", "run_job_async"]
@@ -184,8 +186,10 @@ _TOKEN_FIELDS = ("tokens_in", "tokens_out", "tokens_cached_in", "tokens_cache_wr
 
 def _scored_row(results: Sequence[Any], draws: int, states_hypotheses: bool) -> dict[str, Any]:
     """The row fields of a finished job's episodes (``draws`` of them, averaged); the revision
-    record of the last one when the agent states hypotheses."""
+    record of the last one when the agent states hypotheses; the submitted graph of a
+    single-draw job."""
     revision = results[-1].revision if states_hypotheses else None
+    submission = results[0].submission if draws == 1 else None
     scores = {name: float(np.mean([r.score[name] for r in results])) for name in SCORE_FIELDS}
     for name in ("shd", "shd_extra", "shd_missing", "shd_reversed", "shd_unresolved"):
         if draws == 1:
@@ -207,4 +211,10 @@ def _scored_row(results: Sequence[Any], draws: int, states_hypotheses: bool) -> 
         **tokens,
         "agent_stats": {k: v for k, v in extra.items() if k not in _TOKEN_FIELDS},
         **({} if revision is None else {"revision": revision.to_dict()}),
+        **({} if submission is None else {"submission": _submission_record(submission)}),
     }
+
+
+def _submission_record(graph: PDAG) -> dict[str, Any]:
+    """The row's ``submission``: ``{"n_nodes", "graph"}`` with the graph as ``"0>1,2-3"``."""
+    return {"n_nodes": graph.n_nodes, "graph": graph_to_text(graph)}

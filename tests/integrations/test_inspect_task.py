@@ -3,6 +3,7 @@ inspect's mock model, every ScoreReport field as the score, and logs converted t
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import subprocess
@@ -26,6 +27,7 @@ from acdb_gym.integrations.episode import ToolEpisode
 from acdb_gym.integrations.inspect_log import import_logs, rows_from_log
 from acdb_gym.integrations.inspect_model import EMPTY_GRAPH_MODEL
 from acdb_gym.integrations.inspect_task import EPISODE_KEY, acdb, tool_info
+from acdb_gym.report import write_report
 from acdb_gym.results import RESULTS_FILE, read_results
 
 MODEL = "mockllm/model"
@@ -111,6 +113,23 @@ def test_mock_model_plays_a_full_episode_and_the_log_becomes_rows(tmp_path: Path
     assert import_logs([log.location], run) == (1, 0)
     assert import_logs([log.location], run) == (0, 1)  # a second import adds nothing
     assert read_results(run / RESULTS_FILE, mode="strict").rows == (row,)
+    # The sample's episode, turn by turn, is on the row's episode page.
+    events = [
+        json.loads(line)
+        for line in (run / "transcripts" / f"{row.job_id}.jsonl").read_text().splitlines()
+    ]
+    replies = [e for e in events if e["event"] == "reply"]
+    assert [c["name"] for e in replies for c in e["tool_calls"]] == [
+        name for name, _ in calls if name
+    ]
+    assert sum(e["usage"]["tokens_in"] for e in replies) == row.tokens_in
+    assert [e["text"] for e in events if e["event"] == "tool_result"] == [
+        text for (name, _), text in zip(calls, texts, strict=True) if name
+    ]
+    write_report(run)
+    page = (run / "episodes" / "e0.html").read_text(encoding="utf-8")
+    assert f"{len(events)} events from <code>transcripts/{row.job_id}.jsonl</code>" in page
+    assert page.count("<td>reply</td>") == len(calls)
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ the three agents side by side."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -112,3 +113,21 @@ def test_three_ways_in_one_report(
         f"mcp:llm_raw[{MODEL}] (active)",
     ):
         assert label in report
+    # Each row's episode page shows its transcript; an LLM or inspect row's replies carry the
+    # tokens the row counts (an MCP client's tokens are the client's own, so it has only calls).
+    for index, row in enumerate(
+        rows_in_file := read_results(run / RESULTS_FILE, mode="strict").as_dicts()
+    ):
+        page = (run / "episodes" / f"e{index}.html").read_text(encoding="utf-8")
+        assert "<h2>Transcript</h2>" in page, row["agent"]
+        tokens = [
+            int(t)
+            for t in re.findall(
+                r"<td>reply</td><td>\d+</td><td><pre>.*?</pre></td><td>(\d+)</td>", page, flags=re.S
+            )
+        ]
+        if row["agent"].startswith("mcp:"):
+            assert "<td>call</td>" in page and not tokens
+        else:
+            assert len(tokens) == 2 and sum(tokens) == row["tokens_in"], row["agent"]
+    assert len(rows_in_file) == 3

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -43,8 +45,43 @@ def test_sweep_runs_llm_agents_through_the_cli(
         transcript = out / "transcripts" / f"{row['job_id']}.jsonl"
         assert transcript.exists() and transcript.read_text().strip()
     for path in out.rglob("*"):
-        if path.is_file() and path.suffix in {".jsonl", ".json", ".md", ".csv"}:
+        if path.is_file() and path.suffix in {".jsonl", ".json", ".md", ".csv", ".html"}:
             assert fake.KEY not in path.read_text(), path
+    # Each LLM row's episode page shows its transcript turn by turn, with each reply's tokens.
+    for index, row in enumerate(rows):
+        page = (out / "episodes" / f"e{index}.html").read_text(encoding="utf-8")
+        if not row["agent"].startswith("llm_"):
+            assert "<h2>Transcript</h2>" not in page
+            continue
+        events = [
+            json.loads(line)
+            for line in (out / "transcripts" / f"{row['job_id']}.jsonl").read_text().splitlines()
+        ]
+        table = page.split('<table class="transcript">')[1].split("</table>")[0]
+        assert table.count("<tr>") == len(events) + 1
+        replies = re.findall(
+            r"<td>\d+</td><td>reply</td><td>\d+</td><td><pre>.*?</pre></td>"
+            r"<td>(\d+)</td><td>(\d+)</td>",
+            table,
+            flags=re.S,
+        )
+        assert len(replies) == sum(e["event"] == "reply" for e in events) > 0
+        assert sum(int(tokens_in) for tokens_in, _ in replies) == row["tokens_in"]
+        assert sum(int(tokens_out) for _, tokens_out in replies) == row["tokens_out"]
+        assert "submit_graph" in table
+    # Given prices, each reply's cost and the episode's, as costs.csv has it.
+    prices = tmp_path / "prices.toml"
+    prices.write_text('[models."test-model"]\ninput = 2.0\ncached_input = 1.0\noutput = 8.0\n')
+    write_report(out, prices=prices)
+    with (out / "costs.csv").open() as handle:
+        costs = {line["job_id"]: float(line["cost"]) for line in csv.DictReader(handle)}
+    for index, row in enumerate(rows):
+        if not row["agent"].startswith("llm_"):
+            continue
+        page = (out / "episodes" / f"e{index}.html").read_text(encoding="utf-8")
+        assert f"Episode cost: {costs[row['job_id']]:.5f} USD." in page
+        turns = re.findall(r"<td>reply</td>.*?<td>(\d+\.\d{5})</td></tr>", page, flags=re.S)
+        assert turns and abs(sum(map(float, turns)) - costs[row["job_id"]]) < 1e-4
     report = (out / "report.md").read_text()
     assert "llm_raw[test-model] (active)" in report
     assert (

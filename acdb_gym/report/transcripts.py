@@ -1,0 +1,151 @@
+"""The episode viewer's transcripts: ``RUN/transcripts/<job_id>.jsonl`` turn by turn.
+
+LLM agents, the MCP server and inspect imports write one JSON event per line (requests,
+responses, replies with tool calls, tool results, actions); :func:`transcript_html` shows every
+event in order with its text (cut at :data:`MAX_TEXT` characters), its tokens and, given a price
+table, its cost (priced by :func:`acdb_gym.report.cost.job_costs`, as ``costs.csv`` is). A
+request's payload (the whole conversation so far) is summarized by its message count.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from acdb_gym.report.cost import Price, job_costs
+from acdb_gym.report.types import Row
+
+__all__ = ["MAX_TEXT", "cell_text", "read_transcript", "transcript_html", "transcript_path"]
+
+MAX_TEXT: Final = 4000
+"""Longest transcript text shown whole on a page; the rest is cut with a note."""
+
+
+def cell_text(value: object) -> str:
+    """A value as a table cell: floats to 4 significant digits, None and NaN as a dash."""
+    if isinstance(value, float):
+        return "—" if not math.isfinite(value) else f"{value:.4g}"
+    return "—" if value is None else str(value)
+
+
+def _esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _cell(value: object) -> str:
+    return cell_text(value)
+
+
+def transcript_path(run_dir: Path, row: Row) -> Path:
+    """Where a row's transcript is, if it has one."""
+    return run_dir / "transcripts" / f"{row.get('job_id')}.jsonl"
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_TEXT:
+        return text
+    return text[:MAX_TEXT] + f"\n… ({len(text) - MAX_TEXT} more characters in the transcript)"
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _event_content(event: Mapping[str, Any]) -> str:
+    kind = event.get("event")
+    if kind == "reply":
+        calls = event.get("tool_calls") or []
+        lines = [_as_text(event.get("text") or "")]
+        lines += [f"→ {c.get('name')}({_as_text(c.get('arguments'))})" for c in calls]
+        return "\n".join(line for line in lines if line)
+    if kind == "request":
+        payload = event.get("payload") or {}
+        messages = payload.get("messages") if isinstance(payload, Mapping) else None
+        return f"request of {len(messages) if isinstance(messages, list) else '?'} messages"
+    if kind == "response":
+        cached = "from the cache" if event.get("cached") else f"{event.get('latency_s')} s"
+        return f"response ({cached})"
+    if kind == "tool_result" or kind == "call":
+        name = (
+            f"{event.get('name')}({_as_text(event.get('arguments'))})\n" if kind == "call" else ""
+        )
+        error = " [error]" if event.get("is_error") else ""
+        return f"{name}{_as_text(event.get('text') or '')}{error}"
+    if kind == "message":
+        return f"[{event.get('role')}] {_as_text(event.get('text') or '')}"
+    if kind == "action":
+        return _as_text(event.get("action") or event.get("error") or "")
+    if kind == "episode_start":
+        return _as_text({k: event.get(k) for k in ("env", "max_steps")})
+    rest = {k: v for k, v in event.items() if k not in ("event", "time")}
+    return _as_text(rest)
+
+
+def _turn_cost(row: Row, usage: Mapping[str, Any], prices: Mapping[str, Price] | None) -> str:
+    if not prices:
+        return "—"
+    fake = {
+        **row,
+        "status": "ok",
+        **{
+            k: usage.get(k, 0)
+            for k in ("tokens_in", "tokens_out", "tokens_cached_in", "tokens_cache_write")
+        },
+    }
+    costs = job_costs([fake], prices)
+    return f"{costs[0].cost:.5f}" if costs else "—"
+
+
+def read_transcript(path: Path) -> list[dict[str, Any]]:
+    """The events of a transcript file, skipping lines that are not JSON objects."""
+    events = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+def transcript_html(row: Row, run_dir: Path, prices: Mapping[str, Price] | None) -> str:
+    """The transcript section of a row's page, or "" when the row has no transcript."""
+    path = transcript_path(run_dir, row)
+    if not path.is_file():
+        return ""
+    events = read_transcript(path)
+    body = []
+    for number, event in enumerate(events):
+        raw_usage = event.get("usage")
+        usage: Mapping[str, Any] = raw_usage if isinstance(raw_usage, Mapping) else {}
+        body.append(
+            "<tr>"
+            f"<td>{number}</td><td>{_esc(event.get('event'))}</td>"
+            f"<td>{_esc(_cell(event.get('turn')))}</td>"
+            f"<td><pre>{_esc(_clip(_event_content(event)))}</pre></td>"
+            f"<td>{_esc(_cell(usage.get('tokens_in')))}</td>"
+            f"<td>{_esc(_cell(usage.get('tokens_out')))}</td>"
+            f"<td>{_esc(_turn_cost(row, usage, prices) if usage else '—')}</td>"
+            "</tr>"
+        )
+    total = ""
+    if prices:
+        costs = job_costs([row], prices)
+        total = f" Episode cost: {costs[0].cost:.5f} USD." if costs else ""
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in ("#", "event", "turn", "content", "tokens in", "tokens out", "cost (USD)")
+    )
+    return (
+        f'<h2>Transcript</h2><p class="note">{len(events)} events from '
+        f"<code>transcripts/{_esc(path.name)}</code>; tokens in: {_esc(_cell(row.get('tokens_in')))}, "
+        f"out: {_esc(_cell(row.get('tokens_out')))}.{_esc(total)}</p>"
+        f'<table class="transcript"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    )
