@@ -20,7 +20,7 @@ DESIGN §3.5 and the ``msort:<feature>:<asc|desc>`` agent).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal, get_args
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -37,6 +37,7 @@ from acdb_gym.discovery._common import (
 from acdb_gym.discovery.sortability import MARGINAL_FEATURES, marginal_scores, r2_scores
 
 __all__ = [
+    "SORT_DIRECTIONS",
     "SortDirection",
     "feature_order",
     "msortnregress",
@@ -46,6 +47,10 @@ __all__ = [
 ]
 
 SortDirection = Literal["asc", "desc"]
+"""Which end of a feature order comes first: the smallest value (asc) or the largest (desc)."""
+
+SORT_DIRECTIONS: Final[tuple[SortDirection, ...]] = get_args(SortDirection)
+"""The two directions, for a parser's choices."""
 
 
 def sortnregress(data: ArrayLike, *, alpha: float = 0.01) -> PDAG:
