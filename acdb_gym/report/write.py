@@ -15,11 +15,13 @@ from acdb_gym.report.aggregation import prepare, summarize_prepared
 from acdb_gym.report.comparison import compare_agents
 from acdb_gym.report.load import RESULTS_FILE, read_rows
 from acdb_gym.report.markdown import markdown_report
+from acdb_gym.report.order_audit import order_audit_rows
 from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
 from acdb_gym.report.revision import summarize_revisions, write_revision_csv
 from acdb_gym.report.shortcuts import sortability_rows
 from acdb_gym.report.tables import (
     write_floor_csv,
+    write_order_audit_csv,
     write_sortability_csv,
     write_table2_csv,
     write_table3_csv,
@@ -41,7 +43,8 @@ def write_report(
 
     Files: ``report.md`` (with the transfer table across SCM families when the rows span
     several, :mod:`acdb_gym.report.transfer`); ``table2_<ladder>.csv``, ``table3_<ladder>.csv``,
-    ``random_floor.csv``, ``paired_tests.csv``, ``sortability.csv`` (raw units: fractions in
+    ``random_floor.csv``, ``paired_tests.csv``, ``sortability.csv``, ``order_audit.csv`` (the
+    marginal-order audit, :mod:`acdb_gym.report.order_audit`; raw units: fractions in
     [0, 1], SHD in edges; empty cells are NaN); ``f1_per_level_<ladder>.png`` and
     ``precision_recall_<ladder>.png``; ``revision.csv`` when rows carry revision records
     (:mod:`acdb_gym.report.revision`); ``costs.csv`` and a cost section when ``prices`` is given
@@ -73,6 +76,8 @@ def write_report(
     csvs = [write_floor_csv(run / "random_floor.csv", summary)]
     csvs.append(write_tests_csv(run / "paired_tests.csv", tests))
     csvs.append(write_sortability_csv(run / "sortability.csv", sortability))
+    order_audit = order_audit_rows(prepared)
+    csvs.append(write_order_audit_csv(run / "order_audit.csv", order_audit))
     revisions = summarize_revisions(prepared.ok, labels=prepared.labels)
     if revisions:
         csvs.append(write_revision_csv(run / "revision.csv", revisions))
@@ -90,7 +95,16 @@ def write_report(
         csvs.append(write_costs_csv(run / "costs.csv", costs))
         cost_section = "\n" + markdown_costs(costs)
     files = ReportFiles(run / "report.md", tuple(csvs), tuple(plots), summary, tuple(problems))
-    text = markdown_report(run, summary, tests, problems, files, sortability, revisions=revisions)
+    text = markdown_report(
+        run,
+        summary,
+        tests,
+        problems,
+        files,
+        sortability,
+        revisions=revisions,
+        order_audit=order_audit,
+    )
     transfer = transfer_markdown(rows)
     if transfer:
         text = text.rstrip("\n") + "\n\n" + "\n".join(transfer) + "\n"
