@@ -36,7 +36,7 @@ from typing import Final
 
 import numpy as np
 
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.core.scoring import score
 from acdb_gym.discovery.sortability import MARGINAL_FEATURES, feature_sortability
 from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS, feature_order, regress_in_order
