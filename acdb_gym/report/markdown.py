@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.report.load import RESULTS_FILE
 from acdb_gym.report.order_audit import order_audit_markdown
 from acdb_gym.report.power import POWER, POWER_ALPHA, TARGET_DIFFERENCE, min_sign_flip_seeds
@@ -172,16 +171,10 @@ def _md_ladder(
     ]
     lines += [_commitment(row) for row in table.rows]
     lines += ["", *_md_shortcuts(table, tests, sortability)]
-    lines += order_audit_markdown(order_audit, family=_family(table.ladder))
+    lines += order_audit_markdown(order_audit)
     lines += [f"![directed F1 per level](f1_per_level_{table.ladder}.png)", ""]
     lines += [f"![precision vs recall](precision_recall_{table.ladder}.png)", ""]
     return lines
-
-
-def _family(ladder: str) -> str:
-    """The SCM family of a shipped ladder's first level (``""`` for an unknown ladder)."""
-    levels = LADDERS.get(ladder)
-    return str(next(iter(levels.values())).spec.family) if levels else ""
 
 
 def _md_skeleton(table: LadderSummary) -> list[str]:

@@ -4,7 +4,8 @@ Every other module of :mod:`acdb_gym.report` builds or reads these: :class:`Esti
 its bootstrap CI), the Table 2/3 rows (:class:`AgentRow`, :class:`FloorRow`,
 :class:`LadderSummary`, :class:`Summary`, :class:`FailedJob`), :class:`PairedTest`,
 :class:`SortabilityRow`, the marginal-order audit's :class:`MarginalOrderRow` and
-:class:`OrderGain`, the anytime curves' :class:`AnytimeCurve`, and :class:`ReportFiles`, and the type aliases for a result row and its grouping keys.
+:class:`OrderGain`, and :class:`ReportFiles`, and the type aliases for a result row and its
+grouping keys.
 """
 
 from __future__ import annotations
@@ -268,6 +269,7 @@ class MarginalOrderRow:
         sortability: the feature's sortability over the instances (mean and 95% CI); below
             0.5 the feature falls along the causal order.
         gains: one :class:`OrderGain` per direction, ascending first.
+        families: the SCM families of the instances it covers (sorted).
     """
 
     ladder: str
@@ -275,6 +277,7 @@ class MarginalOrderRow:
     feature: str
     sortability: Estimate
     gains: tuple[OrderGain, ...]
+    families: tuple[str, ...] = ()
 
     def gain(self, direction: str) -> OrderGain:
         """The gain of one direction.
