@@ -61,6 +61,7 @@ __all__ = [
     "revision_markdown",
     "summarize_revisions",
     "true_dag_of",
+    "truth_and_budget",
     "write_revision_csv",
 ]
 
@@ -180,14 +181,17 @@ def episode_revision(record: RevisionRecord, truth: DAG) -> EpisodeRevision:
 
 
 @functools.lru_cache(maxsize=4096)
-def _true_dag(ladder: str, level: str, seed: int, level_spec: str | None) -> DAG:
+def _truth_and_budget(
+    ladder: str, level: str, seed: int, level_spec: str | None
+) -> tuple[DAG, int]:
     spec = parse_level_spec(level_spec) if level_spec else get_level(ladder, level).spec
-    return generate_instance(spec, seed).dag
+    instance = generate_instance(spec, seed)
+    return instance.dag, instance.budget
 
 
-def true_dag_of(row: Row) -> DAG:
-    """The true DAG of a row's instance, regenerated from its ladder, level and seed (and a
-    custom level's spec, which its rows carry).
+def truth_and_budget(row: Row) -> tuple[DAG, int]:
+    """The true DAG and the budget of a row's instance, regenerated from its ladder, level and
+    seed (and a custom level's spec, which its rows carry).
 
     Raises:
         LookupError: a level this package does not know and the row carries no spec of.
@@ -195,7 +199,16 @@ def true_dag_of(row: Row) -> DAG:
     ladder, level, spec = str(row["ladder"]), str(row["level"]), row.get("level_spec")
     if not spec and level not in ALL_LADDERS.get(ladder, {}):
         raise LookupError(f"no level {ladder} {level} to regenerate the instance from")
-    return _true_dag(ladder, level, int(row["seed"]), spec)
+    return _truth_and_budget(ladder, level, int(row["seed"]), str(spec) if spec else None)
+
+
+def true_dag_of(row: Row) -> DAG:
+    """The true DAG of a row's instance (:func:`truth_and_budget`).
+
+    Raises:
+        LookupError: a level this package does not know and the row carries no spec of.
+    """
+    return truth_and_budget(row)[0]
 
 
 # ----------------------------------------------------------------------------- aggregation

@@ -12,6 +12,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from acdb_gym.report.aggregation import prepare, summarize_prepared
+from acdb_gym.report.anytime import (
+    anytime_markdown,
+    anytime_rows,
+    plot_anytime,
+    write_anytime_csv,
+)
 from acdb_gym.report.comparison import compare_agents
 from acdb_gym.report.load import RESULTS_FILE, read_rows
 from acdb_gym.report.markdown import markdown_report
@@ -47,7 +53,8 @@ def write_report(
     marginal-order audit, :mod:`acdb_gym.report.order_audit`; raw units: fractions in
     [0, 1], SHD in edges; empty cells are NaN); ``f1_per_level_<ladder>.png`` and
     ``precision_recall_<ladder>.png``; ``revision.csv`` when rows carry revision records
-    (:mod:`acdb_gym.report.revision`); ``costs.csv`` and a cost section when ``prices`` is given
+    (:mod:`acdb_gym.report.revision`), and then the anytime section with ``anytime.csv`` and
+    ``anytime_<ladder>.png`` (:mod:`acdb_gym.report.anytime`); ``costs.csv`` and a cost section when ``prices`` is given
     (:mod:`acdb_gym.report.cost`).
     Unreadable lines of ``results.jsonl`` are skipped with a warning and listed in the report.
 
@@ -82,6 +89,14 @@ def write_report(
     if revisions:
         csvs.append(write_revision_csv(run / "revision.csv", revisions))
     plots = []
+    anytime = anytime_rows(prepared.ok, labels=prepared.labels)
+    anytime_lines = ["## Anytime directed F1", ""] if anytime else []
+    for ladder in sorted({row.ladder for row in anytime}):
+        mine = [row for row in anytime if row.ladder == ladder]
+        plots.append(plot_anytime(mine, run / f"anytime_{ladder}.png"))
+        anytime_lines += anytime_markdown(mine, plot=plots[-1].name)
+    if anytime:
+        csvs.append(write_anytime_csv(run / "anytime.csv", anytime))
     for table in summary.ladders:
         csvs.append(write_table2_csv(run / f"table2_{table.ladder}.csv", table))
         csvs.append(write_table3_csv(run / f"table3_{table.ladder}.csv", table))
@@ -105,6 +120,8 @@ def write_report(
         revisions=revisions,
         order_audit=order_audit,
     )
+    if anytime_lines:
+        text = text.rstrip("\n") + "\n\n" + "\n".join(anytime_lines)
     transfer = transfer_markdown(rows)
     if transfer:
         text = text.rstrip("\n") + "\n\n" + "\n".join(transfer) + "\n"
