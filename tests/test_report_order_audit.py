@@ -97,7 +97,12 @@ def test_the_markdown_names_the_strongest_order_and_the_kurtosis_order_off_gauss
     assert "#### Marginal-order audit" in text
     assert all(f"| {feature} |" in text for feature in MARGINAL_FEATURES)
     assert "**Strongest marginal order**: variance asc (`msort:variance:asc`), 100.0%" in text
+    assert "(p 0.250; 1.000 corrected for the 12 orders tested): not significant." in text
     assert "Kurtosis order" not in text  # Gaussian worlds: kurtosis is no model signal
+    ten = "\n".join(
+        order_audit_markdown(order_audit_rows(prepare([_custom_row(i) for i in range(10)])))
+    )
+    assert "(p 0.0020; 0.023 corrected for the 12 orders tested): a shortcut." in ten
     nonlinear = [r.__class__(**{**r.__dict__, "families": ("nonlinear",)}) for r in rows]
     assert "**Kurtosis order** (nonlinear worlds" in "\n".join(order_audit_markdown(nonlinear))
     assert order_audit_markdown([]) == []

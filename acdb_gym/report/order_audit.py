@@ -56,6 +56,7 @@ __all__ = [
     "CACHE_SIZE",
     "N_RANDOM_ORDERS",
     "RANDOM_ORDER_STREAM",
+    "SHORTCUT_ALPHA",
     "AuditedInstance",
     "InstanceOrderAudit",
     "instance_order_audit",
@@ -74,6 +75,9 @@ RANDOM_ORDER_STREAM: Final = 26
 stream of its own, apart from every stream the instance's generation uses."""
 AUDIT_ALPHA: Final = 0.01
 """The coefficient tests' level of the order regressions (sortnregress's default)."""
+SHORTCUT_ALPHA: Final = 0.05
+"""The level at which the strongest order, its p-value corrected for every order tested, is
+called a shortcut."""
 CACHE_SIZE: Final = 4096
 """Instances whose audit is kept in memory."""
 
@@ -289,7 +293,8 @@ def order_audit_markdown(rows: Sequence[MarginalOrderRow]) -> list[str]:
         "descending (↓) order (`msort:FEATURE:asc|desc`) over the same regressions in "
         f"{N_RANDOM_ORDERS} uniformly random orders per instance (directed F1 "
         f"{_pct(random_f1)}% here). Gains in points with the 95% CI over instances; p: paired "
-        "sign-flip test over instances. A significant positive gain is a shortcut.",
+        "sign-flip test over instances. A positive gain significant after correcting for the "
+        "orders tested is a shortcut.",
         "",
     ]
     headers = ["feature", "sortability", "F1 ↑", "gain ↑", "p ↑", "F1 ↓", "gain ↓", "p ↓"]
@@ -322,11 +327,17 @@ def _verdict_lines(overall: Sequence[MarginalOrderRow]) -> list[str]:
     strongest = strongest_order(overall)
     if strongest is not None:
         row, gain = strongest
-        verdict = "a shortcut" if gain.p_value < 0.05 and gain.gain.mean > 0 else "not significant"
+        # The strongest of many orders is chosen after the fact: its p-value is corrected
+        # (Bonferroni) for every order tested before it is called a shortcut.
+        tested = sum(1 for r in overall for g in r.gains if g.gain.n)
+        corrected = min(1.0, gain.p_value * tested)
+        shortcut = corrected < SHORTCUT_ALPHA and gain.gain.mean > 0
         lines.append(
             f"- **Strongest marginal order**: {row.feature} {gain.direction} "
             f"(`msort:{row.feature}:{gain.direction}`), {_pct(gain.f1)}% directed F1, "
-            f"{_points(gain.gain.mean)} points over a random order (p {_p(gain)}): {verdict}."
+            f"{_points(gain.gain.mean)} points over a random order (p {_p(gain)}; "
+            f"{format_p_value(corrected, exact=gain.p_exact)} corrected for the {tested} orders "
+            f"tested): {'a shortcut' if shortcut else 'not significant'}."
         )
     kurtosis = next((row for row in overall if row.feature == "kurtosis"), None)
     family = ", ".join(f for f in overall[0].families if f != "linear_gaussian") if overall else ""
