@@ -20,6 +20,7 @@ from acdb_gym.core.ladders.shipped import (
 from acdb_gym.core.worlds.instance import generate_instance, instance_slack
 from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.envs.registration import ENV_IDS, HIDDEN_SLACK_IDS
+from acdb_gym.testing import check_acdb_env
 
 SPEC = LevelSpec(d=6, k=6, n_obs=50, n_int=10, noise_var=1.0, slack=1)
 HIDDEN = replace(SPEC, slack_max=3)
@@ -87,3 +88,9 @@ def test_v1_hidden_is_registered_and_its_observation_holds_no_slack() -> None:
     assert info["budget"] == instance.budget and "slack" not in info
     assert "i_star_size" not in info and not any("slack" in key for key in observation)
     env.close()
+
+
+@pytest.mark.parametrize("tools", ["raw", "stats"])
+def test_a_hidden_slack_env_passes_the_conformance_checks(tools: str) -> None:
+    env = gym.make("ACDB-HiddenSlack-L4-v1", tools=tools, render_mode="ansi")
+    check_acdb_env(env, seed=7, n_random_steps=30)
