@@ -14,6 +14,7 @@ from acdb_gym.discovery import MARGINAL_FEATURES
 from acdb_gym.report import write_report
 from acdb_gym.report.aggregation import prepare
 from acdb_gym.report.order_audit import (
+    MAX_AUDIT_NODES,
     instance_order_audit,
     order_audit_markdown,
     order_audit_rows,
@@ -80,11 +81,13 @@ def test_rows_cover_every_level_feature_and_direction_with_a_paired_test() -> No
         variance.gain("up")
 
 
-def test_a_row_without_a_known_instance_is_left_out() -> None:
+def test_a_row_without_a_known_instance_or_too_large_is_left_out() -> None:
     unknown = make_row("pc", ladder="v9", level="L0")
     outside = make_row("pc", level="L0", index=10_000)
     assert row_instance(unknown) is None and row_instance(outside) is None
-    assert order_audit_rows(prepare([unknown, outside])) == ()
+    large = make_row("pc", ladder="large", level="L3")  # d = 200 > MAX_AUDIT_NODES
+    assert row_instance(large) is not None and MAX_AUDIT_NODES < 200
+    assert order_audit_rows(prepare([unknown, outside, large])) == ()
     assert row_instance(make_row("pc", level="L2", index=3)) == (
         LADDERS["v0"]["L2"].spec,
         LADDERS["v0"]["L2"].manifest_seed(3),
