@@ -448,7 +448,7 @@ def _levels(args: argparse.Namespace) -> int:
             s = level.spec
             print(
                 f"| {ladder} | {level.name} | {level.axis} | {s.d} | {s.k} | {s.n_obs} | "
-                f"{s.n_int} | {s.noise_var} | {s.slack} | {s.random_floor:.1%} |"
+                f"{s.n_int} | {s.noise_var} | {s.slack_text} | {s.random_floor:.1%} |"
             )
     return 0
 

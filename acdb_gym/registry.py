@@ -6,6 +6,10 @@ built, where it runs (panels, tools, draws), what it needs (optional extras, pri
 to the hidden instance, a saved model) and what it is, in one line. The ``acdb sweep`` help, the
 unknown-agent error and the sweep's agent construction are all generated from this table.
 
+A parametrized entry (``msort``) is spelled ``NAME:VALUE:VALUE`` (``msort:kurtosis:desc``): each
+value is checked against its parameter's choices and passed to the constructor as a keyword;
+the bound agent keeps the full name in jobs and result rows.
+
 An alias (``gies_active``) is an entry of its own that builds the same agent as its target:
 jobs keep the name they were asked for, so old result files and commands mean what they meant.
 """
@@ -14,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -83,6 +87,8 @@ class AgentEntry:
         default: part of the default (offline) sweep.
         alias_of: the entry this one repeats under an older name.
         arguments: fixed keyword arguments of the constructor (an ablation's switch).
+        parameters: for an entry spelled ``NAME:VALUE:...``, each parameter's keyword and its
+            choices as ``"module:NAME"`` (a tuple of strings, imported only when parsing).
     """
 
     name: str
@@ -99,6 +105,7 @@ class AgentEntry:
     default: bool = False
     alias_of: str | None = None
     arguments: tuple[tuple[str, Any], ...] = ()
+    parameters: tuple[tuple[str, str], ...] = ()
 
     @property
     def takes_path(self) -> bool:
@@ -108,7 +115,42 @@ class AgentEntry:
     @property
     def usage(self) -> str:
         """How ``--agents`` spells the agent."""
-        return f"{self.name}:PATH" if self.takes_path else self.name
+        if self.takes_path:
+            return f"{self.name}:PATH"
+        return ":".join([self.name, *(name.upper() for name, _ in self.parameters)])
+
+    def parameter_choices(self) -> dict[str, tuple[str, ...]]:
+        """Each parameter's allowed values (imports the modules that define them)."""
+        choices = {}
+        for name, path in self.parameters:
+            module_name, _, attribute = path.partition(":")
+            choices[name] = tuple(getattr(importlib.import_module(module_name), attribute))
+        return choices
+
+    def bind(self, values: Sequence[str]) -> AgentEntry:
+        """This parametrized entry with its parameters set, named ``NAME:VALUE:...``.
+
+        Raises:
+            ValueError: the wrong number of values, or a value outside its choices.
+        """
+        if len(values) != len(self.parameters):
+            raise ValueError(
+                f"agent {self.name} is spelled {self.usage}, got {':'.join([self.name, *values])!r}"
+            )
+        arguments = dict(self.arguments)
+        for (name, allowed), value in zip(self.parameter_choices().items(), values, strict=True):
+            if value not in allowed:
+                raise ValueError(
+                    f"{name.upper()} of agent {self.name} must be one of {list(allowed)}, "
+                    f"got {value!r}"
+                )
+            arguments[name] = value
+        return dataclasses.replace(
+            self,
+            name=":".join([self.name, *values]),
+            arguments=tuple(arguments.items()),
+            parameters=(),
+        )
 
     def load_class(self) -> Any:
         """Import the agent class named by :attr:`constructor`."""
@@ -299,6 +341,15 @@ _ENTRIES: Final = (
         "regressions in increasing-R² order: the scale-free (R²) sortability check",
     ),
     AgentEntry(
+        "msort",
+        f"{_CLASSICAL}:MarginalSortRegressAgent",
+        "regressions in the order of a marginal feature (the order audit's shortcut)",
+        parameters=(
+            ("feature", "acdb_gym.discovery.sortability:MARGINAL_FEATURES"),
+            ("direction", "acdb_gym.discovery.sortnregress:SORT_DIRECTIONS"),
+        ),
+    ),
+    AgentEntry(
         "lingam",
         "acdb_gym.baselines.families:DirectLiNGAMAgent",
         "DirectLiNGAM order + significant OLS coefficients: fits non-Gaussian worlds",
@@ -382,14 +433,17 @@ def get_agent(name: str) -> AgentEntry:
     """The entry of an agent name; ``NAME:PATH`` binds a ``policy`` entry to a saved model.
 
     The policy file is checked here but loaded only when the agent is built, in the worker
-    that runs the job: planning needs no torch.
+    that runs the job: planning needs no torch. ``NAME:VALUE:...`` binds a parametrized entry
+    (:meth:`AgentEntry.bind`).
 
     Raises:
         ValueError: an unknown name (the message lists the known ones), a policy entry without
-            a path, or a path that is not a file.
+            a path, a path that is not a file, or parameters that do not fit.
     """
     prefix, sep, path = name.partition(":")
     entry = AGENTS.get(prefix if sep else name)
+    if entry is not None and entry.parameters:
+        return entry.bind(path.split(":") if sep else [])
     if entry is None or entry.takes_path != bool(sep):
         if entry is not None and entry.takes_path:
             raise ValueError(f"agent {name!r} needs a saved model: {entry.usage}")
@@ -413,5 +467,7 @@ def agent_help() -> str:
             needs.append("privileged access to the hidden instance")
         panels = "each panel asked for" if len(entry.panels) > 1 else f"{entry.panels[0]} panel"
         details = f"runs in: {panels}" + (f"; needs: {', '.join(needs)}" if needs else "")
+        for name, allowed in entry.parameter_choices().items():
+            details += f"; {name.upper()}: {'|'.join(allowed)}"
         lines.append(f"  {'':<{width}}  {details}")
     return "\n".join(lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,7 +32,8 @@ def test_sweep_help_lists_every_agent_with_its_summary(
     assert "randregress" in listed and "rl:PATH" in listed
     for entry in AGENTS.values():
         assert entry.summary in agents
-    assert "gies_active     alias of bic_active" in agents
+    assert re.search(r"\n  gies_active +alias of bic_active\n", agents)
+    assert "msort:FEATURE:DIRECTION" in listed and "FEATURE: variance|r2|range|" in agents
     assert f"(default: {','.join(OFFLINE_AGENTS)})" in " ".join(text.split())
 
 

@@ -11,6 +11,8 @@ from acdb_gym.agents.base import Agent
 from acdb_gym.registry import AGENTS, OFFLINE_AGENTS, AgentEntry, agent_help, get_agent
 
 OFFLINE = [name for name, entry in AGENTS.items() if not entry.extras]
+BOUND = {"msort": "msort:variance:asc"}
+"""A bound spelling of each parametrized entry."""
 
 
 def test_the_offline_sweep_is_the_readme_one() -> None:
@@ -19,7 +21,7 @@ def test_the_offline_sweep_is_the_readme_one() -> None:
 
 @pytest.mark.parametrize("name", OFFLINE)
 def test_every_offline_agent_builds(name: str) -> None:
-    agent = get_agent(name).build(12345, {})
+    agent = get_agent(BOUND.get(name, name)).build(12345, {})
     assert isinstance(agent, Agent)
 
 
@@ -116,3 +118,34 @@ def test_llm_transport_options_reach_the_agent_but_not_the_job_id() -> None:
         return [job.job_id for job in plan_jobs(config)]
 
     assert ids({"timeout": 5.0, "max_retries": 1}) == ids({})
+
+
+def test_msort_binds_its_feature_and_direction() -> None:
+    entry = get_agent("msort:kurtosis:desc")
+    assert entry.name == "msort:kurtosis:desc" and entry.parameters == ()
+    assert dict(entry.arguments) == {"feature": "kurtosis", "direction": "desc"}
+    agent = entry.build(0, {})
+    assert (agent.name, agent.feature, agent.direction) == (
+        "msort:kurtosis:desc",
+        "kurtosis",
+        "desc",
+    )
+    assert AGENTS["msort"].usage == "msort:FEATURE:DIRECTION"
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("msort", r"msort is spelled msort:FEATURE:DIRECTION, got 'msort'"),
+        ("msort:kurtosis", r"spelled msort:FEATURE:DIRECTION, got 'msort:kurtosis'"),
+        ("msort:kurtosis:desc:x", r"got 'msort:kurtosis:desc:x'"),
+        ("msort:skew:desc", r"FEATURE of agent msort must be one of \['variance', .*got 'skew'"),
+        (
+            "msort:range:down",
+            r"DIRECTION of agent msort must be one of \['asc', 'desc'\], got 'down'",
+        ),
+    ],
+)
+def test_msort_refuses_a_bad_spelling(name: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        get_agent(name)

@@ -420,6 +420,7 @@ def test_write_report_creates_every_file(tmp_path: Path) -> None:
         "paired_tests.csv",
         "random_floor.csv",
         "sortability.csv",
+        "order_audit.csv",
         *(f"table{n}_{ladder}.csv" for n in (2, 3) for ladder in ("v0", "v1")),
         *(
             f"{kind}_{ladder}.png"

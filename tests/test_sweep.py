@@ -253,6 +253,40 @@ def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path: Path
     assert _stable(rows) == expected
 
 
+def test_msort_runs_in_a_sweep_and_variance_asc_is_sortnregress(tmp_path: Path) -> None:
+    agents = ("sortnregress", "msort:variance:asc", "msort:kurtosis:desc")
+    assert (
+        cli_main(
+            [
+                "sweep",
+                "--ladder",
+                "v1",
+                "--levels",
+                "L0",
+                "--seeds",
+                "2",
+                "--workers",
+                "1",
+                "--agents",
+                ",".join(agents),
+                "--out",
+                str(tmp_path),
+                "--no-report",
+            ]
+        )
+        == 0
+    )
+    rows = load_rows(tmp_path / "results.jsonl")
+    by_agent: dict[str, list[dict[str, Any]]] = {}
+    for row in sorted(rows, key=lambda r: r["manifest_index"]):
+        by_agent.setdefault(row["agent"], []).append(row)
+    assert sorted(by_agent) == sorted(agents) and all(len(v) == 2 for v in by_agent.values())
+    fields = ("directed_f1", "shd", "skeleton_f1")
+    for mine, theirs in zip(by_agent["msort:variance:asc"], by_agent["sortnregress"], strict=True):
+        assert {k: mine[k] for k in fields} == {k: theirs[k] for k in fields}
+    assert cli_main(["sweep", "--agents", "msort:kurtosis:up", "--out", str(tmp_path / "x")]) == 2
+
+
 def test_cli_reports_bad_arguments(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert cli_main(["sweep", "--levels", "L7", "--out", str(tmp_path)]) == 2
     assert "L7" in capsys.readouterr().err

@@ -2,6 +2,7 @@
 
 from acdb_gym.baselines.active import BICActiveAgent, GIESActiveAgent, PCActiveAgent
 from acdb_gym.baselines.classical import (
+    MarginalSortRegressAgent,
     OracleAgent,
     PCAgent,
     PCGreedyAgent,
@@ -14,6 +15,7 @@ from acdb_gym.baselines.classical import (
 __all__ = [
     "BICActiveAgent",
     "GIESActiveAgent",
+    "MarginalSortRegressAgent",
     "OracleAgent",
     "PCActiveAgent",
     "PCAgent",

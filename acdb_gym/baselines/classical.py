@@ -1,5 +1,6 @@
 """The paper's baselines (DESIGN §9): random DAG, PC, PC + greedy, oracle, and sortnregress,
-with the shortcut checks' r2sortnregress and their random-order control randregress."""
+with the shortcut checks' r2sortnregress, msort (any marginal feature's order) and their
+random-order control randregress."""
 
 from __future__ import annotations
 
@@ -11,16 +12,23 @@ import numpy as np
 from acdb_gym.core.graphs import PDAG, random_order_dag
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.discovery import (
+    MARGINAL_FEATURES,
     orient_by_mean_shift,
     r2sortnregress,
     shared_pc_cpdag,
     sortnregress,
 )
-from acdb_gym.discovery.sortnregress import regress_in_order
+from acdb_gym.discovery.sortnregress import (
+    SORT_DIRECTIONS,
+    SortDirection,
+    msortnregress,
+    regress_in_order,
+)
 from acdb_gym.envs import actions
 
 __all__ = [
     "InterveneThenSubmit",
+    "MarginalSortRegressAgent",
     "OracleAgent",
     "PCAgent",
     "PCGreedyAgent",
@@ -102,6 +110,42 @@ class R2SortnregressAgent:
 
     def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
         self._graph = r2sortnregress(observation["observational"], alpha=self.alpha)
+
+    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
+        return actions.submit(self._graph)
+
+
+class MarginalSortRegressAgent:
+    """Submits :func:`~acdb_gym.discovery.sortnregress.msortnregress`'s DAG: regressions in the
+    order of a marginal feature of the observational sample (the agent ``msort:FEATURE:DIR``).
+
+    With ``feature="variance", direction="asc"`` it submits sortnregress's graph; the other
+    features and directions put the order audit's shortcuts (DESIGN §3.5) into any sweep.
+
+    Args:
+        feature: one of :data:`~acdb_gym.discovery.sortability.MARGINAL_FEATURES`.
+        direction: ``"asc"`` (smallest value first) or ``"desc"``.
+        alpha: significance level of the coefficient tests.
+
+    Raises:
+        ValueError: an unknown feature or direction.
+    """
+
+    def __init__(self, *, feature: str, direction: SortDirection, alpha: float = 0.01) -> None:
+        if feature not in MARGINAL_FEATURES:
+            raise ValueError(f"feature must be one of {list(MARGINAL_FEATURES)}, got {feature!r}")
+        if direction not in SORT_DIRECTIONS:
+            raise ValueError(f"direction must be 'asc' or 'desc', got {direction!r}")
+        self.feature, self.direction, self.alpha = feature, direction, alpha
+        self.name = f"msort:{feature}:{direction}"
+
+    def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
+        self._graph = msortnregress(
+            observation["observational"],
+            feature=self.feature,
+            direction=self.direction,
+            alpha=self.alpha,
+        )
 
     def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
         return actions.submit(self._graph)

@@ -16,7 +16,9 @@ gymnasium or anything above it); environments and baselines share it.
 * :func:`sortnregress`: the variance-sortability baseline; :func:`r2sortnregress` its
   scale-invariant R² variant; :func:`regress_in_order` is their control with any given order.
 * :func:`var_sortability`, :func:`r2_sortability`: how well variance or R² orders the variables
-  along the true DAG's paths (:func:`order_alignment`, :func:`r2_scores`).
+  along the true DAG's paths (:func:`order_alignment`, :func:`r2_scores`);
+  :func:`feature_sortability` the same for any of :data:`MARGINAL_FEATURES`
+  (:func:`marginal_scores`), and :func:`msortnregress` regresses in that feature's order.
 * :func:`direct_lingam`: a DirectLiNGAM order (:func:`direct_lingam_order`) pruned like
   sortnregress, for linear non-Gaussian data.
 * :func:`rank_pc_cpdag`: PC with Fisher-z tests on :func:`normal_scores` (ranks), for
@@ -55,26 +57,44 @@ from acdb_gym.discovery.shift import (
     shift_pvalues,
 )
 from acdb_gym.discovery.sortability import (
+    MARGINAL_FEATURES,
+    MarginalFeature,
+    feature_sortability,
+    marginal_scores,
     order_alignment,
     r2_scores,
     r2_sortability,
     var_sortability,
 )
-from acdb_gym.discovery.sortnregress import r2sortnregress, regress_in_order, sortnregress
+from acdb_gym.discovery.sortnregress import (
+    SortDirection,
+    feature_order,
+    msortnregress,
+    r2sortnregress,
+    regress_in_order,
+    sortnregress,
+)
 
 __all__ = [
+    "MARGINAL_FEATURES",
     "CombinedGraph",
     "Experiment",
     "InterventionalBIC",
+    "MarginalFeature",
     "ScoreSearchResult",
     "ShiftEvidence",
     "ShiftOrienter",
+    "SortDirection",
     "combine_shift_evidence",
     "direct_lingam",
     "direct_lingam_order",
     "distribution_shift_pvalue",
+    "feature_order",
+    "feature_sortability",
     "greedy_interventional_search",
     "hill_climb",
+    "marginal_scores",
+    "msortnregress",
     "normal_scores",
     "order_alignment",
     "orient_by_mean_shift",

@@ -13,12 +13,19 @@ directed path, counted once per path length ``k = 1 .. d-1`` that joins them (pa
 tie counts one half. It agrees with the ``CausalDisco`` package of the same authors
 (``CausalDisco.analytics``, tolerance 0), which the tests use as the reference; this module
 needs only numpy.
+
+Variance and R² are two of many marginal features that can leak the order. The audit (DESIGN
+§3.5) checks every feature in :data:`MARGINAL_FEATURES`: :func:`marginal_scores` computes one
+per column and :func:`feature_sortability` is its :func:`order_alignment` with the true DAG.
+Range and MAD grow with scale as variance does; excess kurtosis and |skewness| move towards
+those of a Gaussian as noises add up along a path (in non-Gaussian or nonlinear worlds the
+roots carry the least mixed, most non-Gaussian marginals).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Final
+from typing import Final, Literal, get_args
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -26,9 +33,24 @@ from numpy.typing import ArrayLike, NDArray
 from acdb_gym.core.types import FloatArray
 from acdb_gym.discovery._common import as_data_matrix, check_no_constant_column
 
-__all__ = ["order_alignment", "r2_scores", "r2_sortability", "var_sortability"]
+__all__ = [
+    "MARGINAL_FEATURES",
+    "MarginalFeature",
+    "feature_sortability",
+    "marginal_scores",
+    "order_alignment",
+    "r2_scores",
+    "r2_sortability",
+    "var_sortability",
+]
 
 _MAX_CONDITION: Final = 1e12
+
+MarginalFeature = Literal["variance", "r2", "range", "mad", "kurtosis", "abs_skew"]
+"""A marginal feature of one variable's observational sample (see :func:`marginal_scores`)."""
+
+MARGINAL_FEATURES: Final[tuple[MarginalFeature, ...]] = get_args(MarginalFeature)
+"""Every audited marginal feature, in the order the report lists them."""
 
 
 def order_alignment(adjacency: ArrayLike, scores: ArrayLike) -> float:
@@ -130,3 +152,73 @@ def r2_sortability(data: ArrayLike, adjacency: ArrayLike) -> float:
         The R²-sortability in ``[0, 1]``; NaN for a graph without edges.
     """
     return order_alignment(adjacency, r2_scores(data))
+
+
+def marginal_scores(data: ArrayLike, feature: str) -> FloatArray:
+    """One value of a marginal feature per column of ``data``.
+
+    The features (all population-style moments, divisor ``n``):
+
+    ========== ===================================================================
+    variance   the sample variance (as :func:`var_sortability` and sortnregress)
+    r2         :func:`r2_scores`: R² of the column regressed on all the others
+    range      ``max - min``
+    mad        the median absolute deviation from the median (unscaled)
+    kurtosis   excess kurtosis ``m4 / m2² - 3`` (0 for a Gaussian)
+    abs_skew   absolute skewness ``|m3| / m2^1.5``
+    ========== ===================================================================
+
+    >>> marginal_scores([[0.0, 1.0], [1.0, 1.0], [2.0, 4.0]], "range").tolist()
+    [2.0, 3.0]
+
+    Args:
+        data: samples, ``(n_samples, d)``, finite; no constant column for ``r2``,
+            ``kurtosis`` and ``abs_skew`` (``r2`` also needs ``d >= 2``).
+        feature: one of :data:`MARGINAL_FEATURES`.
+
+    Returns:
+        The ``d`` feature values.
+
+    Raises:
+        ValueError: an unknown feature, or data the feature cannot be computed on.
+    """
+    if feature not in MARGINAL_FEATURES:
+        raise ValueError(f"feature must be one of {list(MARGINAL_FEATURES)}, got {feature!r}")
+    array = as_data_matrix(data, "data")
+    if feature == "r2":
+        return r2_scores(array)
+    if feature == "variance":
+        variances: FloatArray = array.var(axis=0)
+        return variances
+    if feature == "range":
+        ranges: FloatArray = array.max(axis=0) - array.min(axis=0)
+        return ranges
+    if feature == "mad":
+        mads: FloatArray = np.median(np.abs(array - np.median(array, axis=0)), axis=0)
+        return mads
+    check_no_constant_column(array, "data")
+    centered = array - array.mean(axis=0)
+    m2 = np.mean(centered**2, axis=0)
+    if feature == "kurtosis":
+        kurtosis: FloatArray = np.mean(centered**4, axis=0) / m2**2 - 3.0
+        return kurtosis
+    skew: FloatArray = np.abs(np.mean(centered**3, axis=0)) / m2**1.5
+    return skew
+
+
+def feature_sortability(data: ArrayLike, adjacency: ArrayLike, feature: str) -> float:
+    """:func:`order_alignment` of :func:`marginal_scores`: var-sortability for any feature.
+
+    ``feature_sortability(data, adjacency, "variance")`` is :func:`var_sortability` and
+    ``"r2"`` is :func:`r2_sortability`. Below 0.5 the feature falls along the causal order
+    (its descending order is the shortcut).
+
+    Args:
+        data: samples, ``(n_samples, d)``.
+        adjacency: the true DAG's adjacency matrix, ``(d, d)``.
+        feature: one of :data:`MARGINAL_FEATURES`.
+
+    Returns:
+        The sortability in ``[0, 1]``; NaN for a graph without edges.
+    """
+    return order_alignment(adjacency, marginal_scores(data, feature))

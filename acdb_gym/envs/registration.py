@@ -7,12 +7,20 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.envs.registration import EnvSpec
 
-from acdb_gym.core.ladders.shipped import ALL_LADDERS, LADDERS, LARGE_LADDER, PAPER_LADDERS, Level
+from acdb_gym.core.ladders.shipped import (
+    ALL_LADDERS,
+    HIDDEN_SLACK_LADDER,
+    LADDERS,
+    LARGE_LADDER,
+    PAPER_LADDERS,
+    Level,
+)
 
 __all__ = [
     "DESIGN_IDS",
     "ENV_IDS",
     "FLAT_IDS",
+    "HIDDEN_SLACK_IDS",
     "LARGE_IDS",
     "flat_id",
     "make_custom",
@@ -27,6 +35,10 @@ ENV_IDS: tuple[str, ...] = tuple(
 
 LARGE_IDS: tuple[str, ...] = tuple(level.env_id for level in LARGE_LADDER.values())
 """``ACDB-L{0..4}-large``: d = 20, 50, 100, 200, 500 (registered; not in :data:`ENV_IDS`)."""
+
+HIDDEN_SLACK_IDS: tuple[str, ...] = tuple(level.env_id for level in HIDDEN_SLACK_LADDER.values())
+"""``ACDB-HiddenSlack-L{0..5}-v1``: v1's levels and instances with a hidden slack (registered;
+not in :data:`ENV_IDS`, whose envs differ from these only in the budget)."""
 
 DESIGN_IDS: tuple[str, ...] = tuple(
     f"ACDB-Design-{name}-{ladder}" for ladder in PAPER_LADDERS for name in LADDERS[ladder]

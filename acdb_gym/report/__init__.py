@@ -21,15 +21,21 @@ it and produces the paper's tables, the random floor, paired tests and plots:
   the CI of the mean difference, the minimum detectable difference at 80% power and the seeds a
   5-point difference needs.
 - **Shortcut checks**: var- and R²-sortability of the instances the run holds, and each sort
-  baseline against its random-order control.
+  baseline against its random-order control; the marginal-order audit (sortability of six
+  marginal features and the directed-F1 gain of regressing in each one's order over a random
+  order, with its paired test).
+- **Anytime**: for agents that state hypotheses, directed F1 after each experiment up to the
+  budget, as a curve per agent row and level, and its area beside η.
 
 Modules, one per concern: :mod:`~acdb_gym.report.load` (reading ``results.jsonl``),
 :mod:`~acdb_gym.report.types` (the frozen results), :mod:`~acdb_gym.report.aggregation`
 (per-seed values, Tables 2 and 3, the random floor), :mod:`~acdb_gym.report.statistics`
 (bootstrap CIs, the sign-flip test), :mod:`~acdb_gym.report.power` (minimum detectable
 differences), :mod:`~acdb_gym.report.comparison` (paired tests of agent rows),
-:mod:`~acdb_gym.report.shortcuts` (sortability of the instances), :mod:`~acdb_gym.report.revision`
+:mod:`~acdb_gym.report.shortcuts` (sortability of the instances),
+:mod:`~acdb_gym.report.order_audit` (the marginal-order audit), :mod:`~acdb_gym.report.revision`
 (how agents that state hypotheses revise them, experiment by experiment),
+:mod:`~acdb_gym.report.anytime` (directed F1 after each experiment, its curve and area),
 :mod:`~acdb_gym.report.tables` (Markdown, terminal and CSV tables),
 :mod:`~acdb_gym.report.markdown` (``report.md``), :mod:`~acdb_gym.report.plots` and
 :mod:`~acdb_gym.report.write` (:func:`write_report`). The package needs numpy and scipy (and regenerates instances through :mod:`acdb_gym.core`);
@@ -46,8 +52,10 @@ from __future__ import annotations
 
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.report.aggregation import NUMERIC_FIELDS, TABLE2_METRICS, summarize
+from acdb_gym.report.anytime import anytime_rows
 from acdb_gym.report.comparison import compare_agents, paired_test
 from acdb_gym.report.load import RESULTS_FILE, load_results
+from acdb_gym.report.order_audit import order_audit_rows
 from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
 from acdb_gym.report.power import minimum_detectable_difference, seeds_to_detect
 from acdb_gym.report.shortcuts import sortability_rows
@@ -59,6 +67,7 @@ from acdb_gym.report.types import (
     FailedJob,
     FloorRow,
     LadderSummary,
+    MarginalOrderRow,
     PairedTest,
     ReportFiles,
     SortabilityRow,
@@ -76,15 +85,18 @@ __all__ = [
     "FailedJob",
     "FloorRow",
     "LadderSummary",
+    "MarginalOrderRow",
     "PairedTest",
     "ReportFiles",
     "SortabilityRow",
     "Summary",
+    "anytime_rows",
     "bootstrap_ci",
     "compare_agents",
     "format_terminal",
     "load_results",
     "minimum_detectable_difference",
+    "order_audit_rows",
     "paired_test",
     "plot_f1_per_level",
     "plot_precision_recall",

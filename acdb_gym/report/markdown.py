@@ -4,7 +4,8 @@ section (:mod:`acdb_gym.report.revision`, when rows carry revision records), fai
 Each ladder section holds Table 2, Table 3 and the random floor (rendered from the bodies of
 :mod:`acdb_gym.report.tables`), a precision-vs-recall paragraph per agent row, the
 benchmark-design shortcut checks (var- and R²-sortability of the instances, each sort baseline
-against its random-order control, density leakage) and the plots' links. The paired tests
+against its random-order control, density leakage, the marginal-order audit of
+:mod:`acdb_gym.report.order_audit`) and the plots' links. The paired tests
 follow, per ladder: pooled over levels, then level by level, each with its CI, p-value and
 power (minimum detectable difference, seeds a 5-point difference needs).
 """
@@ -18,6 +19,7 @@ from typing import Final
 
 from acdb_gym.report.document import Image, Part, Table, markdown_text
 from acdb_gym.report.load import RESULTS_FILE
+from acdb_gym.report.order_audit import order_audit_parts
 from acdb_gym.report.power import POWER, POWER_ALPHA, TARGET_DIFFERENCE, min_sign_flip_seeds
 from acdb_gym.report.revision import RevisionSummary, revision_markdown
 from acdb_gym.report.shortcuts import SORT_BASELINES, by_ladder
@@ -45,6 +47,7 @@ from acdb_gym.report.types import (
     AgentRow,
     Estimate,
     LadderSummary,
+    MarginalOrderRow,
     PairedTest,
     ReportFiles,
     SortabilityRow,
@@ -68,13 +71,23 @@ def markdown_report(
     sortability: Sequence[SortabilityRow] = (),
     *,
     revisions: Sequence[RevisionSummary] = (),
+    order_audit: Sequence[MarginalOrderRow] = (),
 ) -> str:
     """The text of ``report.md``: :func:`report_parts` rendered as Markdown.
 
     Returns:
         The Markdown text, ending with a newline.
     """
-    parts = report_parts(run_dir, summary, tests, problems, files, sortability, revisions=revisions)
+    parts = report_parts(
+        run_dir,
+        summary,
+        tests,
+        problems,
+        files,
+        sortability,
+        revisions=revisions,
+        order_audit=order_audit,
+    )
     return markdown_text(parts)
 
 
@@ -87,6 +100,7 @@ def report_parts(
     sortability: Sequence[SortabilityRow] = (),
     *,
     revisions: Sequence[RevisionSummary] = (),
+    order_audit: Sequence[MarginalOrderRow] = (),
 ) -> list[Part]:
     """The report's document (:mod:`acdb_gym.report.document`), which ``report.md`` and
     ``report.html`` both render.
@@ -101,6 +115,9 @@ def report_parts(
             (:func:`~acdb_gym.report.shortcuts.sortability_rows`).
         revisions: the revision analysis (:mod:`acdb_gym.report.revision`); its section
             follows the paired tests when there is one.
+        order_audit: the marginal-order audit rows
+            (:func:`~acdb_gym.report.order_audit.order_audit_rows`), shown in each ladder's
+            shortcut checks.
 
     Returns:
         The parts, in document order.
@@ -109,7 +126,8 @@ def report_parts(
     sortable = by_ladder(sortability)
     for table in summary.ladders:
         mine = [test for test in tests if test.ladder == table.ladder]
-        lines += _md_ladder(table, mine, sortable.get(table.ladder, ()))
+        audit = [row for row in order_audit if row.ladder == table.ladder]
+        lines += _md_ladder(table, mine, sortable.get(table.ladder, ()), audit)
     lines += paired_test_parts(tests)
     lines += revision_markdown(revisions)
     if len(summary.ladders) > 1:
@@ -149,7 +167,10 @@ def _md_header(run_dir: Path, summary: Summary, problems: Sequence[str]) -> list
 
 
 def _md_ladder(
-    table: LadderSummary, tests: Sequence[PairedTest], sortability: Sequence[SortabilityRow]
+    table: LadderSummary,
+    tests: Sequence[PairedTest],
+    sortability: Sequence[SortabilityRow],
+    order_audit: Sequence[MarginalOrderRow] = (),
 ) -> list[Part]:
     lines: list[Part] = [f"## Ladder {table.ladder}", "", "### Table 2: average across levels", ""]
     lines += [
@@ -180,6 +201,7 @@ def _md_ladder(
     ]
     lines += [_commitment(row) for row in table.rows]
     lines += ["", *_md_shortcuts(table, tests, sortability)]
+    lines += order_audit_parts(order_audit)
     lines.append(Image(f"f1_per_level_{table.ladder}.png", "directed F1 per level"))
     lines.append(Image(f"precision_recall_{table.ladder}.png", "precision vs recall"))
     return lines

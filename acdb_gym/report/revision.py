@@ -63,6 +63,7 @@ __all__ = [
     "shift_effects_of",
     "summarize_revisions",
     "true_dag_of",
+    "truth_and_budget",
     "write_revision_csv",
 ]
 
@@ -184,7 +185,7 @@ def episode_revision(record: RevisionRecord, truth: DAG) -> EpisodeRevision:
 @functools.lru_cache(maxsize=4096)
 def _true_world(
     ladder: str, level: str, seed: int, level_spec: str | None
-) -> tuple[DAG, FloatArray | None]:
+) -> tuple[DAG, int, FloatArray | None]:
     spec = parse_level_spec(level_spec) if level_spec else get_level(ladder, level).spec
     instance = generate_instance(spec, seed)
     linear = getattr(instance.scm, "linear", instance.scm)
@@ -193,11 +194,14 @@ def _true_world(
         sd = np.sqrt(np.diag(linear.covariance()))
         effects = linear.mixing * sd[:, None] / sd[None, :]
         effects.flags.writeable = False
-    return instance.dag, effects
+    return instance.dag, instance.budget, effects
 
 
-def _true_dag(ladder: str, level: str, seed: int, level_spec: str | None) -> DAG:
-    return _true_world(ladder, level, seed, level_spec)[0]
+def _world_of(row: Row) -> tuple[DAG, int, FloatArray | None]:
+    ladder, level, spec = str(row["ladder"]), str(row["level"]), row.get("level_spec")
+    if not spec and level not in ALL_LADDERS.get(ladder, {}):
+        raise LookupError(f"no level {ladder} {level} to regenerate the instance from")
+    return _true_world(ladder, level, int(row["seed"]), str(spec) if spec else None)
 
 
 def shift_effects_of(row: Row) -> FloatArray | None:
@@ -211,23 +215,27 @@ def shift_effects_of(row: Row) -> FloatArray | None:
     Raises:
         LookupError: as :func:`true_dag_of`.
     """
-    ladder, level, spec = str(row["ladder"]), str(row["level"]), row.get("level_spec")
-    if not spec and level not in ALL_LADDERS.get(ladder, {}):
-        raise LookupError(f"no level {ladder} {level} to regenerate the instance from")
-    return _true_world(ladder, level, int(row["seed"]), spec)[1]
+    return _world_of(row)[2]
 
 
-def true_dag_of(row: Row) -> DAG:
-    """The true DAG of a row's instance, regenerated from its ladder, level and seed (and a
-    custom level's spec, which its rows carry).
+def truth_and_budget(row: Row) -> tuple[DAG, int]:
+    """The true DAG and the budget of a row's instance, regenerated from its ladder, level and
+    seed (and a custom level's spec, which its rows carry).
 
     Raises:
         LookupError: a level this package does not know and the row carries no spec of.
     """
-    ladder, level, spec = str(row["ladder"]), str(row["level"]), row.get("level_spec")
-    if not spec and level not in ALL_LADDERS.get(ladder, {}):
-        raise LookupError(f"no level {ladder} {level} to regenerate the instance from")
-    return _true_dag(ladder, level, int(row["seed"]), spec)
+    dag, budget, _ = _world_of(row)
+    return dag, budget
+
+
+def true_dag_of(row: Row) -> DAG:
+    """The true DAG of a row's instance (:func:`truth_and_budget`).
+
+    Raises:
+        LookupError: a level this package does not know and the row carries no spec of.
+    """
+    return truth_and_budget(row)[0]
 
 
 # ----------------------------------------------------------------------------- aggregation

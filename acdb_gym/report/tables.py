@@ -18,7 +18,14 @@ from typing import Final
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import PANEL_OBSERVATIONAL
 from acdb_gym.report.aggregation import TABLE2_METRICS, sort_value
-from acdb_gym.report.types import Estimate, LadderSummary, PairedTest, SortabilityRow, Summary
+from acdb_gym.report.types import (
+    Estimate,
+    LadderSummary,
+    MarginalOrderRow,
+    PairedTest,
+    SortabilityRow,
+    Summary,
+)
 
 __all__ = [
     "COMPARISON_METRICS",
@@ -46,6 +53,7 @@ __all__ = [
     "table3_body",
     "write_csv",
     "write_floor_csv",
+    "write_order_audit_csv",
     "write_sortability_csv",
     "write_table2_csv",
     "write_table3_csv",
@@ -449,5 +457,29 @@ def write_sortability_csv(path: Path, rows: Sequence[SortabilityRow]) -> Path:
     body = [
         [row.ladder, row.level, row.var.n, *_estimate_cells(row.var), *_estimate_cells(row.r2)]
         for row in rows
+    ]
+    return write_csv(path, header, body)
+
+
+def write_order_audit_csv(path: Path, rows: Sequence[MarginalOrderRow]) -> Path:
+    """The marginal-order audit: one line per ladder, level, feature and direction."""
+    header = ["ladder", "level", "feature", "direction", "n_instances"]
+    header += [f"sortability_{part}" for part in ("mean", "low", "high")]
+    header += ["order_f1", "random_f1", "gain_mean", "gain_low", "gain_high", "p_value"]
+    body = [
+        [
+            row.ladder,
+            row.level,
+            row.feature,
+            gain.direction,
+            gain.gain.n,
+            *_estimate_cells(row.sortability),
+            gain.f1,
+            gain.random_f1,
+            *_estimate_cells(gain.gain),
+            gain.p_value,
+        ]
+        for row in rows
+        for gain in row.gains
     ]
     return write_csv(path, header, body)

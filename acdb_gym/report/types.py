@@ -3,7 +3,9 @@
 Every other module of :mod:`acdb_gym.report` builds or reads these: :class:`Estimate` (a mean with
 its bootstrap CI), the Table 2/3 rows (:class:`AgentRow`, :class:`FloorRow`,
 :class:`LadderSummary`, :class:`Summary`, :class:`FailedJob`), :class:`PairedTest`,
-:class:`SortabilityRow` and :class:`ReportFiles`, and the type aliases for a result row and its grouping keys.
+:class:`SortabilityRow`, the marginal-order audit's :class:`MarginalOrderRow` and
+:class:`OrderGain`, and :class:`ReportFiles`, and the type aliases for a result row and its
+grouping keys.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ __all__ = [
     "GroupKey",
     "InstanceKey",
     "LadderSummary",
+    "MarginalOrderRow",
+    "OrderGain",
     "PairedTest",
     "ReportFiles",
     "Row",
@@ -229,6 +233,64 @@ class SortabilityRow:
     level: str
     var: Estimate
     r2: Estimate
+
+
+@dataclass(frozen=True)
+class OrderGain:
+    """What regressing in one direction of a feature's order buys over a random order.
+
+    Attributes:
+        direction: ``"asc"`` (smallest value first) or ``"desc"``.
+        f1: the mean directed F1 of the regressions in this order.
+        random_f1: the mean directed F1 of the same regressions in random orders, on the same
+            instances.
+        gain: the mean of the per-instance differences ``f1 - random_f1`` with its 95%
+            bootstrap CI (instances resampled within levels).
+        p_value: the two-sided paired sign-flip p-value of the mean difference.
+        p_exact: whether ``p_value`` enumerated every sign pattern (otherwise Monte Carlo).
+    """
+
+    direction: str
+    f1: float
+    random_f1: float
+    gain: Estimate
+    p_value: float
+    p_exact: bool
+
+
+@dataclass(frozen=True)
+class MarginalOrderRow:
+    """The marginal-order audit of one feature on one level (or ``"overall"``) of a ladder.
+
+    Attributes:
+        ladder: the ladder.
+        level: a level name or ``"overall"`` (levels weighted by their instances).
+        feature: one of :data:`~acdb_gym.discovery.sortability.MARGINAL_FEATURES`.
+        sortability: the feature's sortability over the instances (mean and 95% CI); below
+            0.5 the feature falls along the causal order.
+        gains: one :class:`OrderGain` per direction, ascending first.
+        families: the SCM families of the instances it covers (sorted).
+    """
+
+    ladder: str
+    level: str
+    feature: str
+    sortability: Estimate
+    gains: tuple[OrderGain, ...]
+    families: tuple[str, ...] = ()
+
+    def gain(self, direction: str) -> OrderGain:
+        """The gain of one direction.
+
+        Raises:
+            KeyError: no gain for that direction.
+        """
+        for gain in self.gains:
+            if gain.direction == direction:
+                return gain
+        raise KeyError(
+            f"no gain for direction {direction!r}; present: {[g.direction for g in self.gains]}"
+        )
 
 
 @dataclass(frozen=True)

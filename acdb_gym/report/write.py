@@ -12,16 +12,24 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from acdb_gym.report.aggregation import prepare, summarize_prepared
+from acdb_gym.report.anytime import (
+    anytime_parts,
+    anytime_rows,
+    plot_anytime,
+    write_anytime_csv,
+)
 from acdb_gym.report.comparison import compare_agents
 from acdb_gym.report.document import Part, markdown_text
 from acdb_gym.report.html import HTML_FILE, write_html_report
 from acdb_gym.report.load import RESULTS_FILE, read_rows
 from acdb_gym.report.markdown import report_parts
+from acdb_gym.report.order_audit import order_audit_rows
 from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
 from acdb_gym.report.revision import summarize_revisions, write_revision_csv
 from acdb_gym.report.shortcuts import sortability_rows
 from acdb_gym.report.tables import (
     write_floor_csv,
+    write_order_audit_csv,
     write_sortability_csv,
     write_table2_csv,
     write_table3_csv,
@@ -43,13 +51,15 @@ def write_report(
 
     Files: ``report.md`` (with the transfer table across SCM families when the rows span
     several, :mod:`acdb_gym.report.transfer`); ``table2_<ladder>.csv``, ``table3_<ladder>.csv``,
-    ``random_floor.csv``, ``paired_tests.csv``, ``sortability.csv`` (raw units: fractions in
+    ``random_floor.csv``, ``paired_tests.csv``, ``sortability.csv``, ``order_audit.csv`` (the
+    marginal-order audit, :mod:`acdb_gym.report.order_audit`; raw units: fractions in
     [0, 1], SHD in edges; empty cells are NaN); ``f1_per_level_<ladder>.png`` and
     ``precision_recall_<ladder>.png``; ``revision.csv`` when rows carry revision records
-    (:mod:`acdb_gym.report.revision`); ``costs.csv`` and a cost section when ``prices`` is given
-    (:mod:`acdb_gym.report.cost`); ``report.html``, the same document as one self-contained
-    page with an episode viewer, and one page per episode in ``episodes/``
-    (:mod:`acdb_gym.report.html`, :mod:`acdb_gym.report.episodes`).
+    (:mod:`acdb_gym.report.revision`), and then the anytime section with ``anytime.csv`` and
+    ``anytime_<ladder>.png`` (:mod:`acdb_gym.report.anytime`); ``costs.csv`` and a cost section
+    when ``prices`` is given (:mod:`acdb_gym.report.cost`); ``report.html``, the same document
+    as one self-contained page with an episode viewer, and one page per episode in
+    ``episodes/`` (:mod:`acdb_gym.report.html`, :mod:`acdb_gym.report.episodes`).
     Unreadable lines of ``results.jsonl`` are skipped with a warning and listed in the report.
 
     Args:
@@ -77,10 +87,20 @@ def write_report(
     csvs = [write_floor_csv(run / "random_floor.csv", summary)]
     csvs.append(write_tests_csv(run / "paired_tests.csv", tests))
     csvs.append(write_sortability_csv(run / "sortability.csv", sortability))
+    order_audit = order_audit_rows(prepared)
+    csvs.append(write_order_audit_csv(run / "order_audit.csv", order_audit))
     revisions = summarize_revisions(prepared.ok, labels=prepared.labels)
     if revisions:
         csvs.append(write_revision_csv(run / "revision.csv", revisions))
     plots = []
+    anytime = anytime_rows(prepared.ok, labels=prepared.labels)
+    anytime_section: list[Part] = ["## Anytime directed F1", ""] if anytime else []
+    for ladder in sorted({row.ladder for row in anytime}):
+        mine = [row for row in anytime if row.ladder == ladder]
+        plots.append(plot_anytime(mine, run / f"anytime_{ladder}.png"))
+        anytime_section += anytime_parts(mine, plot=plots[-1].name)
+    if anytime:
+        csvs.append(write_anytime_csv(run / "anytime.csv", anytime))
     for table in summary.ladders:
         csvs.append(write_table2_csv(run / f"table2_{table.ladder}.csv", table))
         csvs.append(write_table3_csv(run / f"table3_{table.ladder}.csv", table))
@@ -105,7 +125,18 @@ def write_report(
     files = ReportFiles(
         run / "report.md", tuple(csvs), tuple(plots), summary, tuple(problems), run / HTML_FILE
     )
-    parts = report_parts(run, summary, tests, problems, files, sortability, revisions=revisions)
+    parts = report_parts(
+        run,
+        summary,
+        tests,
+        problems,
+        files,
+        sortability,
+        revisions=revisions,
+        order_audit=order_audit,
+    )
+    if anytime_section:
+        parts += ["", *anytime_section]
     transfer = transfer_parts(rows)
     if transfer:
         parts += ["", *transfer]

@@ -5,7 +5,8 @@ The sweep runs the shipped ladders' levels on their manifests; a custom level is
 "D40:d=40,k=60,n_obs=1000,n_int=200,slack=0,standardized=true"``. Its levels belong to the
 ladder :data:`CUSTOM_LADDER`. Fields take the :class:`LevelSpec` defaults when left out, and
 ``noise_var`` takes 1.0 (v1's noise variance); ``d``, ``k``, ``n_obs``, ``n_int`` and ``slack``
-are required. A ``NAME:`` prefix names the level; without one its name is ``d{d}-`` and the
+are required. ``slack_max=3`` (with ``slack=1``) hides the slack: each instance draws its own
+from 1..3 and the budget no longer gives away ``|I*|`` (:class:`LevelSpec`). A ``NAME:`` prefix names the level; without one its name is ``d{d}-`` and the
 first 8 hex digits of the SHA-256 of the spec's canonical text (:func:`format_level_spec`).
 
 Its manifest is preflighted from :data:`CUSTOM_SEED_BASE` up, exactly as the shipped manifests
@@ -17,6 +18,8 @@ every process, so a sweep worker rebuilds the level from the spec's text alone.
 (1.0, True)
 >>> format_level_spec(spec)
 'd=8,k=10,n_obs=200,n_int=50,noise_var=1.0,slack=1,standardized=true'
+>>> format_level_spec(parse_level_spec("d=8,k=10,n_obs=200,n_int=50,slack=0,slack_max=2"))
+'d=8,k=10,n_obs=200,n_int=50,noise_var=1.0,slack=0,slack_max=2'
 >>> custom = parse_custom_level("small:d=8,k=10,n_obs=200,n_int=50,slack=1")
 >>> level = custom.level(3)
 >>> level.ladder, level.name, [entry.seed for entry in level.manifest]
@@ -118,6 +121,12 @@ _FALSE: Final = ("false", "no", "0")
 def _parse_value(name: str, text: str) -> Any:
     """``text`` as the type of the :class:`LevelSpec` field ``name``."""
     kind = _FIELD_TYPES[name]
+    if kind == int | None:  # slack_max: an integer, or none for the default
+        return None if text.lower() == "none" else _parse_value_of(name, int, text)
+    return _parse_value_of(name, kind, text)
+
+
+def _parse_value_of(name: str, kind: Any, text: str) -> Any:
     if kind is bool:
         if text.lower() in _TRUE + _FALSE:
             return text.lower() in _TRUE

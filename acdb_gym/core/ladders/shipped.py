@@ -2,7 +2,9 @@
 
 ``v0`` and ``v1`` are linear-Gaussian; ``v1-nongaussian`` and ``v1-nonlinear`` are v1's levels
 with the ``linear_nongaussian`` and ``nonlinear`` SCM families (DESIGN §3.1), registered as
-``ACDB-NonGaussian-L{0..5}-v1`` and ``ACDB-Nonlinear-L{0..5}-v1``.
+``ACDB-NonGaussian-L{0..5}-v1`` and ``ACDB-Nonlinear-L{0..5}-v1``. ``v1-hidden`` is v1 with a
+hidden slack (each instance draws its slack from ``slack .. slack + 2``, unpublished; DESIGN §7),
+registered as ``ACDB-HiddenSlack-L{0..5}-v1``.
 
 Each level carries a manifest of 200 preflighted seeds, each stored with the digest of the
 instance it generates, in package data (``core/ladders/manifests/<ladder>.tsv``); v0's first 8 are the
@@ -33,6 +35,9 @@ __all__ = [
     "ALL_LADDERS",
     "FAMILY_LADDERS",
     "FAMILY_TAGS",
+    "HIDDEN_SLACK_LADDER",
+    "HIDDEN_SLACK_SPREAD",
+    "HIDDEN_SLACK_TAG",
     "LADDERS",
     "LARGE_LADDER",
     "LARGE_MANIFEST_SIZE",
@@ -48,7 +53,7 @@ __all__ = [
     "write_manifests",
 ]
 
-LadderName = Literal["v0", "v1", "v1-nongaussian", "v1-nonlinear", "large"]
+LadderName = Literal["v0", "v1", "v1-nongaussian", "v1-nonlinear", "v1-hidden", "large"]
 LEVEL_NAMES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -72,11 +77,14 @@ class Level:
 
     @property
     def env_id(self) -> str:
-        """The Gymnasium id, e.g. ``ACDB-L2-v0``, or ``ACDB-Nonlinear-L2-v1`` on a family
-        ladder (Gymnasium's grammar puts the version last, so the family goes first)."""
-        if self.spec.family in FAMILY_TAGS:
+        """The Gymnasium id, e.g. ``ACDB-L2-v0``, ``ACDB-Nonlinear-L2-v1`` on a family ladder,
+        ``ACDB-HiddenSlack-L2-v1`` with a hidden slack (Gymnasium's grammar puts the version
+        last, so the family and the slack go first)."""
+        tags = FAMILY_TAGS.get(self.spec.family, "")
+        tags += HIDDEN_SLACK_TAG if self.spec.hidden_slack else ""
+        if tags:
             version = self.ladder.split("-", 1)[0]
-            return f"ACDB-{FAMILY_TAGS[self.spec.family]}-{self.name}-{version}"
+            return f"ACDB-{tags}-{self.name}-{version}"
         return f"ACDB-{self.name}-{self.ladder}"
 
     def manifest_seed(self, index: int) -> int:
@@ -128,6 +136,15 @@ FAMILY_LADDERS: dict[str, Family] = {
 """Ladders with v1's levels and another SCM family."""
 
 
+HIDDEN_SLACK_TAG = "HiddenSlack"
+"""The env ids' part for a level with a hidden slack (``ACDB-HiddenSlack-L2-v1``)."""
+
+HIDDEN_SLACK_SPREAD = 2
+"""``v1-hidden``: each instance's slack is drawn from v1's slack of its level up to this much
+more, so a budget is never tighter than v1's and says only that ``|I*|`` lies in
+``[budget - slack - 2, budget - slack]``."""
+
+
 def _family_specs(family: Family) -> dict[str, tuple[str, LevelSpec]]:
     return {name: (axis, replace(spec, family=family)) for name, (axis, spec) in _V1_SPECS.items()}
 
@@ -136,6 +153,11 @@ _SPECS: dict[str, dict[str, tuple[str, LevelSpec]]] = {
     "v0": _V0_SPECS,
     "v1": _V1_SPECS,
     **{ladder: _family_specs(family) for ladder, family in FAMILY_LADDERS.items()},
+}
+
+_HIDDEN_SPECS = {
+    name: (axis, replace(spec, slack_max=spec.slack + HIDDEN_SLACK_SPREAD))
+    for name, (axis, spec) in _V1_SPECS.items()
 }
 
 # large: worlds up to d = 500 for scaling studies (beyond the paper). v1's generator (standardized
@@ -169,11 +191,14 @@ _SEED_BASE = {
     "v1": 100_000,
     "v1-nongaussian": 100_000,
     "v1-nonlinear": 100_000,
+    "v1-hidden": 100_000,
     "large": 200_000,
 }
 """Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 uses ``100000 + 1000 * level + i``,
 large ``200000 + 1000 * level + i``, and the family ladders v1's seeds: a seed draws the same first graph in every family, so where both
-accept their first draw a family's instance has the v1 instance's graph (paired comparisons)."""
+accept their first draw a family's instance has the v1 instance's graph (paired comparisons).
+``v1-hidden`` uses v1's seeds too, and its instances are v1's (graph, weights, data) with only
+the budget changed: the slack has a stream of its own."""
 
 
 def manifest_path(ladder: str) -> Traversable:
@@ -226,7 +251,15 @@ PAPER_LADDERS: tuple[str, ...] = ("v0", "v1")
 LARGE_LADDER: dict[str, Level] = _build("large", _LARGE_SPECS)
 """``large``: L0 to L4 at d = 20, 50, 100, 200, 500, for scaling studies."""
 
-ALL_LADDERS: dict[str, dict[str, Level]] = {**LADDERS, "large": LARGE_LADDER}
+HIDDEN_SLACK_LADDER: dict[str, Level] = _build("v1-hidden", _HIDDEN_SPECS)
+"""``v1-hidden``: v1's levels and instances with a hidden slack (``LevelSpec.slack_max``); each
+instance's budget is ``|I*|`` plus a slack drawn from v1's slack to ``+ HIDDEN_SLACK_SPREAD``."""
+
+ALL_LADDERS: dict[str, dict[str, Level]] = {
+    **LADDERS,
+    "v1-hidden": HIDDEN_SLACK_LADDER,
+    "large": LARGE_LADDER,
+}
 """Every ladder by name: what :func:`get_level`, the sweep and the CLI accept."""
 
 
@@ -252,7 +285,7 @@ def preflight(spec: LevelSpec, base: int, count: int) -> tuple[ManifestEntry, ..
 
 def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  # pragma: no cover
     """Regenerate ``core/ladders/manifests/<ladder>.tsv`` (after an intended generator change)."""
-    every = {**_SPECS, "large": _LARGE_SPECS}
+    every = {**_SPECS, "v1-hidden": _HIDDEN_SPECS, "large": _LARGE_SPECS}
     for ladder_name in ladders:
         specs = every[ladder_name]
         count = LARGE_MANIFEST_SIZE if ladder_name == "large" else MANIFEST_SIZE

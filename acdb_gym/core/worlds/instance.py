@@ -42,6 +42,7 @@ __all__ = [
     "Instance",
     "InstanceGenerationError",
     "generate_instance",
+    "instance_slack",
 ]
 
 MAX_ATTEMPTS = 10_000
@@ -50,9 +51,10 @@ MAX_ATTEMPTS = 10_000
 EDGE_REDRAW_ROUNDS = 5
 """Redraws of the failing edges' weights under ``faithfulness_rule="redraw_edges"``."""
 
-_GRAPH, _WEIGHTS, _OBSERVATIONAL, _INTERVENTIONS, _CALIBRATION = range(5)
-"""Streams of ``SeedSequence(seed).spawn(5)``; the first four equal ``spawn(4)``'s, which the
-linear-Gaussian generator uses, and only the nonlinear family reads the calibration stream."""
+_GRAPH, _WEIGHTS, _OBSERVATIONAL, _INTERVENTIONS, _CALIBRATION, _SLACK = range(6)
+"""Streams of ``SeedSequence(seed).spawn(6)``; the first four equal ``spawn(4)``'s, which the
+linear-Gaussian generator uses, only the nonlinear family reads the calibration stream, and
+only a level with a hidden slack (``LevelSpec.slack_max``) the slack stream."""
 
 
 class InstanceGenerationError(RuntimeError):
@@ -99,7 +101,8 @@ class Instance:
             weights of a linear family, the drawn edge magnitudes of a nonlinear one).
         d_obs: the observational sample, ``(n_obs, d)``, read-only.
         i_star: the minimum intervention set (DESIGN §3, step 6).
-        budget: ``|I*| + spec.slack``.
+        budget: ``|I*| + slack``: ``spec.slack``, or the instance's own draw when the level
+            hides its slack (:func:`instance_slack`).
         min_relevant_abs_rho: the acceptance covariate named by ``dependence_measure``: the
             smallest population ``|rho|`` over PC-relevant conditioning sets for the linear
             families, the smallest per-edge correlation ratio or unique contribution for the
@@ -127,6 +130,11 @@ class Instance:
     def n_nodes(self) -> int:
         """Number of variables ``d``."""
         return self.dag.n_nodes
+
+    @property
+    def slack(self) -> int:
+        """The budget beyond ``|I*|`` (privileged when the level hides it)."""
+        return self.budget - len(self.i_star)
 
     @property
     def weights(self) -> FloatArray:
@@ -165,6 +173,22 @@ class Instance:
 
 def _streams(seed: int) -> list[np.random.SeedSequence]:
     return np.random.SeedSequence(seed).spawn(4)
+
+
+def instance_slack(spec: LevelSpec, seed: int) -> int:
+    """The slack of the instance of ``spec`` drawn from ``seed``: ``spec.slack``, or with a
+    hidden slack (``spec.slack_max``) a uniform draw from ``slack .. slack_max`` on the seed's
+    own slack stream, which no other draw of the instance reads (so the graph, weights and data
+    are those of the same spec without ``slack_max``).
+
+    >>> spec = LevelSpec(d=4, k=3, n_obs=50, n_int=10, noise_var=1.0, slack=1, slack_max=3)
+    >>> sorted({instance_slack(spec, seed) for seed in range(40)})
+    [1, 2, 3]
+    """
+    if spec.slack_max is None:
+        return spec.slack
+    stream = np.random.SeedSequence(seed).spawn(_SLACK + 1)[_SLACK]
+    return int(np.random.default_rng(stream).integers(spec.slack, spec.slack_max + 1))
 
 
 def _draw_weights(spec: LevelSpec, dag: DAG, rng: np.random.Generator) -> FloatArray:
@@ -320,7 +344,7 @@ def _finish(
         scm=scm,
         d_obs=readonly(d_obs),
         i_star=i_star,
-        budget=len(i_star) + spec.slack,
+        budget=len(i_star) + instance_slack(spec, seed),
         min_relevant_abs_rho=min_relevant_partial_correlation(dag, cov),
         attempts=attempts,
         weak_edges=weak,
@@ -354,7 +378,7 @@ def _generate_family(spec: LevelSpec, seed: int, deadline: float | None = None) 
         scm=world.scm,
         d_obs=readonly(d_obs),
         i_star=i_star,
-        budget=len(i_star) + spec.slack,
+        budget=len(i_star) + instance_slack(spec, seed),
         min_relevant_abs_rho=world.acceptance.min_dependence,
         attempts=attempts,
         dependence_measure=world.acceptance.measure,

@@ -7,6 +7,9 @@ other.
 >>> spec = LevelSpec(d=6, k=9, n_obs=200, n_int=50, noise_var=2.0, slack=1)
 >>> spec.n_pairs, spec.density, spec.max_interventions
 (15, 0.6, 6)
+>>> hidden = LevelSpec(d=6, k=9, n_obs=200, n_int=50, noise_var=2.0, slack=1, slack_max=3)
+>>> hidden.slack_text, hidden.max_interventions
+('1-3 hidden', 8)
 """
 
 from __future__ import annotations
@@ -50,7 +53,8 @@ class LevelSpec:
         n_obs: observational sample size.
         n_int: samples per intervention.
         noise_var: noise variance (before standardization when ``standardized``).
-        slack: interventions allowed beyond ``|I*|``.
+        slack: interventions allowed beyond ``|I*|``; with ``slack_max``, the smallest slack
+            an instance draws.
         faithfulness_eps: minimum relevant population ``|rho|`` of an accepted instance.
         weight_low: smallest edge-weight magnitude.
         weight_high: largest edge-weight magnitude.
@@ -63,6 +67,12 @@ class LevelSpec:
             edges' weights, at most :data:`~acdb_gym.core.worlds.instance.EDGE_REDRAW_ROUNDS` times,
             then accept the world (linear-Gaussian family only) and record how many edges still fail
             (:attr:`~acdb_gym.core.worlds.instance.Instance.weak_edges`).
+        slack_max: None (the default): every instance's budget is ``|I*| + slack``, so the
+            budget and the published slack give away ``|I*|``. An integer ``>= slack``: the
+            slack is hidden; each instance draws its own uniformly from ``slack .. slack_max``
+            on a stream of its seed (:func:`~acdb_gym.core.worlds.instance.instance_slack`),
+            and nothing an agent sees (the level's spec, the observation) holds the draw, so the
+            budget says only ``|I*|`` in ``[budget - slack_max, budget - slack]``.
     """
 
     d: int
@@ -77,6 +87,7 @@ class LevelSpec:
     standardized: bool = False
     family: Family = LINEAR_GAUSSIAN
     faithfulness_rule: str = "reject_world"
+    slack_max: int | None = None
 
     def __post_init__(self) -> None:
         if self.d < 2:
@@ -101,6 +112,10 @@ class LevelSpec:
             )
         if not 0 <= self.faithfulness_eps < 1:
             raise ValueError(f"faithfulness_eps must be in [0, 1), got {self.faithfulness_eps}")
+        if self.slack_max is not None and self.slack_max < self.slack:
+            raise ValueError(
+                f"slack_max must be at least slack ({self.slack}) or None, got {self.slack_max}"
+            )
         if self.family not in FAMILIES:
             raise ValueError(f"family must be one of {list(FAMILIES)}, got {self.family!r}")
         if self.faithfulness_rule != "reject_world" and self.family != LINEAR_GAUSSIAN:
@@ -136,9 +151,27 @@ class LevelSpec:
         return self.k / self.n_pairs
 
     @property
+    def hidden_slack(self) -> bool:
+        """Whether each instance draws its slack from ``slack .. slack_max`` (unpublished)."""
+        return self.slack_max is not None
+
+    @property
+    def slack_high(self) -> int:
+        """The largest slack an instance of the level can have."""
+        return self.slack if self.slack_max is None else self.slack_max
+
+    @property
+    def slack_text(self) -> str:
+        """The slack as a level table shows it: ``"1"``, or ``"1-3 hidden"``."""
+        if self.slack_max is None:
+            return str(self.slack)
+        return f"{self.slack}-{self.slack_max} hidden"
+
+    @property
     def max_interventions(self) -> int:
-        """``d - 1 + slack``: an upper bound on every budget of the level (``|I*| <= d - 1``)."""
-        return self.d - 1 + self.slack
+        """``d - 1 + slack`` (``slack_max`` when set): an upper bound on every budget of the
+        level (``|I*| <= d - 1``)."""
+        return self.d - 1 + self.slack_high
 
     @property
     def random_floor(self) -> float:
