@@ -47,6 +47,7 @@ from acdb_gym.core.scm_families import (
     Mechanism,
     NetworkMechanism,
     NonlinearSCM,
+    NormalScoreMap,
     apply_shape,
     readonly_copy,
 )
@@ -158,6 +159,7 @@ def _nonlinear_scm(
     sample = calibration_rng.standard_normal((CALIBRATION_SIZE, d))
     noise_std = np.full(d, np.sqrt(spec.noise_var))
     loc, scale = np.zeros(d), np.ones(d)
+    maps: list[NormalScoreMap] = []
     mechanisms: list[Mechanism | None] = [None] * d
     groups: dict[int, IntArray] = {}
     smallest = math.inf
@@ -171,6 +173,9 @@ def _nonlinear_scm(
         if spec.standardized:
             loc[j], scale[j] = raw.mean(), raw.std()
         sample[:, j] = (raw - loc[j]) / scale[j]
+        if spec.standardized:
+            maps.append(NormalScoreMap.fit(sample[:, j]))
+            sample[:, j] = maps[-1](sample[:, j])
         mechanisms[j] = mechanism
         if mechanism is not None:
             dependence = _edge_dependences(mechanism, float(scale[j]), sample, j, groups)
@@ -184,8 +189,15 @@ def _nonlinear_scm(
         loc=readonly_copy(loc),
         scale=readonly_copy(scale),
         weights=readonly_copy(weights),
+        normal_scores=_by_node(maps, dag) if spec.standardized else None,
     )
     return scm, Acceptance(True, CORRELATION_RATIO, smallest)
+
+
+def _by_node(maps: list[NormalScoreMap], dag: DAG) -> tuple[NormalScoreMap, ...]:
+    """The maps, fitted in topological order, indexed by node."""
+    by_node = dict(zip((int(j) for j in dag.topological_order()), maps, strict=True))
+    return tuple(by_node[j] for j in range(dag.n_nodes))
 
 
 def _draw_mechanism(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -38,6 +38,7 @@ __all__ = [
     "EDGE_REDRAW_ROUNDS",
     "MAX_ATTEMPTS",
     "Instance",
+    "FAMILY_REDRAWS",
     "InstanceGenerationError",
     "generate_instance",
 ]
@@ -51,6 +52,10 @@ EDGE_REDRAW_ROUNDS = 5
 _GRAPH, _WEIGHTS, _OBSERVATIONAL, _INTERVENTIONS, _CALIBRATION = range(5)
 """Streams of ``SeedSequence(seed).spawn(5)``; the first four equal ``spawn(4)``'s, which the
 linear-Gaussian generator uses, and only the nonlinear family reads the calibration stream."""
+
+FAMILY_REDRAWS = 1000
+"""Draws of a family's own parts (noise kinds, mechanisms) on one accepted linear world before
+:class:`InstanceGenerationError`."""
 
 
 class InstanceGenerationError(RuntimeError):
@@ -242,20 +247,33 @@ def _generate(spec: LevelSpec, seed: int) -> Instance:
     weight_rng = np.random.default_rng(streams[_WEIGHTS])
     if spec.faithfulness_rule == "redraw_edges":
         return _finish(spec, seed, streams, *_redraw_weak_edges(spec, graph_rng, weight_rng))
+    dag, _, scm, cov, attempts = _accepted_linear_world(spec, seed, graph_rng, weight_rng)
+    return _finish(spec, seed, streams, dag, scm, cov, attempts, 0)
+
+
+def _accepted_linear_world(
+    spec: LevelSpec,
+    seed: int,
+    graph_rng: np.random.Generator,
+    weight_rng: np.random.Generator,
+) -> tuple[DAG, FloatArray, LinearGaussianSCM, FloatArray, int]:
+    """DESIGN §3, steps 1-4 under ``"reject_world"``: graphs and weights drawn until the world
+    passes the faithfulness check. Returns the graph, the drawn weights, the SCM, its
+    population covariance and the number of draws."""
     attempts = 0
     while True:
         attempts += 1
         # DESIGN §3, step 1; its draw order is fixed by the manifest digests.
         dag = random_order_dag(spec.d, n_edges=spec.k, rng=graph_rng)
-        scm = _build_scm(spec, _draw_weights(spec, dag, weight_rng))
+        weights = _draw_weights(spec, dag, weight_rng)
+        scm = _build_scm(spec, weights)
         cov = scm.covariance()
         if _passes_full_set_check(dag, cov, spec.faithfulness_eps) and is_faithful(
             dag, cov, spec.faithfulness_eps
         ):
-            break
+            return dag, weights, scm, cov, attempts
         if attempts == MAX_ATTEMPTS:
             raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)
-    return _finish(spec, seed, streams, dag, scm, cov, attempts, 0)
 
 
 def _finish(
@@ -286,22 +304,28 @@ def _finish(
 
 
 def _generate_family(spec: LevelSpec, seed: int) -> Instance:
-    """The other families (:mod:`acdb_gym.core.families`): the same graph and weight draws, then
-    the family's SCM and its own acceptance rule."""
+    """The other families (:mod:`acdb_gym.core.families`), paired with the linear-Gaussian
+    level: the graph and weights are those of the linear-Gaussian instance of the same spec and
+    seed (drawn and accepted exactly as there, on the same streams), and only the family's own
+    parts (noise kinds, mechanisms and their calibration sample) are redrawn, on the weight
+    stream after that world's draws, until the family's acceptance rule holds."""
     streams = np.random.SeedSequence(seed).spawn(5)
     graph_rng = np.random.default_rng(streams[_GRAPH])
     weight_rng = np.random.default_rng(streams[_WEIGHTS])
     calibration_rng = np.random.default_rng(streams[_CALIBRATION])
-    attempts = 0
-    while True:
-        attempts += 1
-        dag = random_order_dag(spec.d, n_edges=spec.k, rng=graph_rng)
-        weights = _draw_weights(spec, dag, weight_rng)
+    linear_spec = replace(spec, family=LINEAR_GAUSSIAN)
+    try:
+        dag, weights, _, _, attempts = _accepted_linear_world(
+            linear_spec, seed, graph_rng, weight_rng
+        )
+    except InstanceGenerationError:
+        raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS) from None
+    for redraw in range(FAMILY_REDRAWS):
         world = draw_world(spec, dag, weights, weight_rng, calibration_rng)
         if world.scm is not None and world.acceptance.accepted:
             break
-        if attempts == MAX_ATTEMPTS:
-            raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)
+    else:
+        raise InstanceGenerationError(spec, seed, attempts + FAMILY_REDRAWS)
     d_obs = world.scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
     i_star = minimum_intervention_set(dag)
     return Instance(
@@ -313,6 +337,6 @@ def _generate_family(spec: LevelSpec, seed: int) -> Instance:
         i_star=i_star,
         budget=len(i_star) + spec.slack,
         min_relevant_abs_rho=world.acceptance.min_dependence,
-        attempts=attempts,
+        attempts=attempts + redraw,
         dependence_measure=world.acceptance.measure,
     )
