@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.core.scoring import score
 from acdb_gym.discovery import MARGINAL_FEATURES, msortnregress, regress_in_order
 from acdb_gym.discovery.pc import shared_pc_cpdag
@@ -48,8 +48,9 @@ def _instance_row(
             row[f"{feature}:{direction}"] = score(instance, graph).directed_f1
     rng = np.random.default_rng([instance.seed, 26])
     random_f1 = [
-        score(instance, regress_in_order(data, rng.permutation(instance.n_nodes), alpha=ALPHA))
-        .directed_f1
+        score(
+            instance, regress_in_order(data, rng.permutation(instance.n_nodes), alpha=ALPHA)
+        ).directed_f1
         for _ in range(random_orders)
     ]
     row["random"] = float(np.mean(random_f1))

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
+from acdb_gym.core.ladders.shipped import LADDERS, LEVEL_NAMES
 from acdb_gym.discovery import (
     MARGINAL_FEATURES,
     feature_order,

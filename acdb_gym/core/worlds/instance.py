@@ -5,7 +5,7 @@ An :class:`Instance` is fully determined by ``(spec, seed)``: the seed is split 
 the observational sample and the interventions, so the same seed gives bit-identical instances
 and data in any process.
 
->>> from acdb_gym.core.level_spec import LevelSpec
+>>> from acdb_gym.core.worlds.spec import LevelSpec
 >>> spec = LevelSpec(d=4, k=3, n_obs=50, n_int=10, noise_var=1.0, slack=1)
 >>> a, b = generate_instance(spec, 7), generate_instance(spec, 7)
 >>> a.digest() == b.digest() and a.dag.n_edges == 3
@@ -21,24 +21,24 @@ from functools import cached_property
 
 import numpy as np
 
-from acdb_gym.core.faithfulness import (
+from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag
+from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION, Acceptance, draw_world
+from acdb_gym.core.worlds.faithfulness import (
     _full_partial_correlations,
     is_faithful,
     min_relevant_partial_correlation,
     weak_edges,
 )
-from acdb_gym.core.families import PARTIAL_CORRELATION, draw_world
-from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag
-from acdb_gym.core.level_spec import LINEAR_GAUSSIAN, LevelSpec
-from acdb_gym.core.scm import LinearGaussianSCM
-from acdb_gym.core.scm_families import SCM
-from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.mechanisms import SCM
+from acdb_gym.core.worlds.spec import LINEAR_GAUSSIAN, LevelSpec
 
 __all__ = [
     "EDGE_REDRAW_ROUNDS",
+    "FAMILY_REDRAWS",
     "MAX_ATTEMPTS",
     "Instance",
-    "FAMILY_REDRAWS",
     "InstanceGenerationError",
     "generate_instance",
 ]
@@ -87,7 +87,7 @@ class Instance:
         min_relevant_abs_rho: the acceptance covariate named by ``dependence_measure``: the
             smallest population ``|rho|`` over PC-relevant conditioning sets for the linear
             families, the smallest per-edge correlation ratio or unique contribution for the
-            nonlinear one (:mod:`acdb_gym.core.families`).
+            nonlinear one (:mod:`acdb_gym.core.worlds.acceptance`).
         attempts: draws rejection sampling needed (1 = the first draw was accepted); under
             ``faithfulness_rule="redraw_edges"``, weight draws (the first plus each redraw).
         dependence_measure: ``"partial_correlation"`` or ``"correlation_ratio"``.
@@ -304,7 +304,7 @@ def _finish(
 
 
 def _generate_family(spec: LevelSpec, seed: int) -> Instance:
-    """The other families (:mod:`acdb_gym.core.families`), paired with the linear-Gaussian
+    """The other families (:mod:`acdb_gym.core.worlds.acceptance`), paired with the linear-Gaussian
     level: the graph and weights are those of the linear-Gaussian instance of the same spec and
     seed (drawn and accepted exactly as there, on the same streams), and only the family's own
     parts (noise kinds, mechanisms and their calibration sample) are redrawn, on the weight
@@ -320,23 +320,38 @@ def _generate_family(spec: LevelSpec, seed: int) -> Instance:
         )
     except InstanceGenerationError:
         raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS) from None
-    for redraw in range(FAMILY_REDRAWS):
-        world = draw_world(spec, dag, weights, weight_rng, calibration_rng)
-        if world.scm is not None and world.acceptance.accepted:
-            break
-    else:
+    drawn = _family_world(spec, dag, weights, weight_rng, calibration_rng)
+    if drawn is None:
         raise InstanceGenerationError(spec, seed, attempts + FAMILY_REDRAWS)
-    d_obs = world.scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
+    scm, acceptance, redraws = drawn
+    d_obs = scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
     i_star = minimum_intervention_set(dag)
     return Instance(
         spec=spec,
         seed=seed,
         dag=dag,
-        scm=world.scm,
+        scm=scm,
         d_obs=readonly(d_obs),
         i_star=i_star,
         budget=len(i_star) + spec.slack,
-        min_relevant_abs_rho=world.acceptance.min_dependence,
-        attempts=attempts + redraw,
-        dependence_measure=world.acceptance.measure,
+        min_relevant_abs_rho=acceptance.min_dependence,
+        attempts=attempts + redraws - 1,
+        dependence_measure=acceptance.measure,
     )
+
+
+def _family_world(
+    spec: LevelSpec,
+    dag: DAG,
+    weights: FloatArray,
+    weight_rng: np.random.Generator,
+    calibration_rng: np.random.Generator,
+) -> tuple[SCM, Acceptance, int] | None:
+    """The first accepted draw of the family's own parts on the fixed graph and weights (at
+    most :data:`FAMILY_REDRAWS`): its SCM, the rule's decision and how many draws it took;
+    None when none was accepted."""
+    for redraws in range(1, FAMILY_REDRAWS + 1):
+        world = draw_world(spec, dag, weights, weight_rng, calibration_rng)
+        if world.scm is not None and world.acceptance.accepted:
+            return world.scm, world.acceptance, redraws
+    return None
