@@ -2,7 +2,7 @@
 
 ``v0`` and ``v1`` are linear-Gaussian; ``v1-nongaussian`` and ``v1-nonlinear`` are v1's levels
 with the ``linear_nongaussian`` and ``nonlinear`` SCM families (DESIGN §3.1), registered as
-``ACDB-NonGaussian-L{0..5}-v1`` and ``ACDB-Nonlinear-L{0..5}-v1``.
+``ACDB-NonGaussian-L{0..5}-v2`` and ``ACDB-Nonlinear-L{0..5}-v2`` (:data:`FAMILY_VERSIONS`).
 
 Each level carries a manifest of 200 preflighted seeds, each stored with the digest of the
 instance it generates, in package data (``core/ladders/manifests/<ladder>.tsv``); v0's first 8 are the
@@ -33,6 +33,7 @@ __all__ = [
     "ALL_LADDERS",
     "FAMILY_LADDERS",
     "FAMILY_TAGS",
+    "FAMILY_VERSIONS",
     "LADDERS",
     "LARGE_LADDER",
     "LARGE_MANIFEST_SIZE",
@@ -44,6 +45,7 @@ __all__ = [
     "get_level",
     "manifest_path",
     "preflight",
+    "preflight_paired",
     "read_manifests",
     "write_manifests",
 ]
@@ -72,10 +74,11 @@ class Level:
 
     @property
     def env_id(self) -> str:
-        """The Gymnasium id, e.g. ``ACDB-L2-v0``, or ``ACDB-Nonlinear-L2-v1`` on a family
-        ladder (Gymnasium's grammar puts the version last, so the family goes first)."""
+        """The Gymnasium id, e.g. ``ACDB-L2-v0``, or ``ACDB-Nonlinear-L2-v2`` on a family
+        ladder (Gymnasium's grammar puts the version last, so the family goes first; the
+        version is the family ladder's, :data:`FAMILY_VERSIONS`)."""
         if self.spec.family in FAMILY_TAGS:
-            version = self.ladder.split("-", 1)[0]
+            version = FAMILY_VERSIONS.get(self.ladder, self.ladder.split("-", 1)[0])
             return f"ACDB-{FAMILY_TAGS[self.spec.family]}-{self.name}-{version}"
         return f"ACDB-{self.name}-{self.ladder}"
 
@@ -127,6 +130,11 @@ FAMILY_LADDERS: dict[str, Family] = {
 }
 """Ladders with v1's levels and another SCM family."""
 
+FAMILY_VERSIONS: dict[str, str] = {"v1-nongaussian": "v2", "v1-nonlinear": "v2"}
+"""The version of each family ladder's env ids, raised whenever its worlds change (CHANGELOG):
+v2 pairs every instance with v1's (same seed, graph and weights) and Gaussianizes the nonlinear
+family's marginals."""
+
 
 def _family_specs(family: Family) -> dict[str, tuple[str, LevelSpec]]:
     return {name: (axis, replace(spec, family=family)) for name, (axis, spec) in _V1_SPECS.items()}
@@ -167,13 +175,12 @@ LARGE_MANIFEST_SIZE = 50
 _SEED_BASE = {
     "v0": 0,
     "v1": 100_000,
-    "v1-nongaussian": 100_000,
-    "v1-nonlinear": 100_000,
     "large": 200_000,
 }
 """Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 uses ``100000 + 1000 * level + i``,
-large ``200000 + 1000 * level + i``, and the family ladders v1's seeds: a seed draws the same first graph in every family, so where both
-accept their first draw a family's instance has the v1 instance's graph (paired comparisons)."""
+large ``200000 + 1000 * level + i``. The family ladders hold v1's manifest seeds, index for
+index (:func:`preflight_paired`): a family instance has the graph and weights of v1's instance
+of the same seed (DESIGN §3.1), so every instance pairs with v1's."""
 
 
 def manifest_path(ladder: str) -> Traversable:
@@ -250,20 +257,46 @@ def preflight(spec: LevelSpec, base: int, count: int) -> tuple[ManifestEntry, ..
     return tuple(entries)
 
 
+def preflight_paired(spec: LevelSpec, linear: Level) -> tuple[ManifestEntry, ...]:
+    """A family level's manifest: ``linear``'s seeds, index for index, with the digests of the
+    family's instances (each has the graph and weights of ``linear``'s instance of its seed).
+
+    Raises:
+        InstanceGenerationError: a seed of ``linear`` has no accepted family world, so the
+            family ladder could not pair with it.
+    """
+    return tuple(
+        ManifestEntry(entry.seed, generate_instance(spec, entry.seed).digest())
+        for entry in linear.manifest
+    )
+
+
 def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  # pragma: no cover
     """Regenerate ``core/ladders/manifests/<ladder>.tsv`` (after an intended generator change)."""
     every = {**_SPECS, "large": _LARGE_SPECS}
     for ladder_name in ladders:
         specs = every[ladder_name]
         count = LARGE_MANIFEST_SIZE if ladder_name == "large" else MANIFEST_SIZE
-        entries = {
-            name: preflight(spec, _SEED_BASE[ladder_name] + 1000 * index, count)
-            for index, (name, (_, spec)) in enumerate(specs.items())
-        }
+        if ladder_name in FAMILY_LADDERS:
+            entries = {
+                name: preflight_paired(spec, LADDERS["v1"][name])
+                for name, (_, spec) in specs.items()
+            }
+        else:
+            entries = {
+                name: preflight(spec, _SEED_BASE[ladder_name] + 1000 * index, count)
+                for index, (name, (_, spec)) in enumerate(specs.items())
+            }
         header = (
             f"Ladder {ladder_name}: {count} preflighted seeds per level and the digest of the\n"
-            f"instance each generates. Regenerate with `python -m acdb_gym.core.ladders.shipped {ladder_name}`."
+            f"instance each generates. Regenerate with "
+            f"`python -m acdb_gym.core.ladders.shipped {ladder_name}`."
         )
+        if ladder_name in FAMILY_VERSIONS:
+            header += (
+                f"\nEnv ids version {FAMILY_VERSIONS[ladder_name]}: v1's seeds, index for index; "
+                f"each instance has the graph and weights of v1's."
+            )
         path = Path(str(manifest_path(ladder_name)))
         path.write_text(write_manifests(entries, header), encoding="utf-8")
         print(f"wrote {path}")

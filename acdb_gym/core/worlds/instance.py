@@ -315,12 +315,12 @@ def _generate_family(spec: LevelSpec, seed: int) -> Instance:
     calibration_rng = np.random.default_rng(streams[_CALIBRATION])
     linear_spec = replace(spec, family=LINEAR_GAUSSIAN)
     try:
-        dag, weights, _, _, attempts = _accepted_linear_world(
+        dag, weights, linear, cov, attempts = _accepted_linear_world(
             linear_spec, seed, graph_rng, weight_rng
         )
     except InstanceGenerationError:
         raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS) from None
-    drawn = _family_world(spec, dag, weights, weight_rng, calibration_rng)
+    drawn = _family_world(spec, dag, weights, (linear, cov), weight_rng, calibration_rng)
     if drawn is None:
         raise InstanceGenerationError(spec, seed, attempts + FAMILY_REDRAWS)
     scm, acceptance, redraws = drawn
@@ -344,6 +344,7 @@ def _family_world(
     spec: LevelSpec,
     dag: DAG,
     weights: FloatArray,
+    linear: tuple[LinearGaussianSCM, FloatArray],
     weight_rng: np.random.Generator,
     calibration_rng: np.random.Generator,
 ) -> tuple[SCM, Acceptance, int] | None:
@@ -351,7 +352,7 @@ def _family_world(
     most :data:`FAMILY_REDRAWS`): its SCM, the rule's decision and how many draws it took;
     None when none was accepted."""
     for redraws in range(1, FAMILY_REDRAWS + 1):
-        world = draw_world(spec, dag, weights, weight_rng, calibration_rng)
+        world = draw_world(spec, dag, weights, weight_rng, calibration_rng, accepted_linear=linear)
         if world.scm is not None and world.acceptance.accepted:
             return world.scm, world.acceptance, redraws
     return None

@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, get_args
@@ -22,7 +23,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from acdb_gym.core.graphs import DAG
-from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.types import FloatArray, IntArray, readonly
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 
 __all__ = [
@@ -237,6 +238,13 @@ _TAIL_KNOTS = 5
 """Knot intervals over which a map's slope beyond its outermost knots is measured."""
 
 
+@functools.lru_cache(maxsize=8)
+def _knot_ranks(n: int, n_knots: int) -> tuple[IntArray, FloatArray]:
+    """The knots' ranks in a sorted sample of ``n`` and their normal scores (read-only)."""
+    ranks = np.round(np.linspace(0, n - 1, n_knots)).astype(np.int64)
+    return readonly(ranks), readonly(ndtri((ranks + 0.5) / n))
+
+
 @dataclass(frozen=True, eq=False)
 class NormalScoreMap:
     """A monotone map that makes a variable's marginal standard normal (DESIGN §3.1).
@@ -263,12 +271,11 @@ class NormalScoreMap:
         n = ordered.size
         if n < n_knots:
             raise ValueError(f"need at least {n_knots} values to fit the map, got {n}")
-        ranks = np.round(np.linspace(0, n - 1, n_knots)).astype(np.int64)
+        ranks, scores = _knot_ranks(n, n_knots)
         knots = ordered[ranks]
         if not (np.diff(knots) > 0).all():
             raise ValueError("the sample has ties among its knots; the map must be increasing")
-        scores = ndtri((ranks + 0.5) / n)
-        return cls(readonly_copy(knots), readonly_copy(scores))
+        return cls(readonly_copy(knots), scores)
 
     def __call__(self, x: FloatArray) -> FloatArray:
         """The normal scores of ``x``."""
