@@ -1,7 +1,7 @@
 """acdb_gym: the Active Causal Discovery Benchmark as Gymnasium environments.
 
 Importing the package registers ``ACDB-L{0..5}-v0``, ``ACDB-L{0..5}-v1``,
-``ACDB-NonGaussian-L{0..5}-v1``, ``ACDB-Nonlinear-L{0..5}-v1`` and ``ACDB-Design-L{0..5}-v0``
+``ACDB-NonGaussian-L{0..5}-v2``, ``ACDB-Nonlinear-L{0..5}-v2`` and ``ACDB-Design-L{0..5}-v0``
 with Gymnasium.
 """
 
