@@ -353,9 +353,17 @@ class NonlinearSCM:
         parts += [g.parameters() for g in self.normal_scores or ()]
         return np.concatenate(parts)
 
-    def propagate(self, noise: FloatArray, *, target: int | None = None) -> FloatArray:
+    def propagate(
+        self,
+        noise: FloatArray,
+        *,
+        target: int | None = None,
+        shift: tuple[int, float] | None = None,
+    ) -> FloatArray:
         """Ancestral sampling in place: ``noise`` ``(n, d)`` standard normal becomes the samples;
-        column ``target`` (already holding its value) is left as it is."""
+        column ``target`` (already holding its value) is left as it is, and ``shift = (j,
+        delta)`` adds ``delta`` to ``X_j`` as it is generated (after its normal-score map, so
+        its children see the moved value)."""
         for j in self._order:
             if j == target:
                 continue
@@ -366,6 +374,8 @@ class NonlinearSCM:
             standardized = (raw - self.loc[j]) / self.scale[j]
             if self.normal_scores is not None:
                 standardized = self.normal_scores[j](standardized)
+            if shift is not None and shift[0] == j:
+                standardized += shift[1]
             noise[:, j] = standardized
         return noise
 
