@@ -221,11 +221,12 @@ def _accepted_node(
             mechanism, values = _draw_mechanism(parents, weights[list(parents), j], rng, sample)
             raw += values
         loc, scale = (float(raw.mean()), float(raw.std())) if spec.standardized else (0.0, 1.0)
-        sample[:, j] = (raw - loc) / scale
+        column = (raw - loc) / scale
         normal_scores = None
         if spec.standardized:
-            normal_scores = NormalScoreMap.fit(sample[:, j])
-            sample[:, j] = normal_scores(sample[:, j])
+            normal_scores = NormalScoreMap.fit(column)
+            column = normal_scores(column)
+        sample[:, j] = column
         if mechanism is None:
             return None, loc, scale, normal_scores, math.inf
         dependence = float(_edge_dependences(mechanism, scale, sample, j, groups).min())
@@ -324,15 +325,23 @@ def _edge_dependences(
 ) -> FloatArray:
     """Per parent of ``j``, the smaller of ``eta(X_j | X_i)`` and the unique contribution."""
     values = np.empty(len(mechanism.parents))
+    # A network's value on the unshifted rows, shared by every parent's unique contribution.
+    base = mechanism(sample[:UNIQUE_ROWS]) if isinstance(mechanism, NetworkMechanism) else None
     for index, i in enumerate(mechanism.parents):
         if i not in groups:
             groups[i] = _bin_groups(sample[:, i], ETA_BINS)
         eta = _eta(groups[i], sample[:, j], ETA_BINS)
-        values[index] = min(eta, _unique(mechanism, scale, sample, index))
+        values[index] = min(eta, _unique(mechanism, scale, sample, index, base))
     return values
 
 
-def _unique(mechanism: Mechanism, scale: float, sample: FloatArray, index: int) -> float:
+def _unique(
+    mechanism: Mechanism,
+    scale: float,
+    sample: FloatArray,
+    index: int,
+    base: FloatArray | None = None,
+) -> float:
     if isinstance(mechanism, AdditiveMechanism):
         # Each term has variance weights[p]**2 on the sample, and an independent copy of the
         # parent doubles it in the difference: sqrt(Var / 2) = |weight|, no evaluation needed.
@@ -342,7 +351,7 @@ def _unique(mechanism: Mechanism, scale: float, sample: FloatArray, index: int) 
     shifted = rows.copy()
     parent = mechanism.parents[index]
     shifted[:, parent] = np.roll(sample[:, parent], len(sample) // 2)[:UNIQUE_ROWS]
-    delta = mechanism(rows) - mechanism(shifted)
+    delta = (mechanism(rows) if base is None else base) - mechanism(shifted)
     return float(np.sqrt(delta.var() / 2.0)) / scale
 
 

@@ -281,11 +281,12 @@ class NormalScoreMap:
         """The normal scores of ``x``."""
         knots, scores, t = self.knots, self.scores, _TAIL_KNOTS
         y = np.interp(x, knots, scores)
-        below, above = x < knots[0], x > knots[-1]
-        if below.any():
+        if x.min() < knots[0]:
+            below = x < knots[0]
             slope = (scores[t] - scores[0]) / (knots[t] - knots[0])
             y[below] = scores[0] + (x[below] - knots[0]) * slope
-        if above.any():
+        if x.max() > knots[-1]:
+            above = x > knots[-1]
             slope = (scores[-1] - scores[-1 - t]) / (knots[-1] - knots[-1 - t])
             y[above] = scores[-1] + (x[above] - knots[-1]) * slope
         return y
