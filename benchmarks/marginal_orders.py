@@ -13,7 +13,7 @@ working for.
 
 Usage:
     python benchmarks/marginal_orders.py --ladders v1,v1-nongaussian,v1-nonlinear --seeds 40
-        [--random-orders 5] [--with-pc]
+        [--random-orders 5] [--with-pc] [--smoke]
 """
 
 from __future__ import annotations
@@ -118,7 +118,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, default=40, help="dev manifest indices 0..seeds-1")
     parser.add_argument("--random-orders", type=int, default=5)
     parser.add_argument("--with-pc", action="store_true", help="also PC and pc_rank")
+    parser.add_argument("--smoke", action="store_true", help="one index, one random order")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.seeds, args.random_orders = 1, 1
     if not 1 <= args.seeds <= 100:
         raise SystemExit(f"--seeds must be in [1, 100] (the development indices), got {args.seeds}")
     start = time.perf_counter()
