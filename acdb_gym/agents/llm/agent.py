@@ -15,14 +15,14 @@ must call a tool again. Anthropic extended thinking (``thinking_budget``) and Op
 
 :meth:`LLMAgent.act` sends with the SDK's blocking client; :meth:`LLMAgent.act_async` does
 the same from an event loop with its async client, so one process can run many episodes at
-once (the retry, temperature and cache logic is one generator that both drive).
+once (the retry, temperature and cache logic is one generator that both drive,
+:meth:`.requests.Requests.complete`). This module is the turn: prompts and tools at ``reset``,
+the conversation, and the reply read as one action.
 """
 
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Generator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,15 +37,9 @@ from . import prompts
 from .calls import (
     MAX_BACKOFF,
     MAX_RETRY_AFTER,
-    Effect,
-    Send,
-    Sleep,
     Steps,
     drive,
     drive_async,
-    provider_error,
-    refuses_temperature,
-    retry_delay,
 )
 from .checks import check_arguments, check_thinking
 from .conversation import Exchange, ModelReply, Request, ToolChoice, ToolResult, ToolSpec
@@ -53,12 +47,11 @@ from .feedback import describe_result, n_experiments, text_turn_note
 from .providers import (
     Provider,
     ProviderAdapter,
-    RejectedRequestError,
-    TransientAPIError,
     make_adapter,
 )
 from .ratelimit import RateLimiter
 from .records import Redactor, ResponseCache, TranscriptWriter, capped_record
+from .requests import TEMPERATURE_REFUSED, CallStats, Requests
 from .tools import (
     ToolCallError,
     Variant,
@@ -79,33 +72,8 @@ the observational data is an element of every action space and is invalid in eve
 (``tools="raw"`` rejects statistics tools; ``tools="stats"`` rejects ``i == j``), so the env
 charges a step and changes nothing else. The env's own message is replaced by the agent's."""
 
-_TEMPERATURE_REFUSED = "temperature_refused"
-"""Cache fact: the model answered 400 to a request with ``temperature``."""
-
 _LOCAL_PLACEHOLDER_KEY = "EMPTY"
 """Key sent to a custom ``base_url`` when none is configured (local servers ignore it)."""
-
-
-@dataclass
-class _EpisodeStats:
-    tokens_in: int = 0
-    tokens_out: int = 0
-    tokens_cached_in: int = 0
-    tokens_cache_write: int = 0
-    llm_calls: int = 0
-    retries: int = 0
-    cache_hits: int = 0
-    invalid_tool_calls: int = 0
-    text_turns: int = 0
-
-
-@dataclass(frozen=True)
-class _Response:
-    """A raw response body, its cache key, and whether it came from the cache."""
-
-    body: dict[str, Any]
-    key: str
-    cached: bool
 
 
 @dataclass
@@ -229,10 +197,13 @@ class LLMAgent:
             provider, api_key=key, base_url=base_url, timeout=self.timeout
         )
         self._cache = None if cache_dir is None else ResponseCache(Path(cache_dir), self._redact)
+        self._requests = Requests(
+            provider, model, max_retries, self.backoff, self._cache, self._redact
+        )
         self._send_temperature = temperature is not None
         self._transcript = TranscriptWriter(None, self._redact)
         self._ready = False
-        self._stats = _EpisodeStats()
+        self._stats = CallStats()
 
     def __repr__(self) -> str:
         return f"LLMAgent({self.variant!r}, provider={self.provider!r}, model={self.model!r})"
@@ -288,7 +259,7 @@ class LLMAgent:
         )
         self._history: list[Exchange] = []
         self._pending: _Pending | None = None
-        self._stats = _EpisodeStats()
+        self._stats = CallStats()
         self._transcript = TranscriptWriter(self.transcript_path, self._redact)
         self._transcript.write(
             "episode_start",
@@ -299,7 +270,7 @@ class LLMAgent:
             system=self._system,
             session=self._session,
         )
-        if self._send_temperature and self._cached_fact(_TEMPERATURE_REFUSED):
+        if self._send_temperature and self._requests.knows(TEMPERATURE_REFUSED):
             self._send_temperature = False
             self._transcript.write("temperature_dropped", turn=0, reason="cached refusal")
         self._ready = True
@@ -421,13 +392,13 @@ class LLMAgent:
             self._pending = None
         turn = len(self._history)
         payload = self._payload()
-        raw = yield from self._complete(payload, turn)
+        raw = yield from self._requests.complete(payload, turn, self._transcript, self._stats)
         if raw is None:  # the server refused the temperature: stop sending it, ask again
             self._send_temperature = False
             self._stats.retries += 1
             self._transcript.write("temperature_dropped", turn=turn, temperature=self.temperature)
             payload = self._payload()
-            raw = yield from self._complete(payload, turn)
+            raw = yield from self._requests.complete(payload, turn, self._transcript, self._stats)
             assert raw is not None, "a payload without temperature cannot be refused for it"
         reply = self._adapter.parse_reply(raw.body, id_prefix=f"call_{turn}")
         if self._cache is not None and not raw.cached:
@@ -453,81 +424,6 @@ class LLMAgent:
             totals=self.episode_stats(),
         )
         return reply
-
-    def _complete(
-        self, payload: dict[str, Any], turn: int
-    ) -> Generator[Effect, Any, _Response | None]:
-        """The raw response to ``payload`` from the cache or over HTTP with retries; None when
-        the server refused the payload's ``temperature``.
-
-        Raises:
-            LLMProviderError: retries ran out, or the request was refused for another reason.
-        """
-        key = ResponseCache.key(self.provider, payload)
-        self._transcript.write("request", turn=turn, cache_key=key, payload=payload)
-        cached = self._cache.get(key) if self._cache is not None else None
-        if cached is not None and isinstance(cached.get("response"), dict):
-            self._stats.cache_hits += 1
-            self._transcript.write(
-                "response", turn=turn, cached=True, raw=capped_record(cached["response"])
-            )
-            return _Response(cached["response"], key, cached=True)
-        attempt = 0
-        while True:
-            attempt += 1
-            start = time.perf_counter()
-            failure: TransientAPIError | RejectedRequestError | None = None
-            try:
-                raw = yield Send(payload)
-            except (TransientAPIError, RejectedRequestError) as error:
-                failure = error
-            if failure is None:
-                latency = round(time.perf_counter() - start, 4)
-                self._transcript.write(
-                    "response",
-                    turn=turn,
-                    attempt=attempt,
-                    cached=False,
-                    latency_s=latency,
-                    raw=capped_record(raw),
-                )
-                return _Response(raw, key, cached=False)
-            delay = (
-                retry_delay(attempt, failure, max_retries=self.max_retries, backoff=self.backoff)
-                if isinstance(failure, TransientAPIError)
-                else None
-            )
-            self._transcript.write(
-                "api_error",
-                turn=turn,
-                attempt=attempt,
-                status=failure.status_code,
-                message=str(failure),
-                retry_in_s=delay,
-            )
-            if delay is not None:
-                self._stats.retries += 1
-                yield Sleep(delay)
-                continue
-            if refuses_temperature(failure, payload):
-                fact = ResponseCache.fact_key(self.provider, self.model, _TEMPERATURE_REFUSED)
-                self._store(
-                    fact, {"fact": _TEMPERATURE_REFUSED, "model": self.model, "error": str(failure)}
-                )
-                return None
-            # raised outside any handler, so no exception (and no request) is chained to it
-            raise provider_error(
-                failure, attempt, provider=self.provider, model=self.model, redact=self._redact
-            )
-
-    def _store(self, key: str, entry: dict[str, Any]) -> None:
-        if self._cache is not None:
-            self._cache.put(key, entry)
-
-    def _cached_fact(self, fact: str) -> bool:
-        if self._cache is None:
-            return False
-        return self._cache.get(ResponseCache.fact_key(self.provider, self.model, fact)) is not None
 
     # ------------------------------------------------------------------ tool calls
     def _interpret(

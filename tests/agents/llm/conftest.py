@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from acdb_gym.agents.llm import LLMAgent
 from acdb_gym.core.graphs import DAG
 
 FAKE_KEY = "sk-test-SECRET-123"
@@ -448,6 +449,29 @@ def leaked_edges(text: str, truth: DAG) -> list[tuple[int, int]]:
     return found
 
 
+AGENT_DEFAULTS: dict[str, Any] = {
+    "model": "test-model",
+    "api_key": FAKE_KEY,
+    "timeout": 5.0,
+    "backoff": 0.01,
+    "max_retries": 2,
+}
+"""How every LLM test builds its agent unless a test says otherwise."""
+
+
+def build_agent(
+    server: FakeModelServer, provider: str, variant: str = "llm_raw", **options: Any
+) -> LLMAgent:
+    """An :class:`LLMAgent` talking to ``server`` with :data:`AGENT_DEFAULTS`, overridden by
+    ``options``."""
+    return LLMAgent(
+        variant,  # type: ignore[arg-type]
+        provider=provider,  # type: ignore[arg-type]
+        base_url=server.base_url(provider),
+        **{**AGENT_DEFAULTS, **options},
+    )
+
+
 @pytest.fixture
 def fake() -> Iterator[SimpleNamespace]:
     """Server factory and helpers; every server started is closed after the test."""
@@ -465,6 +489,7 @@ def fake() -> Iterator[SimpleNamespace]:
         Fault=Fault,
         Script=Script,
         serve=serve,
+        agent=build_agent,
         submit_reply=submit_reply,
         competent=competent,
         leaked_edges=leaked_edges,

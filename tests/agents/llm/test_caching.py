@@ -12,7 +12,7 @@ import gymnasium as gym
 import pytest
 
 from acdb_gym.agents.base import run_episode
-from acdb_gym.agents.llm import LLMAgent, env_kwargs_for
+from acdb_gym.agents.llm import env_kwargs_for
 from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.report import write_report
 from acdb_gym.report.cost import job_costs, load_prices
@@ -38,15 +38,7 @@ def explorer(fake: SimpleNamespace) -> Any:
 
 def play(fake: SimpleNamespace, provider: str, **kwargs: Any) -> tuple[Any, Any, Any]:
     server = fake.serve(explorer(fake))
-    agent = LLMAgent(
-        "llm_raw",
-        provider=provider,  # type: ignore[arg-type]
-        model="test-model",
-        base_url=server.base_url(provider),
-        api_key=fake.KEY,
-        timeout=5.0,
-        **kwargs,
-    )
+    agent = fake.agent(server, provider, **kwargs)
     env = gym.make("ACDB-L0-v0", panel="active", **env_kwargs_for("llm_raw"))
     return server, agent, run_episode(env, agent, manifest_index=0)
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from acdb_gym.agents.base import Agent, run_episode
-from acdb_gym.agents.llm import LLMAgent, env_kwargs_for
+from acdb_gym.agents.llm import env_kwargs_for
 from acdb_gym.core.graphs import DAG, cpdag
 from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.core.tools import StatisticTool, ToolResult, registered_tool
@@ -29,18 +29,6 @@ def make_env(variant: str, panel: str = "active") -> gym.Env[Any, Any]:
     return gym.make("ACDB-L0-v0", **kwargs)
 
 
-def make_agent(variant: str, provider: str, server: Any, key: str, **kwargs: Any) -> LLMAgent:
-    options: dict[str, Any] = {"timeout": 5.0, "backoff": 0.01, "max_retries": 2, **kwargs}
-    return LLMAgent(
-        variant,  # type: ignore[arg-type]
-        provider=provider,  # type: ignore[arg-type]
-        model="test-model",
-        base_url=server.base_url(provider),
-        api_key=key,
-        **options,
-    )
-
-
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize(
     ("variant", "panel"),
@@ -55,7 +43,7 @@ def test_competent_policy_recovers_the_true_graph(
     fake: SimpleNamespace, provider: str, variant: str, panel: str, tmp_path: Path
 ) -> None:
     server = fake.serve(fake.competent(TRUTH))
-    agent = make_agent(variant, provider, server, fake.KEY, transcript_path=tmp_path / "t.jsonl")
+    agent = fake.agent(server, provider, variant, transcript_path=tmp_path / "t.jsonl")
     assert isinstance(agent, Agent)
 
     result = run_episode(make_env(variant, panel), agent, manifest_index=0)
@@ -84,9 +72,7 @@ def test_competent_policy_recovers_the_true_graph(
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_wire_protocol_one_required_tool_call(fake: SimpleNamespace, provider: str) -> None:
     server = fake.serve(fake.competent(TRUTH))
-    run_episode(
-        make_env("llm_stats"), make_agent("llm_stats", provider, server, fake.KEY), manifest_index=0
-    )
+    run_episode(make_env("llm_stats"), fake.agent(server, provider, "llm_stats"), manifest_index=0)
 
     body = server.requests[0].body
     if provider == "openai":
@@ -120,7 +106,7 @@ def test_session_prompt_carries_data_budget_and_step_limit(
 ) -> None:
     server = fake.serve(fake.Script([fake.submit_reply([])]))
     env = make_env("llm_raw")
-    result = run_episode(env, make_agent("llm_raw", provider, server, fake.KEY), manifest_index=0)
+    result = run_episode(env, fake.agent(server, provider, "llm_raw"), manifest_index=0)
 
     session = server.requests[0].session
     assert "Variables (d = 5): X0, X1, X2, X3, X4" in session
@@ -139,9 +125,7 @@ def test_correlation_probe_sees_only_correlations_and_stds(
         fake.Script([fake.submit_reply([], undirected=cpdag(TRUTH).undirected_edges())])
     )
     env = make_env("llm_corr_obs")
-    result = run_episode(
-        env, make_agent("llm_corr_obs", provider, server, fake.KEY), manifest_index=0
-    )
+    result = run_episode(env, fake.agent(server, provider, "llm_corr_obs"), manifest_index=0)
 
     request = server.requests[0]
     assert request.tool_names == ["submit_graph"]
@@ -163,7 +147,7 @@ def test_correlation_probe_keeps_going_after_a_wrong_call(
     server = fake.serve(fake.Script([intervene, fake.submit_reply(TRUTH.edges())]))
     result = run_episode(
         make_env("llm_corr_obs"),
-        make_agent("llm_corr_obs", provider, server, fake.KEY),
+        fake.agent(server, provider, "llm_corr_obs"),
         manifest_index=0,
     )
 
@@ -194,7 +178,7 @@ def test_statistics_tools_report_numbers(fake: SimpleNamespace, provider: str) -
     )
     server = fake.serve(script)
     result = run_episode(
-        make_env("llm_stats"), make_agent("llm_stats", provider, server, fake.KEY), manifest_index=0
+        make_env("llm_stats"), fake.agent(server, provider, "llm_stats"), manifest_index=0
     )
 
     texts = [request.last_results[0][0] for request in server.requests[1:]]
@@ -215,7 +199,7 @@ def test_env_errors_reach_the_model(fake: SimpleNamespace, provider: str) -> Non
     intervene = fake.Reply((fake.Call("intervene", {"variable": "X1", "value": 1.0}),))
     server = fake.serve(fake.Script([intervene] * 4 + [fake.submit_reply([])]))
     result = run_episode(
-        make_env("llm_raw"), make_agent("llm_raw", provider, server, fake.KEY), manifest_index=0
+        make_env("llm_raw"), fake.agent(server, provider, "llm_raw"), manifest_index=0
     )
 
     text, is_error, _ = server.requests[4].last_results[0]
@@ -227,7 +211,7 @@ def test_env_errors_reach_the_model(fake: SimpleNamespace, provider: str) -> Non
 def test_step_limit_ends_an_episode_of_errors(fake: SimpleNamespace, provider: str) -> None:
     server = fake.serve(lambda request: fake.Reply(text="thinking..."))
     result = run_episode(
-        make_env("llm_raw"), make_agent("llm_raw", provider, server, fake.KEY), manifest_index=0
+        make_env("llm_raw"), fake.agent(server, provider, "llm_raw"), manifest_index=0
     )
 
     assert result.truncated and result.steps == 16 and result.invalid_actions == 16
@@ -240,7 +224,7 @@ def test_transcript_records_requests_responses_and_results(
 ) -> None:
     server = fake.serve(fake.competent(TRUTH))
     path = tmp_path / "episodes" / "one.jsonl"
-    agent = make_agent("llm_raw", "openai", server, fake.KEY, transcript_path=path)
+    agent = fake.agent(server, "openai", "llm_raw", transcript_path=path)
     run_episode(make_env("llm_raw"), agent, manifest_index=0)
 
     events = [json.loads(line) for line in path.read_text().splitlines()]
@@ -275,7 +259,7 @@ def test_agent_refuses_an_env_of_another_variant(fake: SimpleNamespace) -> None:
     with pytest.raises(ValueError, match="llm_stats needs an env with tools='stats'"):
         run_episode(
             make_env("llm_raw"),
-            make_agent("llm_stats", "openai", server, fake.KEY),
+            fake.agent(server, "openai", "llm_stats"),
             manifest_index=0,
         )
     assert server.requests == []
@@ -290,9 +274,7 @@ def test_correlation_probe_plays_the_same_in_both_panels(fake: SimpleNamespace) 
     for panel in ("observational", "active"):
         server = fake.serve(script())
         env = gym.make("ACDB-L0-v0", panel=panel, tools="raw")
-        result = run_episode(
-            env, make_agent("llm_corr_obs", "openai", server, fake.KEY), manifest_index=0
-        )
+        result = run_episode(env, fake.agent(server, "openai", "llm_corr_obs"), manifest_index=0)
         assert result.interventions == 0 and result.steps == 2
         bodies.append([request.body for request in server.requests])
     assert bodies[0] == bodies[1]
@@ -319,7 +301,7 @@ def test_a_registered_statistics_tool_is_offered_and_answered(
     with registered_tool(spread):
         result = run_episode(
             make_env("llm_stats"),
-            make_agent("llm_stats", provider, server, fake.KEY),
+            fake.agent(server, provider, "llm_stats"),
             manifest_index=0,
         )
     offered = server.requests[0].body["tools"]

@@ -16,18 +16,6 @@ PROVIDERS = ("openai", "anthropic")
 TIMEOUT = 0.4
 
 
-def make_agent(provider: str, server: Any, key: str, **kwargs: Any) -> LLMAgent:
-    options: dict[str, Any] = {"timeout": TIMEOUT, "backoff": 0.01, "max_retries": 2, **kwargs}
-    return LLMAgent(
-        "llm_raw",
-        provider=provider,  # type: ignore[arg-type]
-        model="test-model",
-        base_url=server.base_url(provider),
-        api_key=key,
-        **options,
-    )
-
-
 def run(agent: LLMAgent) -> Any:
     return run_episode(gym.make("ACDB-L0-v0", **env_kwargs_for("llm_raw")), agent, manifest_index=0)
 
@@ -51,7 +39,7 @@ def test_two_rate_limits_then_success(fake: SimpleNamespace, provider: str) -> N
     rate_limited = fake.Fault("status", 429, headers={"retry-after": "0"})
     server = fake.serve(fake.Script([rate_limited, rate_limited, fake.submit_reply([(0, 1)])]))
     start = time.perf_counter()
-    result = run(make_agent(provider, server, fake.KEY, backoff=30.0))  # retry-after wins
+    result = run(fake.agent(server, provider, timeout=TIMEOUT, backoff=30.0))  # retry-after wins
 
     # Two 30-s backoffs would take 60 s; retry-after 0 takes none (a wide margin for load).
     assert time.perf_counter() - start < 30.0
@@ -65,7 +53,7 @@ def test_two_rate_limits_then_success(fake: SimpleNamespace, provider: str) -> N
 @pytest.mark.parametrize("kind", ["500", "529", "hang", "drop"])
 def test_one_transient_failure_is_retried(fake: SimpleNamespace, provider: str, kind: str) -> None:
     server = fake.serve(fake.Script([faults(fake)[kind], fake.submit_reply([(0, 1)])]))
-    result = run(make_agent(provider, server, fake.KEY))
+    result = run(fake.agent(server, provider, timeout=TIMEOUT))
 
     assert result.steps == 1 and result.extra["retries"] == 1
     assert len(server.requests) == 2
@@ -78,7 +66,7 @@ def test_persistent_failure_raises_provider_error(
 ) -> None:
     fault = faults(fake)[kind]
     server = fake.serve(lambda request: fault)
-    agent = make_agent(provider, server, fake.KEY, max_retries=1)
+    agent = fake.agent(server, provider, timeout=TIMEOUT, max_retries=1)
 
     with pytest.raises(LLMProviderError, match="retries exhausted after 2 attempt") as caught:
         run(agent)
@@ -99,7 +87,7 @@ def test_refused_request_is_not_retried(fake: SimpleNamespace, provider: str) ->
     server = fake.serve(lambda request: fake.Fault("status", 404, body=body))
 
     with pytest.raises(LLMProviderError, match="request refused after 1 attempt") as caught:
-        run(make_agent(provider, server, fake.KEY))
+        run(fake.agent(server, provider, timeout=TIMEOUT))
 
     assert not caught.value.transient and caught.value.status_code == 404
     assert "does not exist" in str(caught.value)
@@ -136,7 +124,7 @@ def test_temperature_dropped_when_the_server_refuses_it(
     fake: SimpleNamespace, provider: str
 ) -> None:
     server = fake.serve(temperature_refusing(fake))
-    agent = make_agent(provider, server, fake.KEY)
+    agent = fake.agent(server, provider, timeout=TIMEOUT)
 
     result = run(agent)
 
@@ -154,7 +142,7 @@ def test_temperature_dropped_when_the_server_refuses_it(
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_temperature_none_is_not_sent(fake: SimpleNamespace, provider: str) -> None:
     server = fake.serve(fake.Script([fake.submit_reply([])]))
-    result = run(make_agent(provider, server, fake.KEY, temperature=None))
+    result = run(fake.agent(server, provider, timeout=TIMEOUT, temperature=None))
 
     assert "temperature" not in server.requests[0].body
     assert result.extra["temperature_applied"] is False

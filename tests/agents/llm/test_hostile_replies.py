@@ -12,7 +12,7 @@ import gymnasium as gym
 import pytest
 
 from acdb_gym.agents.base import run_episode
-from acdb_gym.agents.llm import LLMAgent, env_kwargs_for
+from acdb_gym.agents.llm import env_kwargs_for
 from acdb_gym.agents.llm.records import Redactor, ResponseCache
 
 PROVIDERS = ("openai", "anthropic")
@@ -31,18 +31,6 @@ CASES: list[tuple[str, Any, str]] = [
 ]
 
 
-def _agent(provider: str, server: Any, key: str, **kwargs: Any) -> LLMAgent:
-    return LLMAgent(
-        "llm_raw",
-        provider=provider,  # type: ignore[arg-type]
-        model="test-model",
-        base_url=server.base_url(provider),
-        api_key=key,
-        timeout=5.0,
-        **kwargs,
-    )
-
-
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize(("case", "arguments", "shown"), CASES, ids=[c[0] for c in CASES])
 def test_a_hostile_tool_call_is_an_invalid_step(
@@ -52,7 +40,7 @@ def test_a_hostile_tool_call_is_an_invalid_step(
     server = fake.serve(fake.Script([bad, fake.submit_reply([(0, 1)])]))
     env = gym.make("ACDB-L0-v0", **env_kwargs_for("llm_raw"))
 
-    result = run_episode(env, _agent(provider, server, fake.KEY), manifest_index=0)
+    result = run_episode(env, fake.agent(server, provider), manifest_index=0)
 
     assert result.steps == 2 and result.invalid_actions == 1 and result.interventions == 0
     assert result.extra["invalid_tool_calls"] == 1
@@ -77,7 +65,7 @@ def test_the_cache_holds_strict_json_only(
     bad = fake.Reply((fake.Call("intervene", {"variable": "X0", "value": NAN}),))
     server = fake.serve(fake.Script([bad, fake.submit_reply([(0, 1)])]))
     env = gym.make("ACDB-L0-v0", **env_kwargs_for("llm_raw"))
-    run_episode(env, _agent(provider, server, fake.KEY, cache_dir=cache), manifest_index=0)
+    run_episode(env, fake.agent(server, provider, cache_dir=cache), manifest_index=0)
     stored = list(cache.rglob("*.json"))
     # OpenAI sends arguments as a JSON string, so its reply is valid JSON and is cached; an
     # Anthropic input holding NaN is not JSON and is not.
@@ -93,12 +81,10 @@ def test_a_poisoned_anthropic_reply_is_asked_for_again_not_replayed(
     bad = fake.Reply((fake.Call("intervene", {"variable": "X0", "value": NAN}),))
     first = fake.serve(fake.Script([bad, fake.submit_reply([(0, 1)])]))
     env = gym.make("ACDB-L0-v0", **env_kwargs_for("llm_raw"))
-    run_episode(env, _agent("anthropic", first, fake.KEY, cache_dir=cache), manifest_index=0)
+    run_episode(env, fake.agent(first, "anthropic", cache_dir=cache), manifest_index=0)
 
     second = fake.serve(fake.Script([fake.submit_reply([(0, 1)])]))
-    result = run_episode(
-        env, _agent("anthropic", second, fake.KEY, cache_dir=cache), manifest_index=0
-    )
+    result = run_episode(env, fake.agent(second, "anthropic", cache_dir=cache), manifest_index=0)
     assert len(second.requests) == 1 and result.steps == 1 and result.invalid_actions == 0
 
 
@@ -119,7 +105,7 @@ def test_huge_replies_do_not_grow_transcripts_and_cache(
     megabyte = "causal " * 150_000
     server = fake.serve(lambda request: fake.Reply(text=megabyte))
     transcript = tmp_path / "episode.jsonl"
-    agent = _agent(provider, server, fake.KEY, cache_dir=tmp_path / "cache")
+    agent = fake.agent(server, provider, cache_dir=tmp_path / "cache")
     agent.transcript_path = transcript
 
     result = run_episode(

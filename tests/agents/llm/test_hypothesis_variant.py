@@ -11,7 +11,7 @@ import gymnasium as gym
 import pytest
 
 from acdb_gym.agents.base import run_episode
-from acdb_gym.agents.llm import LLMAgent, env_kwargs_for
+from acdb_gym.agents.llm import env_kwargs_for
 from acdb_gym.cli import main as cli_main
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.ladders.shipped import get_level
@@ -51,19 +51,6 @@ def _stating(fake: SimpleNamespace) -> Any:
     return behave
 
 
-def _agent(provider: str, server: Any, key: str, **kwargs: Any) -> LLMAgent:
-    return LLMAgent(
-        "llm_raw",
-        provider=provider,  # type: ignore[arg-type]
-        model="test-model",
-        base_url=server.base_url(provider),
-        api_key=key,
-        timeout=5.0,
-        max_retries=0,
-        **kwargs,
-    )
-
-
 def _env() -> gym.Env[Any, Any]:
     return gym.make("ACDB-L0-v0", panel="active", **env_kwargs_for("llm_raw"))
 
@@ -71,7 +58,7 @@ def _env() -> gym.Env[Any, Any]:
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_the_stated_hypotheses_are_recorded(fake: SimpleNamespace, provider: str) -> None:
     server = fake.serve(_stating(fake))
-    agent = _agent(provider, server, fake.KEY, state_hypothesis=True)
+    agent = fake.agent(server, provider, max_retries=0, state_hypothesis=True)
     result = run_episode(_env(), agent, manifest_index=0)
     assert agent.states_hypotheses
     assert result.score["directed_f1"] == 1.0 and result.invalid_actions == 0
@@ -86,7 +73,7 @@ def test_the_stated_hypotheses_are_recorded(fake: SimpleNamespace, provider: str
 
 def test_off_the_requests_carry_no_hypothesis_arguments(fake: SimpleNamespace) -> None:
     server = fake.serve(fake.competent(TRUTH))
-    agent = _agent("openai", server, fake.KEY)
+    agent = fake.agent(server, "openai", max_retries=0)
     result = run_episode(_env(), agent, manifest_index=0)
     assert not agent.states_hypotheses and "state_hypothesis" not in agent.config
     assert result.revision is not None and result.revision.hypotheses == (None,)
@@ -114,7 +101,7 @@ def test_a_bad_hypothesis_makes_the_call_invalid(
     script = fake.Script([fake.Reply((fake.Call("intervene", arguments),))])
     script.then = lambda request: fake.submit_reply(TRUTH.edges())
     server = fake.serve(script)
-    result = run_episode(_env(), _agent("openai", server, fake.KEY, state_hypothesis=True))
+    result = run_episode(_env(), fake.agent(server, "openai", max_retries=0, state_hypothesis=True))
     assert result.invalid_actions == 1 and result.interventions == 0
     text, is_error, _ = server.requests[1].last_results[0]
     assert is_error and message in text

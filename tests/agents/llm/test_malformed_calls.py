@@ -9,7 +9,7 @@ import gymnasium as gym
 import pytest
 
 from acdb_gym.agents.base import run_episode
-from acdb_gym.agents.llm import LLMAgent, env_kwargs_for
+from acdb_gym.agents.llm import env_kwargs_for
 
 PROVIDERS = ("openai", "anthropic")
 
@@ -98,14 +98,7 @@ def test_malformed_call_is_an_error_result_that_costs_a_step(
     fake: SimpleNamespace, provider: str, case: str, make_reply: Any, shown: str, n_results: int
 ) -> None:
     server = fake.serve(fake.Script([make_reply(fake), fake.submit_reply([(0, 1)])]))
-    agent = LLMAgent(
-        "llm_raw",
-        provider=provider,  # type: ignore[arg-type]
-        model="test-model",
-        base_url=server.base_url(provider),
-        api_key=fake.KEY,
-        timeout=5.0,
-    )
+    agent = fake.agent(server, provider)
     env = gym.make("ACDB-L0-v0", **env_kwargs_for("llm_raw"))
 
     result = run_episode(env, agent, manifest_index=0)

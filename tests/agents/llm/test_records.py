@@ -23,17 +23,6 @@ def run(agent: LLMAgent, variant: str = "llm_raw") -> Any:
     return run_episode(env, agent, manifest_index=0)
 
 
-def agent_for(provider: str, server: Any, **kwargs: Any) -> LLMAgent:
-    options: dict[str, Any] = {"timeout": 5.0, "backoff": 0.01, **kwargs}
-    return LLMAgent(
-        kwargs.pop("variant", "llm_raw"),
-        provider=provider,  # type: ignore[arg-type]
-        model="test-model",
-        base_url=server.base_url(provider),
-        **{k: v for k, v in options.items() if k != "variant"},
-    )
-
-
 def all_text(directory: Path) -> str:
     return "\n".join(p.read_text() for p in sorted(directory.rglob("*")) if p.is_file())
 
@@ -61,14 +50,14 @@ def test_cached_rerun_makes_no_http_call_and_reproduces_the_episode(
     server = fake.serve(script)
     cache = tmp_path / "cache"
     first = run(
-        agent_for(provider, server, api_key=fake.KEY, cache_dir=cache, variant="llm_stats"),
+        fake.agent(server, provider, cache_dir=cache, variant="llm_stats"),
         "llm_stats",
     )
     calls = len(server.requests)
     assert calls == 5 and first.extra["cache_hits"] == 0
 
     second = run(
-        agent_for(provider, server, api_key=fake.KEY, cache_dir=cache, variant="llm_stats"),
+        fake.agent(server, provider, cache_dir=cache, variant="llm_stats"),
         "llm_stats",
     )
 
@@ -94,8 +83,8 @@ def test_cache_replays_a_temperature_refusal_without_http(
         return fake.submit_reply([(0, 1)])
 
     server = fake.serve(behave)
-    first = run(agent_for(provider, server, api_key=fake.KEY, cache_dir=tmp_path))
-    second = run(agent_for(provider, server, api_key=fake.KEY, cache_dir=tmp_path))
+    first = run(fake.agent(server, provider, cache_dir=tmp_path))
+    second = run(fake.agent(server, provider, cache_dir=tmp_path))
 
     assert len(server.requests) == 2
     assert second.score == first.score and second.trajectory == first.trajectory
@@ -107,7 +96,7 @@ def test_cached_episode_replays_without_an_api_key(
     fake: SimpleNamespace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = fake.serve(fake.competent(TRUTH))
-    first = run(agent_for("openai", server, api_key=fake.KEY, cache_dir=tmp_path))
+    first = run(fake.agent(server, "openai", cache_dir=tmp_path))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     replay = LLMAgent("llm_raw", provider="openai", model="test-model", cache_dir=tmp_path)
 
@@ -125,7 +114,7 @@ def test_api_key_from_the_environment_is_sent_but_never_recorded(
     monkeypatch.setenv("ANTHROPIC_API_KEY", fake.KEY)
     server = fake.serve(fake.competent(TRUTH))
     transcript = tmp_path / "transcript.jsonl"
-    agent = agent_for(provider, server, transcript_path=transcript, cache_dir=tmp_path / "cache")
+    agent = fake.agent(server, provider, transcript_path=transcript, cache_dir=tmp_path / "cache")
 
     run(agent)
 
@@ -147,9 +136,7 @@ def test_key_echoed_by_the_server_is_redacted(
     }
     server = fake.serve(lambda request: fake.Fault("status", 401, body=echo))
     transcript = tmp_path / "transcript.jsonl"
-    agent = agent_for(
-        provider, server, api_key=fake.KEY, transcript_path=transcript, cache_dir=tmp_path
-    )
+    agent = fake.agent(server, provider, transcript_path=transcript, cache_dir=tmp_path)
 
     with pytest.raises(LLMProviderError) as caught:
         run(agent)

@@ -15,19 +15,6 @@ from acdb_gym.core.ladders.shipped import get_level
 TRUTH = get_level("v0", "L0").instance(0).dag
 
 
-def agent_for(fake: SimpleNamespace, server: Any, provider: str, **kwargs: Any) -> LLMAgent:
-    return LLMAgent(
-        "llm_raw",
-        provider=provider,  # type: ignore[arg-type]
-        model="test-model",
-        base_url=server.base_url(provider),
-        api_key=fake.KEY,
-        timeout=5.0,
-        backoff=0.0,
-        **kwargs,
-    )
-
-
 def env() -> Any:
     return gym.make("ACDB-L0-v0", panel="active", **env_kwargs_for("llm_raw"))
 
@@ -52,7 +39,7 @@ def test_text_turns_are_bounded_steps_with_tool_choice_auto_until_used(
         ]
     )
     server = fake.serve(script)
-    result = run_episode(env(), agent_for(fake, server, provider, text_turns=2), manifest_index=0)
+    result = run_episode(env(), fake.agent(server, provider, text_turns=2), manifest_index=0)
     assert result.steps == 5 and result.score["directed_f1"] == 1.0
     assert [tool_choice(r) for r in server.requests] == (
         ["auto"] * 3 + (["required"] * 2 if provider == "openai" else ["any"] * 2)
@@ -79,7 +66,7 @@ def test_anthropic_extended_thinking_is_sent_and_its_blocks_go_back_verbatim(
         ]
     )
     server = fake.serve(script)
-    agent = agent_for(fake, server, "anthropic", thinking_budget=2048, max_tokens=8192)
+    agent = fake.agent(server, "anthropic", thinking_budget=2048, max_tokens=8192)
     result = run_episode(env(), agent, manifest_index=0)
     assert result.score["directed_f1"] == 1.0
     first, second = (r.body for r in server.requests)
@@ -93,7 +80,7 @@ def test_anthropic_extended_thinking_is_sent_and_its_blocks_go_back_verbatim(
 
 def test_openai_reasoning_effort_is_sent(fake: SimpleNamespace) -> None:
     server = fake.serve(fake.competent(TRUTH))
-    agent = agent_for(fake, server, "openai", reasoning_effort="high")
+    agent = fake.agent(server, "openai", reasoning_effort="high")
     run_episode(env(), agent, manifest_index=0)
     assert all(r.body["reasoning_effort"] == "high" for r in server.requests)
     assert all(r.body["tool_choice"] == "required" for r in server.requests)
@@ -111,7 +98,7 @@ def test_a_thinking_model_that_refuses_temperature_gets_none(fake: SimpleNamespa
         return fake.competent(TRUTH)(request)
 
     server = fake.serve(refuse_temperature)
-    agent = agent_for(fake, server, "anthropic", thinking_budget=1024, temperature=0.0)
+    agent = fake.agent(server, "anthropic", thinking_budget=1024, temperature=0.0)
     result = run_episode(env(), agent, manifest_index=0)
     assert result.score["directed_f1"] == 1.0
     assert result.extra["temperature_applied"] is False
