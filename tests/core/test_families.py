@@ -50,7 +50,7 @@ def test_same_seed_same_world_and_the_family_changes_the_digest(family: str) -> 
     assert np.array_equal(a.d_obs, b.d_obs) and np.array_equal(a.dag.adjacency, b.dag.adjacency)
     assert a.digest() != generate_instance(BASE, 5).digest()
     assert a.digest() != generate_instance(spec, 6).digest()
-    # The same graph stream: a family changes the mechanisms, not the first drawn graph.
+    # Paired with the linear world of the seed: a family changes the mechanisms, not the graph.
     assert a.scm.n_nodes == spec.d and a.dag.n_edges == spec.k
 
 
