@@ -1,9 +1,9 @@
 """acdb_gym: the Active Causal Discovery Benchmark as Gymnasium environments.
 
 Importing the package registers ``ACDB-L{0..5}-v0``, ``ACDB-L{0..5}-v1``,
-``ACDB-NonGaussian-L{0..5}-v1``, ``ACDB-Nonlinear-L{0..5}-v1``, ``ACDB-L{0..4}-large``,
-``ACDB-Design-L{0..5}-v{0,1}`` and a flat variant ``ACDB-Flat-...`` of each full id with
-Gymnasium.
+``ACDB-NonGaussian-L{0..5}-v2``, ``ACDB-Nonlinear-L{0..5}-v2``, ``ACDB-HiddenSlack-L{0..5}-v1``,
+``ACDB-L{0..4}-large``, ``ACDB-Design-L{0..5}-v{0,1}`` and a flat variant ``ACDB-Flat-...`` of
+each full id with Gymnasium.
 """
 
 import warnings

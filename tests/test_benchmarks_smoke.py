@@ -27,6 +27,7 @@ SCRIPTS = (
     "pc_batched_vs_causallearn.py",
     "sign_flip_vs_scipy.py",
     "family_reset.py",
+    "marginal_orders.py",
     "observation_modes.py",
     "large_worlds.py",
     "report_html.py",

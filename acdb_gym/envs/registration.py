@@ -31,7 +31,7 @@ ENV_IDS: tuple[str, ...] = tuple(
     level.env_id for ladder in LADDERS.values() for level in ladder.values()
 )
 """``ACDB-L{0..5}-v0``, ``ACDB-L{0..5}-v1``, and the v1 levels of the other SCM families,
-``ACDB-NonGaussian-L{0..5}-v1`` and ``ACDB-Nonlinear-L{0..5}-v1``."""
+``ACDB-NonGaussian-L{0..5}-v2`` and ``ACDB-Nonlinear-L{0..5}-v2``."""
 
 LARGE_IDS: tuple[str, ...] = tuple(level.env_id for level in LARGE_LADDER.values())
 """``ACDB-L{0..4}-large``: d = 20, 50, 100, 200, 500 (registered; not in :data:`ENV_IDS`)."""

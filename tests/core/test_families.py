@@ -26,6 +26,7 @@ from acdb_gym.core.worlds.mechanisms import (
     LinearNonGaussianSCM,
     NetworkMechanism,
     NonlinearSCM,
+    NormalScoreMap,
     standardized_noise,
 )
 from acdb_gym.core.worlds.spec import FAMILIES
@@ -49,7 +50,7 @@ def test_same_seed_same_world_and_the_family_changes_the_digest(family: str) -> 
     assert np.array_equal(a.d_obs, b.d_obs) and np.array_equal(a.dag.adjacency, b.dag.adjacency)
     assert a.digest() != generate_instance(BASE, 5).digest()
     assert a.digest() != generate_instance(spec, 6).digest()
-    # The same graph stream: a family changes the mechanisms, not the first drawn graph.
+    # Paired with the linear world of the seed: a family changes the mechanisms, not the graph.
     assert a.scm.n_nodes == spec.d and a.dag.n_edges == spec.k
 
 
@@ -132,6 +133,50 @@ def test_observations_are_standardized(family: str) -> None:
     inst = generate_instance(replace(BASE, n_obs=4000, family=family), 1)
     np.testing.assert_allclose(inst.d_obs.std(axis=0), 1.0, atol=0.1)
     np.testing.assert_allclose(inst.d_obs.mean(axis=0), 0.0, atol=0.1)
+
+
+@pytest.mark.parametrize("family", NEW_FAMILIES)
+def test_a_family_instance_is_the_linear_world_of_its_seed_with_the_familys_own_parts(
+    family: str,
+) -> None:
+    for seed in range(4):
+        paired, linear = (
+            generate_instance(replace(BASE, family=family), seed),
+            generate_instance(BASE, seed),
+        )
+        np.testing.assert_array_equal(paired.dag.adjacency, linear.dag.adjacency)
+        assert paired.attempts >= linear.attempts  # the linear draws, then the family's own
+    if family == "linear_nongaussian":
+        np.testing.assert_array_equal(paired.scm.weights, linear.scm.weights)
+
+
+def test_nonlinear_marginals_are_gaussian_with_no_shape_to_sort_by() -> None:
+    """The normal-score maps leave no strongly skewed or heavy-tailed column (the marginal-order
+    leak); the same world without them has a child skewed by a square or softplus mechanism."""
+
+    def worst_skew_and_kurtosis(data: np.ndarray) -> tuple[float, float]:
+        z = (data - data.mean(axis=0)) / data.std(axis=0)
+        return float(np.abs((z**3).mean(axis=0)).max()), float(
+            np.abs((z**4).mean(axis=0) - 3.0).max()
+        )
+
+    inst = generate_instance(replace(BASE, n_obs=4000, family="nonlinear"), 2)
+    assert isinstance(inst.scm, NonlinearSCM) and inst.scm.normal_scores is not None
+    skew, kurtosis = worst_skew_and_kurtosis(np.asarray(inst.d_obs))
+    assert skew < 0.4 and kurtosis < 1.5
+    unmapped = replace(inst.scm, normal_scores=None).sample(4000, np.random.default_rng(0))
+    unmapped_skew, unmapped_kurtosis = worst_skew_and_kurtosis(unmapped)
+    assert unmapped_skew > 1.0 and unmapped_kurtosis > 5.0
+
+
+def test_normal_score_map_is_increasing_beyond_its_knots_and_rejects_small_samples() -> None:
+    sample = np.random.default_rng(0).exponential(size=500)
+    score = NormalScoreMap.fit(sample)
+    x = np.linspace(-5.0, 20.0, 2001)  # beyond both outermost knots
+    assert (np.diff(score(x)) > 0).all()
+    np.testing.assert_allclose(score(np.sort(sample))[[0, -1]], score.scores[[0, -1]])
+    with pytest.raises(ValueError, match="at least 101 values"):
+        NormalScoreMap.fit(sample[:100])
 
 
 @pytest.mark.parametrize("family", NEW_FAMILIES)

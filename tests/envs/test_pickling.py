@@ -38,8 +38,8 @@ def _round_trip_then_continue(env: gym.Env[Any, Any], plan: list[Any]) -> gym.En
         ("ACDB-L1-v0", {}),
         ("ACDB-L1-v1", {"tools": "stats", "observation": "stats"}),
         ("ACDB-L1-v1", {"interventions": "mixed"}),
-        ("ACDB-NonGaussian-L1-v1", {}),
-        ("ACDB-Nonlinear-L1-v1", {}),
+        ("ACDB-NonGaussian-L1-v2", {}),
+        ("ACDB-Nonlinear-L1-v2", {}),
         ("ACDB-L0-large", {}),
     ],
 )

@@ -24,15 +24,15 @@ from acdb_gym.envs.registration import (
 from acdb_gym.envs.wrappers import FlatActions
 from acdb_gym.testing import check_acdb_env
 
-BIG_LEVELS = {
-    f"ACDB-{family}L{n}-v1" for family in ("", "NonGaussian-", "Nonlinear-") for n in (3, 5)
+BIG_LEVELS = {f"ACDB-L{n}-v1" for n in (3, 5)} | {
+    f"ACDB-{family}-L{n}-v2" for family in ("NonGaussian", "Nonlinear") for n in (3, 5)
 }
 """d = 20 and d = 30: fewer random steps keep the suite fast; the small levels get the full 50."""
 
 
 def test_every_level_of_every_ladder_is_registered() -> None:
     expected = {f"ACDB-L{n}-{ladder}" for n in range(6) for ladder in ("v0", "v1")}
-    expected |= {f"ACDB-{tag}-L{n}-v1" for n in range(6) for tag in ("NonGaussian", "Nonlinear")}
+    expected |= {f"ACDB-{tag}-L{n}-v2" for n in range(6) for tag in ("NonGaussian", "Nonlinear")}
     assert set(ENV_IDS) == expected
     assert set(DESIGN_IDS) == {f"ACDB-Design-L{n}-{v}" for n in range(6) for v in ("v0", "v1")}
     for env_id in ENV_IDS + DESIGN_IDS:
@@ -44,8 +44,8 @@ def test_every_level_of_every_ladder_is_registered() -> None:
     [
         ("ACDB-L2-v0", "v0", "linear_gaussian"),
         ("ACDB-L2-v1", "v1", "linear_gaussian"),
-        ("ACDB-NonGaussian-L2-v1", "v1-nongaussian", "linear_nongaussian"),
-        ("ACDB-Nonlinear-L2-v1", "v1-nonlinear", "nonlinear"),
+        ("ACDB-NonGaussian-L2-v2", "v1-nongaussian", "linear_nongaussian"),
+        ("ACDB-Nonlinear-L2-v2", "v1-nonlinear", "nonlinear"),
     ],
 )
 def test_family_ids_parse_and_old_ids_keep_their_meaning(
@@ -62,7 +62,7 @@ def test_family_ids_parse_and_old_ids_keep_their_meaning(
 
 def test_every_full_id_has_a_registered_flat_variant() -> None:
     assert tuple("ACDB-Flat-" + env_id[5:] for env_id in ENV_IDS + LARGE_IDS) == FLAT_IDS
-    assert flat_id("ACDB-NonGaussian-L2-v1") == "ACDB-Flat-NonGaussian-L2-v1"
+    assert flat_id("ACDB-NonGaussian-L2-v2") == "ACDB-Flat-NonGaussian-L2-v2"
     with pytest.raises(ValueError, match="must start with 'ACDB-', got 'L2'"):
         flat_id("L2")
     env = gym.make("ACDB-Flat-L2-v1", tools="stats", value_scale=5.0)
@@ -173,3 +173,9 @@ def test_make_in_a_fresh_interpreter() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["ACDBEnv", "(50,", "6)", "L2"]
+
+
+def test_family_ids_of_the_first_worlds_are_gone() -> None:
+    """The family ladders' v1 ids named other worlds (CHANGELOG); Gymnasium points to v2."""
+    with pytest.raises(gym.error.Error, match="v2"):
+        gym.make("ACDB-Nonlinear-L2-v1")

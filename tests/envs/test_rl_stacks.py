@@ -20,7 +20,7 @@ from acdb_gym.envs.registration import DESIGN_IDS
 from acdb_gym.envs.wrappers import FlatActions, make_flat
 
 FULL_IDS = ("ACDB-L1-v0", "ACDB-L3-v1")
-FLAT_IDS = (*FULL_IDS, "ACDB-NonGaussian-L1-v1")
+FLAT_IDS = (*FULL_IDS, "ACDB-NonGaussian-L1-v2")
 
 OBSERVATION_LAYOUT_ADVICE = (
     r"It seems that your observation (space )?interventional is an image",

@@ -94,8 +94,8 @@ def test_same_seed_gives_the_same_soft_episode(mode: str) -> None:
         ("ACDB-L1-v1", "shift", "raw"),
         ("ACDB-L1-v0", "scale", "stats"),
         ("ACDB-L1-v1", "mixed", "raw"),
-        ("ACDB-NonGaussian-L1-v1", "mixed", "raw"),
-        ("ACDB-Nonlinear-L1-v1", "mixed", "stats"),
+        ("ACDB-NonGaussian-L1-v2", "mixed", "raw"),
+        ("ACDB-Nonlinear-L1-v2", "mixed", "stats"),
     ],
 )
 def test_both_checkers_pass_with_soft_interventions(

@@ -2,9 +2,9 @@
 
 ``v0`` and ``v1`` are linear-Gaussian; ``v1-nongaussian`` and ``v1-nonlinear`` are v1's levels
 with the ``linear_nongaussian`` and ``nonlinear`` SCM families (DESIGN §3.1), registered as
-``ACDB-NonGaussian-L{0..5}-v1`` and ``ACDB-Nonlinear-L{0..5}-v1``. ``v1-hidden`` is v1 with a
-hidden slack (each instance draws its slack from ``slack .. slack + 2``, unpublished; DESIGN §7),
-registered as ``ACDB-HiddenSlack-L{0..5}-v1``.
+``ACDB-NonGaussian-L{0..5}-v2`` and ``ACDB-Nonlinear-L{0..5}-v2`` (:data:`FAMILY_VERSIONS`).
+``v1-hidden`` is v1 with a hidden slack (each instance draws its slack from ``slack .. slack +
+2``, unpublished; DESIGN §7), registered as ``ACDB-HiddenSlack-L{0..5}-v1``.
 
 Each level carries a manifest of 200 preflighted seeds, each stored with the digest of the
 instance it generates, in package data (``core/ladders/manifests/<ladder>.tsv``); v0's first 8 are the
@@ -35,6 +35,7 @@ __all__ = [
     "ALL_LADDERS",
     "FAMILY_LADDERS",
     "FAMILY_TAGS",
+    "FAMILY_VERSIONS",
     "HIDDEN_SLACK_LADDER",
     "HIDDEN_SLACK_SPREAD",
     "HIDDEN_SLACK_TAG",
@@ -49,6 +50,7 @@ __all__ = [
     "get_level",
     "manifest_path",
     "preflight",
+    "preflight_paired",
     "read_manifests",
     "write_manifests",
 ]
@@ -77,13 +79,14 @@ class Level:
 
     @property
     def env_id(self) -> str:
-        """The Gymnasium id, e.g. ``ACDB-L2-v0``, ``ACDB-Nonlinear-L2-v1`` on a family ladder,
+        """The Gymnasium id, e.g. ``ACDB-L2-v0``, ``ACDB-Nonlinear-L2-v2`` on a family ladder,
         ``ACDB-HiddenSlack-L2-v1`` with a hidden slack (Gymnasium's grammar puts the version
-        last, so the family and the slack go first)."""
+        last, so the family and the slack go first; a family ladder's version is
+        :data:`FAMILY_VERSIONS`')."""
         tags = FAMILY_TAGS.get(self.spec.family, "")
         tags += HIDDEN_SLACK_TAG if self.spec.hidden_slack else ""
         if tags:
-            version = self.ladder.split("-", 1)[0]
+            version = FAMILY_VERSIONS.get(self.ladder, self.ladder.split("-", 1)[0])
             return f"ACDB-{tags}-{self.name}-{version}"
         return f"ACDB-{self.name}-{self.ladder}"
 
@@ -134,6 +137,11 @@ FAMILY_LADDERS: dict[str, Family] = {
     "v1-nonlinear": NONLINEAR,
 }
 """Ladders with v1's levels and another SCM family."""
+
+FAMILY_VERSIONS: dict[str, str] = {"v1-nongaussian": "v2", "v1-nonlinear": "v2"}
+"""The version of each family ladder's env ids, raised whenever its worlds change (CHANGELOG):
+v2 pairs every instance with v1's (same seed, graph and weights) and Gaussianizes the nonlinear
+family's marginals."""
 
 
 HIDDEN_SLACK_TAG = "HiddenSlack"
@@ -189,16 +197,15 @@ LARGE_MANIFEST_SIZE = 50
 _SEED_BASE = {
     "v0": 0,
     "v1": 100_000,
-    "v1-nongaussian": 100_000,
-    "v1-nonlinear": 100_000,
     "v1-hidden": 100_000,
     "large": 200_000,
 }
 """Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 uses ``100000 + 1000 * level + i``,
-large ``200000 + 1000 * level + i``, and the family ladders v1's seeds: a seed draws the same first graph in every family, so where both
-accept their first draw a family's instance has the v1 instance's graph (paired comparisons).
-``v1-hidden`` uses v1's seeds too, and its instances are v1's (graph, weights, data) with only
-the budget changed: the slack has a stream of its own."""
+large ``200000 + 1000 * level + i``. The family ladders hold v1's manifest seeds, index for
+index (:func:`preflight_paired`): a family instance has the graph and weights of v1's instance
+of the same seed (DESIGN §3.1), so every instance pairs with v1's. ``v1-hidden`` uses v1's seeds
+too, and its instances are v1's (graph, weights, data) with only the budget changed: the slack
+has a stream of its own."""
 
 
 def manifest_path(ladder: str) -> Traversable:
@@ -283,20 +290,46 @@ def preflight(spec: LevelSpec, base: int, count: int) -> tuple[ManifestEntry, ..
     return tuple(entries)
 
 
+def preflight_paired(spec: LevelSpec, linear: Level) -> tuple[ManifestEntry, ...]:
+    """A family level's manifest: ``linear``'s seeds, index for index, with the digests of the
+    family's instances (each has the graph and weights of ``linear``'s instance of its seed).
+
+    Raises:
+        InstanceGenerationError: a seed of ``linear`` has no accepted family world, so the
+            family ladder could not pair with it.
+    """
+    return tuple(
+        ManifestEntry(entry.seed, generate_instance(spec, entry.seed).digest())
+        for entry in linear.manifest
+    )
+
+
 def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  # pragma: no cover
     """Regenerate ``core/ladders/manifests/<ladder>.tsv`` (after an intended generator change)."""
     every = {**_SPECS, "v1-hidden": _HIDDEN_SPECS, "large": _LARGE_SPECS}
     for ladder_name in ladders:
         specs = every[ladder_name]
         count = LARGE_MANIFEST_SIZE if ladder_name == "large" else MANIFEST_SIZE
-        entries = {
-            name: preflight(spec, _SEED_BASE[ladder_name] + 1000 * index, count)
-            for index, (name, (_, spec)) in enumerate(specs.items())
-        }
+        if ladder_name in FAMILY_LADDERS:
+            entries = {
+                name: preflight_paired(spec, LADDERS["v1"][name])
+                for name, (_, spec) in specs.items()
+            }
+        else:
+            entries = {
+                name: preflight(spec, _SEED_BASE[ladder_name] + 1000 * index, count)
+                for index, (name, (_, spec)) in enumerate(specs.items())
+            }
         header = (
             f"Ladder {ladder_name}: {count} preflighted seeds per level and the digest of the\n"
-            f"instance each generates. Regenerate with `python -m acdb_gym.core.ladders.shipped {ladder_name}`."
+            f"instance each generates. Regenerate with "
+            f"`python -m acdb_gym.core.ladders.shipped {ladder_name}`."
         )
+        if ladder_name in FAMILY_VERSIONS:
+            header += (
+                f"\nEnv ids version {FAMILY_VERSIONS[ladder_name]}: v1's seeds, index for index; "
+                f"each instance has the graph and weights of v1's."
+            )
         path = Path(str(manifest_path(ladder_name)))
         path.write_text(write_manifests(entries, header), encoding="utf-8")
         print(f"wrote {path}")

@@ -47,6 +47,7 @@ from acdb_gym.core.worlds.mechanisms import (
     Mechanism,
     NetworkMechanism,
     NonlinearSCM,
+    NormalScoreMap,
     apply_shape,
     readonly_copy,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "CORRELATION_RATIO",
     "ETA_BINS",
     "HIDDEN_UNITS",
+    "NODE_REDRAWS",
     "PARTIAL_CORRELATION",
     "Acceptance",
     "World",
@@ -78,6 +80,9 @@ ETA_BINS = 16
 """Equal-count bins of the correlation ratio's estimate."""
 HIDDEN_UNITS = 8
 """Hidden units of a random network mechanism."""
+NODE_REDRAWS = 20
+"""Draws of one node's mechanism, on the accepted nodes before it, before a nonlinear world is
+abandoned."""
 UNIQUE_ROWS = 500
 """Calibration rows a network mechanism's unique contributions are estimated on."""
 
@@ -106,6 +111,8 @@ def draw_world(
     weights: FloatArray,
     rng: np.random.Generator,
     calibration_rng: np.random.Generator,
+    *,
+    accepted_linear: tuple[LinearGaussianSCM, FloatArray] | None = None,
 ) -> World:
     """The ``spec.family`` world over ``dag`` with the drawn ``weights`` (DESIGN §3.1).
 
@@ -116,12 +123,19 @@ def draw_world(
         weights: the drawn signed edge weights (zero off the graph).
         rng: the weight stream, for the family's further choices (noise kinds, mechanisms).
         calibration_rng: the nonlinear family's calibration-sample stream.
+        accepted_linear: the linear-Gaussian SCM of ``weights`` and its covariance when they
+            were already built and accepted under the linear rule (the paired generator passes
+            the linear-Gaussian instance's), so the non-Gaussian family, whose covariance and
+            rule they are, neither rebuilds nor re-checks them.
     """
     if spec.family == LINEAR_NONGAUSSIAN:
-        linear = _linear_scm(spec, weights)
+        linear, cov = accepted_linear or (_linear_scm(spec, weights), None)
         kinds = tuple(NOISE_KINDS[k] for k in rng.integers(len(NOISE_KINDS), size=spec.d))
         scm = LinearNonGaussianSCM(linear, kinds)
-        return World(scm, linear_acceptance(dag, linear.covariance(), spec.faithfulness_eps))
+        if cov is None:
+            return World(scm, linear_acceptance(dag, linear.covariance(), spec.faithfulness_eps))
+        smallest = min_relevant_partial_correlation(dag, cov)
+        return World(scm, Acceptance(True, PARTIAL_CORRELATION, smallest))
     if spec.family == NONLINEAR:
         nonlinear, acceptance = _nonlinear_scm(spec, dag, weights, rng, calibration_rng)
         return World(nonlinear, acceptance)
@@ -153,30 +167,22 @@ def _nonlinear_scm(
     calibration_rng: np.random.Generator,
 ) -> tuple[NonlinearSCM | None, Acceptance]:
     """The SCM and the rule's decision, made node by node in topological order on the
-    calibration sample; a world is abandoned at the first edge that fails (None)."""
+    calibration sample: a node's mechanism is redrawn (at most :data:`NODE_REDRAWS` times)
+    until every edge into it passes, else the world is abandoned (None)."""
     d = spec.d
     sample = calibration_rng.standard_normal((CALIBRATION_SIZE, d))
     noise_std = np.full(d, np.sqrt(spec.noise_var))
     loc, scale = np.zeros(d), np.ones(d)
+    maps: list[NormalScoreMap | None] = [None] * d
     mechanisms: list[Mechanism | None] = [None] * d
     groups: dict[int, IntArray] = {}
     smallest = math.inf
-    for j in dag.topological_order():
-        parents = tuple(int(p) for p in dag.parents(j))
-        raw = sample[:, j] * noise_std[j]
-        mechanism = None
-        if parents:
-            mechanism, values = _draw_mechanism(parents, weights[list(parents), j], rng, sample)
-            raw += values
-        if spec.standardized:
-            loc[j], scale[j] = raw.mean(), raw.std()
-        sample[:, j] = (raw - loc[j]) / scale[j]
-        mechanisms[j] = mechanism
-        if mechanism is not None:
-            dependence = _edge_dependences(mechanism, float(scale[j]), sample, j, groups)
-            smallest = min(smallest, float(dependence.min()))
-            if smallest < spec.faithfulness_eps:
-                return None, Acceptance(False, CORRELATION_RATIO, smallest)
+    for j in (int(node) for node in dag.topological_order()):
+        node = _accepted_node(spec, dag, weights, j, noise_std[j], sample, groups, rng)
+        if node is None:
+            return None, Acceptance(False, CORRELATION_RATIO, math.nan)
+        mechanisms[j], loc[j], scale[j], maps[j], dependence = node
+        smallest = min(smallest, dependence)
     scm = NonlinearSCM(
         dag=dag,
         mechanisms=tuple(mechanisms),
@@ -184,8 +190,56 @@ def _nonlinear_scm(
         loc=readonly_copy(loc),
         scale=readonly_copy(scale),
         weights=readonly_copy(weights),
+        normal_scores=_all_maps(maps) if spec.standardized else None,
     )
     return scm, Acceptance(True, CORRELATION_RATIO, smallest)
+
+
+_Node = tuple[Mechanism | None, float, float, NormalScoreMap | None, float]
+"""A node's accepted mechanism, ``loc``, ``scale``, normal-score map and smallest dependence."""
+
+
+def _accepted_node(
+    spec: LevelSpec,
+    dag: DAG,
+    weights: FloatArray,
+    j: int,
+    noise_std: float,
+    sample: FloatArray,
+    groups: dict[int, IntArray],
+    rng: np.random.Generator,
+) -> _Node | None:
+    """Node ``j``'s first mechanism whose edges all pass the rule, with column ``j`` of the
+    calibration ``sample`` (its noise on entry) replaced by the node's values; None when
+    :data:`NODE_REDRAWS` draws all fail."""
+    parents = tuple(int(p) for p in dag.parents(j))
+    noise = sample[:, j] * noise_std
+    for _ in range(NODE_REDRAWS if parents else 1):
+        raw = noise.copy()
+        mechanism = None
+        if parents:
+            mechanism, values = _draw_mechanism(parents, weights[list(parents), j], rng, sample)
+            raw += values
+        loc, scale = (float(raw.mean()), float(raw.std())) if spec.standardized else (0.0, 1.0)
+        column = (raw - loc) / scale
+        normal_scores = None
+        if spec.standardized:
+            normal_scores = NormalScoreMap.fit(column)
+            column = normal_scores(column)
+        sample[:, j] = column
+        if mechanism is None:
+            return None, loc, scale, normal_scores, math.inf
+        dependence = float(_edge_dependences(mechanism, scale, sample, j, groups).min())
+        if dependence >= spec.faithfulness_eps:
+            return mechanism, loc, scale, normal_scores, dependence
+    return None
+
+
+def _all_maps(maps: list[NormalScoreMap | None]) -> tuple[NormalScoreMap, ...]:
+    """Every node's map (each node of a standardized world has one)."""
+    if any(m is None for m in maps):
+        raise AssertionError("a standardized nonlinear world has a map per node")
+    return tuple(m for m in maps if m is not None)
 
 
 def _draw_mechanism(
@@ -271,15 +325,23 @@ def _edge_dependences(
 ) -> FloatArray:
     """Per parent of ``j``, the smaller of ``eta(X_j | X_i)`` and the unique contribution."""
     values = np.empty(len(mechanism.parents))
+    # A network's value on the unshifted rows, shared by every parent's unique contribution.
+    base = mechanism(sample[:UNIQUE_ROWS]) if isinstance(mechanism, NetworkMechanism) else None
     for index, i in enumerate(mechanism.parents):
         if i not in groups:
             groups[i] = _bin_groups(sample[:, i], ETA_BINS)
         eta = _eta(groups[i], sample[:, j], ETA_BINS)
-        values[index] = min(eta, _unique(mechanism, scale, sample, index))
+        values[index] = min(eta, _unique(mechanism, scale, sample, index, base))
     return values
 
 
-def _unique(mechanism: Mechanism, scale: float, sample: FloatArray, index: int) -> float:
+def _unique(
+    mechanism: Mechanism,
+    scale: float,
+    sample: FloatArray,
+    index: int,
+    base: FloatArray | None = None,
+) -> float:
     if isinstance(mechanism, AdditiveMechanism):
         # Each term has variance weights[p]**2 on the sample, and an independent copy of the
         # parent doubles it in the difference: sqrt(Var / 2) = |weight|, no evaluation needed.
@@ -289,7 +351,7 @@ def _unique(mechanism: Mechanism, scale: float, sample: FloatArray, index: int) 
     shifted = rows.copy()
     parent = mechanism.parents[index]
     shifted[:, parent] = np.roll(sample[:, parent], len(sample) // 2)[:UNIQUE_ROWS]
-    delta = mechanism(rows) - mechanism(shifted)
+    delta = (mechanism(rows) if base is None else base) - mechanism(shifted)
     return float(np.sqrt(delta.var() / 2.0)) / scale
 
 

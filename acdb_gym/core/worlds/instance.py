@@ -17,14 +17,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag
 from acdb_gym.core.types import FloatArray, readonly
-from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION, draw_world
+from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION, Acceptance, draw_world
 from acdb_gym.core.worlds.faithfulness import (
     _full_partial_correlations,
     is_faithful,
@@ -37,6 +37,7 @@ from acdb_gym.core.worlds.spec import LINEAR_GAUSSIAN, LevelSpec
 
 __all__ = [
     "EDGE_REDRAW_ROUNDS",
+    "FAMILY_REDRAWS",
     "MAX_ATTEMPTS",
     "GenerationDeadlineError",
     "Instance",
@@ -55,6 +56,10 @@ _GRAPH, _WEIGHTS, _OBSERVATIONAL, _INTERVENTIONS, _CALIBRATION, _SLACK = range(6
 """Streams of ``SeedSequence(seed).spawn(6)``; the first four equal ``spawn(4)``'s, which the
 linear-Gaussian generator uses, only the nonlinear family reads the calibration stream, and
 only a level with a hidden slack (``LevelSpec.slack_max``) the slack stream."""
+
+FAMILY_REDRAWS = 1000
+"""Draws of a family's own parts (noise kinds, mechanisms) on one accepted linear world before
+:class:`InstanceGenerationError`."""
 
 
 class InstanceGenerationError(RuntimeError):
@@ -307,21 +312,35 @@ def _generate(spec: LevelSpec, seed: int, deadline: float | None = None) -> Inst
     weight_rng = np.random.default_rng(streams[_WEIGHTS])
     if spec.faithfulness_rule == "redraw_edges":
         return _finish(spec, seed, streams, *_redraw_weak_edges(spec, graph_rng, weight_rng))
+    dag, _, scm, cov, attempts = _accepted_linear_world(spec, seed, graph_rng, weight_rng, deadline)
+    return _finish(spec, seed, streams, dag, scm, cov, attempts, 0)
+
+
+def _accepted_linear_world(
+    spec: LevelSpec,
+    seed: int,
+    graph_rng: np.random.Generator,
+    weight_rng: np.random.Generator,
+    deadline: float | None = None,
+) -> tuple[DAG, FloatArray, LinearGaussianSCM, FloatArray, int]:
+    """DESIGN §3, steps 1-4 under ``"reject_world"``: graphs and weights drawn until the world
+    passes the faithfulness check. Returns the graph, the drawn weights, the SCM, its
+    population covariance and the number of draws."""
     attempts = 0
     while True:
         attempts += 1
         # DESIGN §3, step 1; its draw order is fixed by the manifest digests.
         dag = random_order_dag(spec.d, n_edges=spec.k, rng=graph_rng)
-        scm = _build_scm(spec, _draw_weights(spec, dag, weight_rng))
+        weights = _draw_weights(spec, dag, weight_rng)
+        scm = _build_scm(spec, weights)
         cov = scm.covariance()
         if _passes_full_set_check(dag, cov, spec.faithfulness_eps) and is_faithful(
             dag, cov, spec.faithfulness_eps
         ):
-            break
+            return dag, weights, scm, cov, attempts
         if attempts == MAX_ATTEMPTS:
             raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)
         _check_deadline(deadline, spec, seed, attempts)
-    return _finish(spec, seed, streams, dag, scm, cov, attempts, 0)
 
 
 def _finish(
@@ -352,34 +371,60 @@ def _finish(
 
 
 def _generate_family(spec: LevelSpec, seed: int, deadline: float | None = None) -> Instance:
-    """The other families (:mod:`acdb_gym.core.worlds.acceptance`): the same graph and weight draws, then
-    the family's SCM and its own acceptance rule."""
+    """The other families (:mod:`acdb_gym.core.worlds.acceptance`), paired with the linear-Gaussian
+    level: the graph and weights are those of the linear-Gaussian instance of the same spec and
+    seed (drawn and accepted exactly as there, on the same streams), and only the family's own
+    parts (noise kinds, mechanisms and their calibration sample) are redrawn, on the weight
+    stream after that world's draws, until the family's acceptance rule holds."""
     streams = np.random.SeedSequence(seed).spawn(5)
     graph_rng = np.random.default_rng(streams[_GRAPH])
     weight_rng = np.random.default_rng(streams[_WEIGHTS])
     calibration_rng = np.random.default_rng(streams[_CALIBRATION])
-    attempts = 0
-    while True:
-        attempts += 1
-        dag = random_order_dag(spec.d, n_edges=spec.k, rng=graph_rng)
-        weights = _draw_weights(spec, dag, weight_rng)
-        world = draw_world(spec, dag, weights, weight_rng, calibration_rng)
-        if world.scm is not None and world.acceptance.accepted:
-            break
-        if attempts == MAX_ATTEMPTS:
-            raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)
-        _check_deadline(deadline, spec, seed, attempts)
-    d_obs = world.scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
+    linear_spec = replace(spec, family=LINEAR_GAUSSIAN)
+    try:
+        dag, weights, linear, cov, attempts = _accepted_linear_world(
+            linear_spec, seed, graph_rng, weight_rng, deadline
+        )
+    except InstanceGenerationError:
+        raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS) from None
+    drawn = _family_world(
+        spec, seed, dag, weights, (linear, cov), (weight_rng, calibration_rng), deadline
+    )
+    if drawn is None:
+        raise InstanceGenerationError(spec, seed, attempts + FAMILY_REDRAWS)
+    scm, acceptance, redraws = drawn
+    d_obs = scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
     i_star = minimum_intervention_set(dag)
     return Instance(
         spec=spec,
         seed=seed,
         dag=dag,
-        scm=world.scm,
+        scm=scm,
         d_obs=readonly(d_obs),
         i_star=i_star,
         budget=len(i_star) + instance_slack(spec, seed),
-        min_relevant_abs_rho=world.acceptance.min_dependence,
-        attempts=attempts,
-        dependence_measure=world.acceptance.measure,
+        min_relevant_abs_rho=acceptance.min_dependence,
+        attempts=attempts + redraws - 1,
+        dependence_measure=acceptance.measure,
     )
+
+
+def _family_world(
+    spec: LevelSpec,
+    seed: int,
+    dag: DAG,
+    weights: FloatArray,
+    linear: tuple[LinearGaussianSCM, FloatArray],
+    rngs: tuple[np.random.Generator, np.random.Generator],
+    deadline: float | None,
+) -> tuple[SCM, Acceptance, int] | None:
+    """The first accepted draw of the family's own parts on the fixed graph and weights (at
+    most :data:`FAMILY_REDRAWS`; ``rngs`` are the weight and calibration streams): its SCM, the
+    rule's decision and how many draws it took; None when none was accepted."""
+    weight_rng, calibration_rng = rngs
+    for redraws in range(1, FAMILY_REDRAWS + 1):
+        world = draw_world(spec, dag, weights, weight_rng, calibration_rng, accepted_linear=linear)
+        if world.scm is not None and world.acceptance.accepted:
+            return world.scm, world.acceptance, redraws
+        _check_deadline(deadline, spec, seed, redraws)
+    return None

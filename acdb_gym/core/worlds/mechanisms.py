@@ -14,14 +14,16 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 import numpy as np
+from scipy.special import ndtri
 
 from acdb_gym.core.graphs import DAG
-from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.types import FloatArray, IntArray, readonly
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "NetworkMechanism",
     "NoiseKind",
     "NonlinearSCM",
+    "NormalScoreMap",
     "Shape",
     "apply_shape",
     "standardized_noise",
@@ -228,13 +231,81 @@ class NetworkMechanism:
 Mechanism = AdditiveMechanism | NetworkMechanism
 
 
+NORMAL_SCORE_KNOTS = 101
+"""Knots of a :class:`NormalScoreMap`: order statistics at evenly spaced ranks of the fitting
+sample, its smallest and largest included."""
+_TAIL_KNOTS = 5
+"""Knot intervals over which a map's slope beyond its outermost knots is measured."""
+
+
+@functools.lru_cache(maxsize=8)
+def _knot_ranks(n: int, n_knots: int) -> tuple[IntArray, FloatArray]:
+    """The knots' ranks in a sorted sample of ``n`` and their normal scores (read-only)."""
+    ranks = np.round(np.linspace(0, n - 1, n_knots)).astype(np.int64)
+    return readonly(ranks), readonly(ndtri((ranks + 0.5) / n))
+
+
+@dataclass(frozen=True, eq=False)
+class NormalScoreMap:
+    """A monotone map that makes a variable's marginal standard normal (DESIGN §3.1).
+
+    Fitted on a sample: the knots are order statistics of the sample and ``scores`` their
+    normal scores ``Phi^-1((rank + 1/2) / n)``; between knots the map interpolates linearly,
+    beyond the outermost knots it continues with the slope of the outermost
+    :data:`_TAIL_KNOTS` knot intervals (strictly increasing everywhere, so it keeps every
+    conditional independence and the causal graph of the variables it transforms).
+
+    >>> z = np.random.default_rng(0).exponential(size=1000)  # skewed
+    >>> y = NormalScoreMap.fit(z)(np.random.default_rng(1).exponential(size=4000))
+    >>> bool(abs(np.mean(y**3)) < 0.2 and abs(np.mean(y**4) - 3) < 0.4)
+    True
+    """
+
+    knots: FloatArray
+    scores: FloatArray
+
+    @classmethod
+    def fit(cls, sample: FloatArray, *, n_knots: int = NORMAL_SCORE_KNOTS) -> NormalScoreMap:
+        """The map of ``sample`` (at least ``n_knots`` values, no ties among the knots)."""
+        ordered = np.sort(np.asarray(sample, dtype=np.float64))
+        n = ordered.size
+        if n < n_knots:
+            raise ValueError(f"need at least {n_knots} values to fit the map, got {n}")
+        ranks, scores = _knot_ranks(n, n_knots)
+        knots = ordered[ranks]
+        if not (np.diff(knots) > 0).all():
+            raise ValueError("the sample has ties among its knots; the map must be increasing")
+        return cls(readonly_copy(knots), scores)
+
+    def __call__(self, x: FloatArray) -> FloatArray:
+        """The normal scores of ``x``."""
+        knots, scores, t = self.knots, self.scores, _TAIL_KNOTS
+        y = np.interp(x, knots, scores)
+        if x.min() < knots[0]:
+            below = x < knots[0]
+            slope = (scores[t] - scores[0]) / (knots[t] - knots[0])
+            y[below] = scores[0] + (x[below] - knots[0]) * slope
+        if x.max() > knots[-1]:
+            above = x > knots[-1]
+            slope = (scores[-1] - scores[-1 - t]) / (knots[-1] - knots[-1 - t])
+            y[above] = scores[-1] + (x[above] - knots[-1]) * slope
+        return y
+
+    def parameters(self) -> FloatArray:
+        """Every number, for the instance digest."""
+        return np.concatenate([self.knots, self.scores])
+
+
 @dataclass(frozen=True, eq=False)
 class NonlinearSCM:
-    """``X_j = (f_j(X_pa(j)) + noise_std[j] e_j - loc[j]) / scale[j]``, ``e_j ~ N(0, 1)``,
-    generated in topological order (``f_j`` is None for a root).
+    """``X_j = g_j((f_j(X_pa(j)) + noise_std[j] e_j - loc[j]) / scale[j])``, ``e_j ~ N(0, 1)``,
+    generated in topological order (``f_j`` is None for a root; ``g_j`` is the identity unless
+    ``normal_scores`` holds a :class:`NormalScoreMap` for ``j``).
 
     ``loc``/``scale`` standardize each variable as it is generated (estimated on the generator's
-    calibration sample), so marginal scale carries no order information.
+    calibration sample), so marginal scale carries no order information; the normal-score maps
+    (v2 of the family) make each marginal standard normal, so marginal shape (range, kurtosis,
+    skewness) carries none either.
 
     Args:
         dag: the causal graph; ``mechanisms[j].parents`` must equal its parents of ``j``.
@@ -242,6 +313,7 @@ class NonlinearSCM:
         noise_std, loc, scale: ``(d,)`` arrays; ``noise_std`` and ``scale`` positive.
         weights: ``(d, d)``, the signed per-edge magnitudes the mechanisms were drawn with
             (zero off the graph); a record for leak checks, not used to sample.
+        normal_scores: one :class:`NormalScoreMap` per variable, or None (the identity).
     """
 
     dag: DAG
@@ -250,6 +322,7 @@ class NonlinearSCM:
     loc: FloatArray
     scale: FloatArray
     weights: FloatArray
+    normal_scores: tuple[NormalScoreMap, ...] | None = None
     _order: tuple[int, ...] = field(init=False, repr=False)
     """The topological order sampling follows, derived once."""
 
@@ -265,6 +338,8 @@ class NonlinearSCM:
                 raise ValueError(f"{name} must have shape ({d},)")
         if (np.asarray(self.scale) <= 0).any() or (np.asarray(self.noise_std) <= 0).any():
             raise ValueError("noise_std and scale must be positive")
+        if self.normal_scores is not None and len(self.normal_scores) != d:
+            raise ValueError(f"need {d} normal-score maps, got {len(self.normal_scores)}")
         object.__setattr__(self, "_order", tuple(int(j) for j in self.dag.topological_order()))
 
     @property
@@ -276,11 +351,20 @@ class NonlinearSCM:
         """Every generated number, for the instance digest."""
         parts = [self.weights.ravel(), self.noise_std, self.loc, self.scale]
         parts += [m.parameters() for m in self.mechanisms if m is not None]
+        parts += [g.parameters() for g in self.normal_scores or ()]
         return np.concatenate(parts)
 
-    def propagate(self, noise: FloatArray, *, target: int | None = None) -> FloatArray:
+    def propagate(
+        self,
+        noise: FloatArray,
+        *,
+        target: int | None = None,
+        shift: tuple[int, float] | None = None,
+    ) -> FloatArray:
         """Ancestral sampling in place: ``noise`` ``(n, d)`` standard normal becomes the samples;
-        column ``target`` (already holding its value) is left as it is."""
+        column ``target`` (already holding its value) is left as it is, and ``shift = (j,
+        delta)`` adds ``delta`` to ``X_j`` as it is generated (after its normal-score map, so
+        its children see the moved value)."""
         for j in self._order:
             if j == target:
                 continue
@@ -288,7 +372,12 @@ class NonlinearSCM:
             raw = noise[:, j] * self.noise_std[j]
             if mechanism is not None:
                 raw += mechanism(noise)
-            noise[:, j] = (raw - self.loc[j]) / self.scale[j]
+            standardized = (raw - self.loc[j]) / self.scale[j]
+            if self.normal_scores is not None:
+                standardized = self.normal_scores[j](standardized)
+            if shift is not None and shift[0] == j:
+                standardized += shift[1]
+            noise[:, j] = standardized
         return noise
 
     def sample(self, n: int, rng: np.random.Generator) -> FloatArray:

@@ -148,11 +148,10 @@ def sample_soft(
         return _linear_soft(scm, kind, var, float(value), n, rng, out)
     noise = rng.standard_normal((n, d))
     if kind == "shift":
-        # X_var = (f + noise_std e + noise_std u - loc) / scale gains value when u does this.
-        noise[:, var] += float(value) * scm.scale[var] / scm.noise_std[var]
+        samples = scm.propagate(noise, shift=(var, float(value)))
     else:
         noise[:, var] *= scale_factor(value)
-    samples = scm.propagate(noise)
+        samples = scm.propagate(noise)
     if out is None:
         return samples
     out[...] = samples
