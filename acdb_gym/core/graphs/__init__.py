@@ -14,7 +14,9 @@ before it):
 * :mod:`~acdb_gym.core.graphs.equivalence`: ``cpdag`` and the interventional
   ``essential_graph``;
 * :mod:`~acdb_gym.core.graphs.interventions`: ``covered_edges`` and
-  ``minimum_intervention_set``.
+  ``minimum_intervention_set``;
+* :mod:`~acdb_gym.core.graphs.admg`: graphs with hidden variables: ``ADMG``,
+  ``latent_projection``, ``mag`` and the ``PAG`` of its equivalence class (``pag``).
 
 >>> dag = DAG.from_edges(3, [(0, 2), (1, 2)])
 >>> cpdag(dag).directed_edges()
@@ -25,6 +27,15 @@ before it):
 
 from __future__ import annotations
 
+from acdb_gym.core.graphs.admg import (
+    ADMG,
+    PAG,
+    inducing_path_adjacency,
+    is_mag,
+    latent_projection,
+    mag,
+    pag,
+)
 from acdb_gym.core.graphs.dag import (
     DAG,
     PDAG,
@@ -47,7 +58,9 @@ from acdb_gym.core.graphs.meek import (
 from acdb_gym.core.graphs.random_dags import EdgeCount, random_order_dag
 
 __all__ = [
+    "ADMG",
     "DAG",
+    "PAG",
     "PDAG",
     "CycleError",
     "EdgeCount",
@@ -61,8 +74,13 @@ __all__ = [
     "essential_graph",
     "find_cycle",
     "has_directed_path",
+    "inducing_path_adjacency",
+    "is_mag",
+    "latent_projection",
+    "mag",
     "meek_closure",
     "minimum_intervention_set",
+    "pag",
     "random_order_dag",
     "reachability",
     "topological_order",
