@@ -34,6 +34,7 @@ __all__ = [
     "latent_parts",
     "latent_scores",
     "latent_truth",
+    "pdag_view",
     "prf",
 ]
 
@@ -212,3 +213,17 @@ def latent_scores(
     for name, count in counts.items():
         values[f"shd_{name}"] = count
     return values
+
+
+def pdag_view(graph: PDAG | ADMG | PAG) -> PDAG:
+    """A submission as a PDAG, for what draws or replays PDAGs (rendering, revision records):
+    its directed edges ``D``, its adjacencies without ``D`` or ``B`` as undirected edges, and no
+    bidirected edge. A PAG whose directed edges close a cycle keeps its adjacencies only."""
+    if isinstance(graph, PDAG):
+        return graph
+    marks = latent_parts(graph)
+    rest = marks.adjacent & ~marks.bidirected
+    try:
+        return PDAG(marks.directed, rest & ~marks.directed & ~marks.directed.T)
+    except ValueError:
+        return PDAG(np.zeros_like(rest), rest)

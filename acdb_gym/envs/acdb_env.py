@@ -10,6 +10,7 @@ from gymnasium import spaces
 
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.ladders.shipped import Level, get_level
+from acdb_gym.core.latent_scoring import pdag_view
 from acdb_gym.core.session import Session, SessionError
 from acdb_gym.core.tools import TOOL_VARIANTS, TOOLS_RAW, TOOLS_STATS, Tools
 from acdb_gym.core.types import (
@@ -152,7 +153,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     | 1 | ``correlation`` | ``i, j: Discrete(d)``, ``regime: Discrete(max_interventions + 1)`` |
     | 2 | ``partial_correlation`` | ``i, j``, ``regime``, ``cond: MultiBinary(d)`` |
     | 3 | ``independence_test`` | ``i, j``, ``regime``, ``cond: MultiBinary(d)`` (Fisher-z, alpha 0.05) |
-    | 4 | ``submit_graph`` | ``graph: MultiDiscrete((d, d), 3)``: 0 none, 1 ``i -> j``, 2 ``i - j`` (symmetric) |
+    | 4 | ``submit_graph`` | ``graph: MultiDiscrete((d, d), 3)``: 0 none, 1 ``i -> j``, 2 ``i - j`` (symmetric); on a level with hidden confounders ``MultiDiscrete((d, d), 4)`` with 3 ``i <-> j`` (symmetric) |
 
     ``regime`` 0 means the observational data, ``k`` the ``k``-th experiment. In the
     observational panel ``intervene`` is invalid; with ``tools="raw"`` the statistics tools
@@ -303,8 +304,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         spec = self.level.spec
         self.n_nodes = spec.d
         self.max_interventions = spec.max_interventions
+        self.latent = spec.latent > 0
         self.action_space = actions.action_space(
-            spec.d, self.max_interventions, sampled_kinds=self._accepted_kinds()
+            spec.d,
+            self.max_interventions,
+            sampled_kinds=self._accepted_kinds(),
+            latent=self.latent,
         )
         self.observation_space = observation_space(
             self.level, self.max_steps, observation, interventions
@@ -390,7 +395,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             if request is not None:  # the hot path: no typed action, no generic dispatch
                 self._intervene(*request)
             else:  # decoding an element can still fail (a cyclic graph): an invalid action
-                self._apply(actions.decode(action, n_nodes=self.n_nodes))
+                self._apply(actions.decode(action, n_nodes=self.n_nodes, latent=self.latent))
         except (ValueError, SessionError) as error:
             self._last_error = str(error)
             self._invalid_actions += 1
@@ -455,7 +460,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         if codes is None:
             return None
         try:
-            return actions.graph_from_codes(codes)
+            return actions.hypothesis_from_codes(codes)
         except ValueError as error:
             self._hypothesis_error = f"hypothesis not recorded: {error}"
             return None
@@ -467,7 +472,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             self.n_nodes,
             tuple(e.target for e in session.experiments),
             tuple(self._hypotheses),
-            session.submission,
+            pdag_view(session.submission),
         )
 
     def _require_session(self) -> Session:
@@ -584,7 +589,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
                 if self._last_action_was_tool()
                 else None
             ),
-            submission=session.submission if ended else None,
+            submission=pdag_view(session.submission) if ended and session.submission else None,
             truth=self._instance.dag if ended and self._instance is not None else None,
             report=session.report if ended else None,
         )
