@@ -153,7 +153,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     | 1 | ``correlation`` | ``i, j: Discrete(d)``, ``regime: Discrete(max_interventions + 1)`` |
     | 2 | ``partial_correlation`` | ``i, j``, ``regime``, ``cond: MultiBinary(d)`` |
     | 3 | ``independence_test`` | ``i, j``, ``regime``, ``cond: MultiBinary(d)`` (Fisher-z, alpha 0.05) |
-    | 4 | ``submit_graph`` | ``graph: MultiDiscrete((d, d), 3)``: 0 none, 1 ``i -> j``, 2 ``i - j`` (symmetric); on a level with hidden confounders ``MultiDiscrete((d, d), 4)`` with 3 ``i <-> j`` (symmetric) |
+    | 4 | ``submit_graph`` | ``graph: MultiDiscrete((d, d), 3)``: 0 none, 1 ``i -> j``, 2 ``i - j`` (symmetric); on a level with hidden confounders ``MultiDiscrete((d, d), 4)`` with 3 ``i <-> j`` (symmetric), and ``step`` also takes a typed ``actions.Submit`` of a PAG (circle marks) |
 
     ``regime`` 0 means the observational data, ``k`` the ``k``-th experiment. In the
     observational panel ``intervene`` is invalid; with ``tools="raw"`` the statistics tools
@@ -363,6 +363,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             "n_nodes": self.n_nodes,
             "budget": 0 if self.panel == PANEL_OBSERVATIONAL else session.budget,
         }
+        if self.latent:  # only on a level with hidden confounders: its number of latents
+            self._static_info["latent"] = self.level.spec.latent
         return self._observation(), self._info()
 
     def step(
@@ -377,14 +379,17 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             truncated_end = bool(self._final_info["truncated_empty_submission"])
             return self._observation(), 0.0, not truncated_end, truncated_end, info
         # The one membership check; the common action is recognised without the space's own.
-        request = actions.intervene_request(action, self.n_nodes)
+        # A typed Submit of a PAG is how circle marks reach a level with hidden confounders
+        # (the code matrix has none); it is taken as it is.
+        typed = action if self.latent and isinstance(action, actions.Submit) else None
+        request = None if typed is not None else actions.intervene_request(action, self.n_nodes)
         codes = None
-        if request is None:
+        if request is None and typed is None:
             # A stated hypothesis is taken off before the action is checked and carried out.
             action, codes = actions.split_hypothesis(action, n_nodes=self.n_nodes)
             if codes is not None:
                 request = actions.intervene_request(action, self.n_nodes)
-        if request is None and not self.action_space.contains(action):
+        if request is None and typed is None and not self.action_space.contains(action):
             raise ValueError(f"action is not an element of the action space: {action!r}")
         self._steps += 1
         self._last_error = None
@@ -394,6 +399,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         try:
             if request is not None:  # the hot path: no typed action, no generic dispatch
                 self._intervene(*request)
+            elif typed is not None:
+                self._apply(typed)
             else:  # decoding an element can still fail (a cyclic graph): an invalid action
                 self._apply(actions.decode(action, n_nodes=self.n_nodes, latent=self.latent))
         except (ValueError, SessionError) as error:

@@ -71,3 +71,18 @@ def test_a_sufficient_level_refuses_bidirected_codes() -> None:
     with pytest.raises(ValueError, match="causally sufficient"):
         session_error.submit_graph(ADMG.from_edges(5, bidirected=[(0, 1)]))
     assert not session_error.sealed
+
+
+def test_a_typed_pag_submission_keeps_its_circle_marks(level) -> None:  # type: ignore[no-untyped-def]
+    env = ACDBEnv(level)
+    _, info = env.reset(seed=0)
+    assert info["latent"] == 2
+    truth = env.unwrapped.hidden_instance().latent_truth
+    _, _, terminated, _, info = env.step(actions.Submit(truth.pag))
+    assert terminated and info["score"]["pag_arrowhead_f1"] == 1.0
+    assert info["score"]["compelled_f1"] == 1.0
+    sufficient = ACDBEnv("L0", ladder="v0")
+    _, info = sufficient.reset(seed=0)
+    assert "latent" not in info
+    with pytest.raises(ValueError, match="not an element"):
+        sufficient.step(actions.Submit(PDAG.empty(5)))
