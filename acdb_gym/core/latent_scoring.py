@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.core.graphs.admg import ADMG, PAG
+from acdb_gym.core.graphs.admg import ADMG, PAG, LatentTruth, latent_truth, mag
 from acdb_gym.core.types import BoolMatrix
 
 __all__ = [
@@ -37,23 +37,6 @@ __all__ = [
     "pdag_view",
     "prf",
 ]
-
-
-@dataclass(frozen=True, eq=False)
-class LatentTruth:
-    """The three graphs a latent world is scored against, over the observed nodes."""
-
-    admg: ADMG
-    mag_adjacent: BoolMatrix
-    pag: PAG
-
-
-def latent_truth(admg: ADMG) -> LatentTruth:
-    """The MAG adjacencies and the PAG of ``admg``."""
-    from acdb_gym.core.graphs.admg import mag, pag
-
-    truth_mag = mag(admg)
-    return LatentTruth(admg, truth_mag.skeleton, pag(truth_mag))
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,8 +111,6 @@ def ancestral_parts(submission: PDAG | DAG | ADMG | PAG) -> SubmittedMarks:
     """The marks of the submission's MAG when it is fully marked (a DAG, a PDAG without
     undirected edges or an ADMG: :func:`~acdb_gym.core.graphs.admg.mag` of it), else of the
     submission as it is (a PAG, or a PDAG with undirected edges)."""
-    from acdb_gym.core.graphs.admg import mag
-
     if isinstance(submission, PDAG) and submission.is_fully_directed:
         submission = submission.to_dag()
     if isinstance(submission, DAG):

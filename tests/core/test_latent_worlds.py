@@ -79,3 +79,20 @@ def test_bad_latent_values_are_refused() -> None:
         LevelSpec(**{**SPEC.__dict__, "k": 15, "latent": 1})
     with pytest.raises(ValueError, match="reject_world"):
         LevelSpec(**{**SPEC.__dict__, "latent": 1, "faithfulness_rule": "redraw_edges"})
+
+
+def test_the_latent_ladder_is_registered_and_its_manifests_regenerate() -> None:
+    import gymnasium as gym
+
+    import acdb_gym  # noqa: F401 - registers the ids
+    from acdb_gym.core.ladders.shipped import ALL_LADDERS, LATENT_LADDER, MANIFEST_SIZE
+
+    assert ALL_LADDERS["v1-latent"] is LATENT_LADDER
+    assert [level.env_id for level in LATENT_LADDER.values()] == [
+        f"ACDB-Latent-L{i}-v1" for i in range(6)
+    ]
+    for level in LATENT_LADDER.values():
+        assert level.spec.latent > 0 and len(level.manifest) == MANIFEST_SIZE
+        assert level.env_id in gym.registry
+        for index in (0, 1, MANIFEST_SIZE - 1):
+            assert level.instance(index).digest() == level.manifest[index].digest

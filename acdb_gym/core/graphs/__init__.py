@@ -16,7 +16,8 @@ before it):
 * :mod:`~acdb_gym.core.graphs.interventions`: ``covered_edges`` and
   ``minimum_intervention_set``;
 * :mod:`~acdb_gym.core.graphs.admg`: graphs with hidden variables: ``ADMG``,
-  ``latent_projection``, ``mag`` and the ``PAG`` of its equivalence class (``pag``).
+  ``latent_projection``, ``mag``, the ``PAG`` of its equivalence class (``pag``) and the
+  three together (``latent_truth``).
 
 >>> dag = DAG.from_edges(3, [(0, 2), (1, 2)])
 >>> cpdag(dag).directed_edges()
@@ -30,9 +31,11 @@ from __future__ import annotations
 from acdb_gym.core.graphs.admg import (
     ADMG,
     PAG,
+    LatentTruth,
     inducing_path_adjacency,
     is_mag,
     latent_projection,
+    latent_truth,
     mag,
     pag,
 )
@@ -64,6 +67,7 @@ __all__ = [
     "PDAG",
     "CycleError",
     "EdgeCount",
+    "LatentTruth",
     "MeekRule",
     "apply_meek_rule1",
     "apply_meek_rule2",
@@ -77,6 +81,7 @@ __all__ = [
     "inducing_path_adjacency",
     "is_mag",
     "latent_projection",
+    "latent_truth",
     "mag",
     "meek_closure",
     "minimum_intervention_set",

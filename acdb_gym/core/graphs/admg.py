@@ -49,9 +49,11 @@ from acdb_gym.core.types import BoolMatrix, Edge, readonly
 __all__ = [
     "ADMG",
     "PAG",
+    "LatentTruth",
     "inducing_path_adjacency",
     "is_mag",
     "latent_projection",
+    "latent_truth",
     "mag",
     "pag",
 ]
@@ -589,3 +591,19 @@ def pag(truth: ADMG) -> PAG:
                 _rule9(marks, a, c)
                 _rule10(marks, a, c)
     return PAG(marks.adj, marks.arrow, marks.tail)
+
+
+@dataclass(frozen=True, eq=False)
+class LatentTruth:
+    """What a world with hidden variables is scored against (DESIGN §6.3), over the observed
+    nodes: the ADMG, the adjacencies of its MAG and the PAG of its MAG."""
+
+    admg: ADMG
+    mag_adjacent: BoolMatrix
+    pag: PAG
+
+
+def latent_truth(admg: ADMG) -> LatentTruth:
+    """The :class:`LatentTruth` of ``admg``."""
+    truth_mag = mag(admg)
+    return LatentTruth(admg, truth_mag.skeleton, pag(truth_mag))

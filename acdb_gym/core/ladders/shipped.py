@@ -2,7 +2,9 @@
 
 ``v0`` and ``v1`` are linear-Gaussian; ``v1-nongaussian`` and ``v1-nonlinear`` are v1's levels
 with the ``linear_nongaussian`` and ``nonlinear`` SCM families (DESIGN §3.1), registered as
-``ACDB-NonGaussian-L{0..5}-v1`` and ``ACDB-Nonlinear-L{0..5}-v1``.
+``ACDB-NonGaussian-L{0..5}-v1`` and ``ACDB-Nonlinear-L{0..5}-v1``. ``v1-latent`` has worlds
+with hidden common causes (``LevelSpec.latent``, DESIGN §3.2), registered as
+``ACDB-Latent-L{0..5}-v1``.
 
 Each level carries a manifest of 200 preflighted seeds, each stored with the digest of the
 instance it generates, in package data (``core/ladders/manifests/<ladder>.tsv``); v0's first 8 are the
@@ -36,6 +38,7 @@ __all__ = [
     "LADDERS",
     "LARGE_LADDER",
     "LARGE_MANIFEST_SIZE",
+    "LATENT_LADDER",
     "LEVEL_NAMES",
     "MANIFEST_SIZE",
     "Level",
@@ -48,7 +51,7 @@ __all__ = [
     "write_manifests",
 ]
 
-LadderName = Literal["v0", "v1", "v1-nongaussian", "v1-nonlinear", "large"]
+LadderName = Literal["v0", "v1", "v1-nongaussian", "v1-nonlinear", "large", "v1-latent"]
 LEVEL_NAMES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -73,7 +76,10 @@ class Level:
     @property
     def env_id(self) -> str:
         """The Gymnasium id, e.g. ``ACDB-L2-v0``, or ``ACDB-Nonlinear-L2-v1`` on a family
-        ladder (Gymnasium's grammar puts the version last, so the family goes first)."""
+        ladder (Gymnasium's grammar puts the version last, so the family goes first), or
+        ``ACDB-Latent-L2-v1`` on the ladder with hidden confounders."""
+        if self.spec.latent:
+            return f"ACDB-Latent-{self.name}-{self.ladder.split('-', 1)[0]}"
         if self.spec.family in FAMILY_TAGS:
             version = self.ladder.split("-", 1)[0]
             return f"ACDB-{FAMILY_TAGS[self.spec.family]}-{self.name}-{version}"
@@ -157,6 +163,18 @@ _LARGE_SPECS = {
     )
 }
 
+# v1-latent: worlds with hidden common causes (DESIGN §3.2), v1's sizes for L0-L4 with 1 to 3
+# latents, and L5 v1's base level with 4 latents (the confounding axis). v1's L5 (d = 30,
+# n_obs = 200) is not repeated: FCI's tests at that size and sample are the weakest link.
+_LATENT_SPECS = {
+    "L0": ("easy", LevelSpec(10, 8, 1000, 200, 1.0, 2, standardized=True, latent=1)),
+    "L1": ("base", LevelSpec(12, 12, 1000, 200, 1.0, 1, standardized=True, latent=2)),
+    "L2": ("statistical power", LevelSpec(12, 12, 100, 50, 1.0, 1, standardized=True, latent=2)),
+    "L3": ("structure", LevelSpec(20, 30, 1000, 200, 1.0, 1, standardized=True, latent=3)),
+    "L4": ("budget", LevelSpec(12, 12, 1000, 200, 1.0, 0, standardized=True, latent=2)),
+    "L5": ("confounding", LevelSpec(12, 12, 1000, 200, 1.0, 1, standardized=True, latent=4)),
+}
+
 MANIFEST_SIZE = 200
 """Preflighted seeds per level in the shipped manifests of v0, v1 and the family ladders (v0's
 first 8 are the published seeds)."""
@@ -170,9 +188,10 @@ _SEED_BASE = {
     "v1-nongaussian": 100_000,
     "v1-nonlinear": 100_000,
     "large": 200_000,
+    "v1-latent": 300_000,
 }
 """Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 uses ``100000 + 1000 * level + i``,
-large ``200000 + 1000 * level + i``, and the family ladders v1's seeds: a seed draws the same first graph in every family, so where both
+large ``200000 + 1000 * level + i``, v1-latent ``300000 + 1000 * level + i``, and the family ladders v1's seeds: a seed draws the same first graph in every family, so where both
 accept their first draw a family's instance has the v1 instance's graph (paired comparisons)."""
 
 
@@ -226,7 +245,14 @@ PAPER_LADDERS: tuple[str, ...] = ("v0", "v1")
 LARGE_LADDER: dict[str, Level] = _build("large", _LARGE_SPECS)
 """``large``: L0 to L4 at d = 20, 50, 100, 200, 500, for scaling studies."""
 
-ALL_LADDERS: dict[str, dict[str, Level]] = {**LADDERS, "large": LARGE_LADDER}
+LATENT_LADDER: dict[str, Level] = _build("v1-latent", _LATENT_SPECS)
+"""``v1-latent``: L0 to L5 with hidden common causes (``ACDB-Latent-L{0..5}-v1``)."""
+
+ALL_LADDERS: dict[str, dict[str, Level]] = {
+    **LADDERS,
+    "large": LARGE_LADDER,
+    "v1-latent": LATENT_LADDER,
+}
 """Every ladder by name: what :func:`get_level`, the sweep and the CLI accept."""
 
 
@@ -252,7 +278,7 @@ def preflight(spec: LevelSpec, base: int, count: int) -> tuple[ManifestEntry, ..
 
 def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  # pragma: no cover
     """Regenerate ``core/ladders/manifests/<ladder>.tsv`` (after an intended generator change)."""
-    every = {**_SPECS, "large": _LARGE_SPECS}
+    every = {**_SPECS, "large": _LARGE_SPECS, "v1-latent": _LATENT_SPECS}
     for ladder_name in ladders:
         specs = every[ladder_name]
         count = LARGE_MANIFEST_SIZE if ladder_name == "large" else MANIFEST_SIZE
@@ -272,4 +298,4 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
 if __name__ == "__main__":  # pragma: no cover - maintenance entry point
     import sys
 
-    _write_shipped_manifests(ladders=sys.argv[1:] or tuple(_SPECS))
+    _write_shipped_manifests(ladders=sys.argv[1:] or (*_SPECS, "large", "v1-latent"))

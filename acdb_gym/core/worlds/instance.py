@@ -23,8 +23,7 @@ from functools import cached_property
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag
-from acdb_gym.core.graphs.admg import ADMG
-from acdb_gym.core.latent_scoring import LatentTruth, latent_truth
+from acdb_gym.core.graphs.admg import ADMG, LatentTruth, latent_truth
 from acdb_gym.core.types import FloatArray, readonly
 from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION, draw_world
 from acdb_gym.core.worlds.faithfulness import (
