@@ -174,7 +174,7 @@ def _brute_pag(truth: ADMG) -> PAG:
 def test_pag_matches_the_equivalence_class_by_enumeration() -> None:
     rng = np.random.default_rng(29)
     checked = circles = 0
-    while checked < 150:
+    while checked < 80:
         adjacency, latent = _random_world(rng, n_max=7)
         truth = mag(latent_projection(DAG(adjacency), latent=latent))
         if truth.n_nodes > 5 or len(truth.bidirected_edges()) + len(truth.directed_edges()) > 6:
@@ -183,7 +183,7 @@ def test_pag_matches_the_equivalence_class_by_enumeration() -> None:
         assert pag(truth) == expected, (adjacency, latent, truth, expected)
         checked += 1
         circles += int(expected.circle.sum())
-    assert circles > 50
+    assert circles > 25
 
 
 def _causallearn_pag(adjacency: np.ndarray, latent: list[int]) -> PAG:
@@ -219,7 +219,7 @@ def test_pag_agrees_with_causallearn_fci_with_a_d_separation_oracle() -> None:
     """
     rng = np.random.default_rng(1729)
     more_tails = 0
-    for _ in range(200):
+    for _ in range(100):
         adjacency, latent = _random_world(rng, n_max=8)
         ours = pag(mag(latent_projection(DAG(adjacency), latent=latent)))
         theirs = _causallearn_pag(adjacency, latent)
@@ -228,7 +228,7 @@ def test_pag_agrees_with_causallearn_fci_with_a_d_separation_oracle() -> None:
         theirs_directed = theirs.tail.T & theirs.arrowhead
         assert not (theirs_directed & ~(ours.tail.T & ours.arrowhead)).any(), (adjacency, latent)
         more_tails += int((ours.tail & ~theirs.tail).any())
-    assert more_tails < 20
+    assert more_tails < 10
 
 
 def test_hand_cases() -> None:
