@@ -86,3 +86,11 @@ def test_a_typed_pag_submission_keeps_its_circle_marks(level) -> None:  # type: 
     assert "latent" not in info
     with pytest.raises(ValueError, match="not an element"):
         sufficient.step(actions.Submit(PDAG.empty(5)))
+
+
+def test_the_flat_layout_refuses_what_it_cannot_encode() -> None:
+    from acdb_gym.envs.wrappers import FlatLayout
+
+    layout = FlatLayout(4, 3, tuple(range(len(actions.kind_names()))), 10.0)
+    with pytest.raises(ValueError, match="PDAG submissions only"):
+        layout.encode(actions.Submit(ADMG.from_edges(4, bidirected=[(0, 1)])))
