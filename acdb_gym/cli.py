@@ -446,8 +446,9 @@ def _levels(args: argparse.Namespace) -> int:
     for ladder, levels in ALL_LADDERS.items():
         for level in levels.values():
             s = level.spec
+            axis = f"{level.axis} ({s.latent} hidden)" if s.latent else level.axis
             print(
-                f"| {ladder} | {level.name} | {level.axis} | {s.d} | {s.k} | {s.n_obs} | "
+                f"| {ladder} | {level.name} | {axis} | {s.d} | {s.k} | {s.n_obs} | "
                 f"{s.n_int} | {s.noise_var} | {s.slack_text} | {s.random_floor:.1%} |"
             )
     return 0

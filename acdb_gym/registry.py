@@ -381,6 +381,17 @@ _ENTRIES: Final = (
     _BIC_ACTIVE,
     _alias("gies_active", _BIC_ACTIVE),
     AgentEntry(
+        "fci",
+        "acdb_gym.baselines.latent:FCIAgent",
+        "FCI's PAG of the observational sample: hidden confounders as <-> edges",
+    ),
+    AgentEntry(
+        "fci_active",
+        "acdb_gym.baselines.latent:FCIActiveAgent",
+        "FCI's PAG, then experiments on its circle marks and <-> candidates",
+        panels=(PANEL_ACTIVE,),
+    ),
+    AgentEntry(
         "llm_raw",
         _LLM,
         "a language model with intervene and submit_graph tools",

@@ -179,7 +179,8 @@ class RandomOrderRegressAgent:
 
 
 class OracleAgent:
-    """Submits the true DAG; privileged (an upper bound, never a policy)."""
+    """Submits the true DAG (the true ADMG on a level with hidden confounders); privileged (an
+    upper bound, never a policy)."""
 
     name = "oracle"
     privileged = True
@@ -196,7 +197,8 @@ class OracleAgent:
 
     def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
         assert self._instance is not None
-        return actions.submit(self._instance.dag)
+        admg = self._instance.admg
+        return actions.submit(self._instance.dag if admg is None else admg)
 
 
 class InterveneThenSubmit:

@@ -19,9 +19,12 @@ from typing import Any, Protocol
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG, cpdag, essential_graph, minimum_intervention_set
+from acdb_gym.core.graphs.admg import ADMG, PAG
+from acdb_gym.core.latent_scoring import LatentTruth, latent_scores
 from acdb_gym.core.types import BoolMatrix
 
 __all__ = [
+    "LATENT_SCORE_FIELDS",
     "SCORE_FIELDS",
     "InstanceLike",
     "ScoreReport",
@@ -79,19 +82,42 @@ class ScoreReport:
     i_star_size: int
     efficiency: float
     essential_f1: float
+    bidirected_precision: float | None = None
+    bidirected_recall: float | None = None
+    bidirected_f1: float | None = None
+    pag_arrowhead_precision: float | None = None
+    pag_arrowhead_recall: float | None = None
+    pag_arrowhead_f1: float | None = None
+    pag_tail_precision: float | None = None
+    pag_tail_recall: float | None = None
+    pag_tail_f1: float | None = None
+    shd_mistyped: int | None = None
 
     def to_dict(self) -> dict[str, float | int]:
-        """The fields as a plain dict, in declaration order (the results-file column order)."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        """The fields as a plain dict, in declaration order (the results-file column order).
+
+        The latent-level fields (:data:`LATENT_SCORE_FIELDS`) appear only on a latent level,
+        so the rows of a causally sufficient level keep exactly :data:`SCORE_FIELDS`.
+        """
+        values = {field.name: getattr(self, field.name) for field in fields(self)}
+        return {name: value for name, value in values.items() if value is not None}
+
+    @property
+    def is_latent(self) -> bool:
+        """Whether the report scores a world with hidden confounders (DESIGN §6.3)."""
+        return self.shd_mistyped is not None
 
 
-SCORE_FIELDS: tuple[str, ...] = tuple(field.name for field in fields(ScoreReport))
+_ALL_FIELDS = tuple(field.name for field in fields(ScoreReport))
+SCORE_FIELDS: tuple[str, ...] = _ALL_FIELDS[: _ALL_FIELDS.index("bidirected_precision")]
 """The report's field names, in order: the score columns of every results file."""
+LATENT_SCORE_FIELDS: tuple[str, ...] = _ALL_FIELDS[len(SCORE_FIELDS) :]
+"""The further columns of a latent level's rows (DESIGN §6.3)."""
 
 
 def score(
-    truth: DAG | InstanceLike,
-    submission: PDAG | DAG,
+    truth: DAG | InstanceLike | LatentTruth,
+    submission: PDAG | DAG | ADMG | PAG,
     *,
     interventions_used: int | None = None,
     targets: Iterable[int] = (),
@@ -148,7 +174,26 @@ def score(
         ValueError: the submission's node count differs from the truth's; a target is out of
             range; ``interventions_used`` or ``i_star_size`` is negative, not an integer, or
             (for ``i_star_size``) disagrees with the instance.
+
+    A world with hidden confounders (a :class:`~acdb_gym.core.latent_scoring.LatentTruth`, or an
+    instance whose ``latent_truth`` is not None) is scored by :func:`score_latent` instead.
     """
+    latent = truth if isinstance(truth, LatentTruth) else getattr(truth, "latent_truth", None)
+    if latent is not None:
+        return score_latent(
+            truth,
+            latent,
+            submission,
+            interventions_used=interventions_used,
+            targets=targets,
+            i_star_size=i_star_size,
+        )
+    if isinstance(submission, ADMG | PAG):
+        raise SubmissionTypeError(
+            f"this world is causally sufficient: a {type(submission).__name__} cannot be scored "
+            "against it; submit a PDAG or a DAG"
+        )
+    assert not isinstance(truth, LatentTruth)
     dag, star = _truth_parts(truth, i_star_size)
     graph = check_submission(submission, dag.n_nodes)
     target_list = _checked_targets(targets, dag.n_nodes)
@@ -187,6 +232,65 @@ def score(
         i_star_size=star,
         efficiency=1.0 if used <= star else star / used,
         essential_f1=_oriented_prf(essential, s_dir)[2],
+    )
+
+
+def score_latent(
+    truth: object,
+    latent: LatentTruth,
+    submission: PDAG | DAG | ADMG | PAG,
+    *,
+    interventions_used: int | None = None,
+    targets: Iterable[int] = (),
+    i_star_size: int | None = None,
+) -> ScoreReport:
+    """Score a submission against a world with hidden confounders (DESIGN §6.3).
+
+    The structural fields are :func:`~acdb_gym.core.latent_scoring.latent_scores`'s (skeleton
+    against the MAG, directed and SHD against the ADMG, compelled against the PAG's directed
+    edges, plus the bidirected and PAG-mark fields). ``essential_f1`` equals ``compelled_f1``:
+    the PAG is not refined by the experiments. ``i_star_size`` defaults to the instance's
+    ``|I*|`` (or, for a bare :class:`LatentTruth`, the minimum intervention set of the ADMG's
+    directed part), and ``efficiency`` is computed from it as on every level.
+
+    Raises:
+        SubmissionTypeError: the submission is none of the four graph types.
+        ValueError: the submission's node count differs, or an argument is invalid.
+    """
+    admg = latent.admg
+    n_nodes = admg.n_nodes
+    if isinstance(submission, DAG):
+        submission = submission.to_pdag()
+    if not isinstance(submission, PDAG | ADMG | PAG):
+        raise SubmissionTypeError(
+            f"submission must be a PDAG, a DAG, an ADMG or a PAG, got {type(submission).__name__}"
+        )
+    if submission.n_nodes != n_nodes:
+        raise ValueError(
+            f"submission has {submission.n_nodes} nodes but the true graph has {n_nodes}"
+        )
+    target_list = _checked_targets(targets, n_nodes)
+    used = len(target_list) if interventions_used is None else _count_arg(interventions_used)
+    if isinstance(truth, LatentTruth):
+        default_star = len(minimum_intervention_set(DAG(admg.directed)))
+    else:
+        default_star = len(getattr(truth, "i_star"))  # noqa: B009 - an Instance
+    if i_star_size is None:
+        star = default_star
+    else:
+        star = _count_arg(i_star_size, "i_star_size")
+        if not isinstance(truth, LatentTruth) and star != default_star:
+            raise ValueError(
+                f"i_star_size = {i_star_size} disagrees with the instance's |I*| = {default_star}"
+            )
+    values = latent_scores(latent, submission)
+    structural: dict[str, Any] = {name: values[name] for name in _ALL_FIELDS if name in values}
+    return ScoreReport(
+        **structural,
+        interventions_used=used,
+        i_star_size=star,
+        efficiency=1.0 if used <= star else star / used,
+        essential_f1=float(values["compelled_f1"]),
     )
 
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from acdb_gym.core import stats, tools
 from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.core.scoring import ScoreReport, check_submission, score
+from acdb_gym.core.graphs.admg import ADMG, PAG
+from acdb_gym.core.scoring import ScoreReport, SubmissionTypeError, check_submission, score
 from acdb_gym.core.types import FloatArray, is_integer, readonly
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.core.worlds.sampler import sampler_for
@@ -93,7 +94,7 @@ class Session:
         self._samples: list[FloatArray] = []
         self._kinds: list[InterventionKind] = []
         self._report: ScoreReport | None = None
-        self._submission: PDAG | None = None
+        self._submission: PDAG | ADMG | PAG | None = None
         self._tool_calls = 0
 
     # ------------------------------------------------------------------ public state
@@ -158,8 +159,8 @@ class Session:
         return self._report
 
     @property
-    def submission(self) -> PDAG | None:
-        """The submitted graph, once sealed."""
+    def submission(self) -> PDAG | ADMG | PAG | None:
+        """The submitted graph, once sealed (a DAG is kept as its fully directed PDAG)."""
         return self._submission
 
     def __repr__(self) -> str:
@@ -345,10 +346,25 @@ class Session:
         }
 
     # ------------------------------------------------------------------ submission
-    def submit_graph(self, graph: PDAG | DAG) -> ScoreReport:
-        """Validate, score and seal. Invalid graphs raise ValueError and leave the session open."""
+    def submit_graph(self, graph: PDAG | DAG | ADMG | PAG) -> ScoreReport:
+        """Validate, score and seal. Invalid graphs raise ValueError and leave the session open.
+
+        An :class:`~acdb_gym.core.graphs.admg.ADMG` (bidirected edges) or a
+        :class:`~acdb_gym.core.graphs.admg.PAG` (circle marks) is accepted on a level with
+        hidden confounders only; a causally sufficient level refuses it (DESIGN §6.3).
+        """
         self._check_open()
-        graph = check_submission(graph, self._n_nodes)
+        if self._instance.latent_truth is None or not isinstance(graph, ADMG | PAG):
+            if isinstance(graph, ADMG | PAG):
+                raise SubmissionTypeError(
+                    f"this level is causally sufficient: a {type(graph).__name__} (bidirected "
+                    "edges or circle marks) cannot be scored here; submit a PDAG or a DAG"
+                )
+            graph = check_submission(graph, self._n_nodes)
+        elif graph.n_nodes != self._n_nodes:
+            raise ValueError(
+                f"submission has {graph.n_nodes} nodes but the true graph has {self._n_nodes}"
+            )
         report = score(
             self._instance,
             graph,

@@ -11,6 +11,7 @@ from gymnasium import spaces
 
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.ladders.shipped import Level, get_level
+from acdb_gym.core.latent_scoring import pdag_view
 from acdb_gym.core.session import Session, SessionError
 from acdb_gym.core.tools import TOOL_VARIANTS, TOOLS_RAW, TOOLS_STATS, Tools
 from acdb_gym.core.types import (
@@ -169,7 +170,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     | 1 | ``correlation`` | ``i, j: Discrete(d)``, ``regime: Discrete(max_interventions + 1)`` |
     | 2 | ``partial_correlation`` | ``i, j``, ``regime``, ``cond: MultiBinary(d)`` |
     | 3 | ``independence_test`` | ``i, j``, ``regime``, ``cond: MultiBinary(d)`` (Fisher-z, alpha 0.05) |
-    | 4 | ``submit_graph`` | ``graph: MultiDiscrete((d, d), 3)``: 0 none, 1 ``i -> j``, 2 ``i - j`` (symmetric) |
+    | 4 | ``submit_graph`` | ``graph: MultiDiscrete((d, d), 3)``: 0 none, 1 ``i -> j``, 2 ``i - j`` (symmetric); on a level with hidden confounders ``MultiDiscrete((d, d), 4)`` with 3 ``i <-> j`` (symmetric), and ``step`` also takes a typed ``actions.Submit`` of a PAG (circle marks) |
 
     ``regime`` 0 means the observational data, ``k`` the ``k``-th experiment. In the
     observational panel ``intervene`` is invalid; with ``tools="raw"`` the statistics tools
@@ -341,8 +342,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         self.n_nodes = spec.d
         # Experiment slots: spec.max_interventions up to d = 40, a tighter bound above.
         self.max_interventions = observations.observation_slots(spec)
+        self.latent = spec.latent > 0
         self.action_space = actions.action_space(
-            spec.d, self.max_interventions, sampled_kinds=self._accepted_kinds()
+            spec.d,
+            self.max_interventions,
+            sampled_kinds=self._accepted_kinds(),
+            latent=self.latent,
         )
         self.observation_space = observation_space(
             self.level,
@@ -400,6 +405,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             "n_nodes": self.n_nodes,
             "budget": 0 if self.panel == PANEL_OBSERVATIONAL else session.budget,
         }
+        if self.latent:  # only on a level with hidden confounders: its number of latents
+            self._static_info["latent"] = self.level.spec.latent
         return self._observation(), self._info()
 
     def step(
@@ -414,14 +421,17 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             truncated_end = bool(self._final_info["truncated_empty_submission"])
             return self._observation(), 0.0, not truncated_end, truncated_end, info
         # The one membership check; the common action is recognised without the space's own.
-        request = actions.intervene_request(action, self.n_nodes)
+        # A typed Submit of a PAG is how circle marks reach a level with hidden confounders
+        # (the code matrix has none); it is taken as it is.
+        typed = action if self.latent and isinstance(action, actions.Submit) else None
+        request = None if typed is not None else actions.intervene_request(action, self.n_nodes)
         codes = None
-        if request is None:
+        if request is None and typed is None:
             # A stated hypothesis is taken off before the action is checked and carried out.
             action, codes = actions.split_hypothesis(action, n_nodes=self.n_nodes)
             if codes is not None:
                 request = actions.intervene_request(action, self.n_nodes)
-        if request is None and not self.action_space.contains(action):
+        if request is None and typed is None and not self.action_space.contains(action):
             raise ValueError(f"action is not an element of the action space: {action!r}")
         self._steps += 1
         self._last_error = None
@@ -431,8 +441,10 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         try:
             if request is not None:  # the hot path: no typed action, no generic dispatch
                 self._intervene(*request)
+            elif typed is not None:
+                self._apply(typed)
             else:  # decoding an element can still fail (a cyclic graph): an invalid action
-                self._apply(actions.decode(action, n_nodes=self.n_nodes))
+                self._apply(actions.decode(action, n_nodes=self.n_nodes, latent=self.latent))
         except (ValueError, SessionError) as error:
             self._last_error = str(error)
             self._invalid_actions += 1
@@ -497,7 +509,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         if codes is None:
             return None
         try:
-            return actions.graph_from_codes(codes)
+            return actions.hypothesis_from_codes(codes)
         except ValueError as error:
             self._hypothesis_error = f"hypothesis not recorded: {error}"
             return None
@@ -509,7 +521,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             self.n_nodes,
             tuple(e.target for e in session.experiments),
             tuple(self._hypotheses),
-            session.submission,
+            pdag_view(session.submission),
         )
 
     def _require_session(self) -> Session:
@@ -626,7 +638,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
                 if self._last_action_was_tool()
                 else None
             ),
-            submission=session.submission if ended else None,
+            submission=pdag_view(session.submission) if ended and session.submission else None,
             truth=self._instance.dag if ended and self._instance is not None else None,
             report=session.report if ended else None,
         )

@@ -23,6 +23,7 @@ from gymnasium import spaces
 
 from acdb_gym.core import tools
 from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core.graphs.admg import ADMG, PAG
 from acdb_gym.core.tools import StatisticTool
 from acdb_gym.core.types import is_integer
 from acdb_gym.core.worlds.linear import DO_MATRIX_MAX_D
@@ -47,6 +48,7 @@ __all__ = [
     "encode",
     "graph_from_codes",
     "graph_to_codes",
+    "hypothesis_from_codes",
     "independence_test",
     "intervene",
     "intervene_request",
@@ -60,8 +62,9 @@ __all__ = [
 VALUE_BOUND = 1e4
 """Intervention values must lie in ``[-VALUE_BOUND, VALUE_BOUND]`` (the action space's Box)."""
 
-NO_EDGE, DIRECTED, UNDIRECTED = 0, 1, 2
-"""Codes of the ``submit_graph`` matrix: ``g[i, j] = 1`` is ``i -> j``; 2 (both ways) is ``i - j``."""
+NO_EDGE, DIRECTED, UNDIRECTED, BIDIRECTED = 0, 1, 2, 3
+"""Codes of the ``submit_graph`` matrix: ``g[i, j] = 1`` is ``i -> j``; 2 (both ways) is ``i - j``;
+3 (both ways, levels with hidden confounders only) is ``i <-> j``."""
 
 HYPOTHESIS_KEY = "hypothesis"
 """The optional annotation key of an ``intervene`` payload (:func:`intervene`)."""
@@ -172,9 +175,10 @@ class Intervene:
 
 @dataclass(frozen=True)
 class Submit:
-    """Submit a mixed graph and end the episode."""
+    """Submit a mixed graph and end the episode: a PDAG, or on a level with hidden confounders
+    an ADMG (bidirected edges) or a PAG (circle marks)."""
 
-    graph: PDAG
+    graph: PDAG | ADMG | PAG
 
 
 @dataclass(frozen=True)
@@ -345,14 +349,19 @@ def _random_dag_codes(rng: np.random.Generator, n_nodes: int) -> np.ndarray:
 
 
 def action_space(
-    n_nodes: int, max_interventions: int, *, sampled_kinds: Sequence[int] | None = None
+    n_nodes: int,
+    max_interventions: int,
+    *,
+    sampled_kinds: Sequence[int] | None = None,
+    latent: bool = False,
 ) -> spaces.OneOf:
     """The ``OneOf`` action space for ``n_nodes`` variables (DESIGN §8), one sub-space per
     entry of :func:`kind_names`.
 
     Statistics tools carry ``regime``: 0 for the observational data, ``k`` for the ``k``-th
     experiment (1-based). With ``sampled_kinds``, a :class:`VariantOneOf` whose ``sample``
-    draws only those kinds.
+    draws only those kinds. With ``latent`` (a level with hidden confounders) the graph codes
+    include :data:`BIDIRECTED`.
     """
     # One sub-space object per argument kind, shared by every kind that uses it: seeding and
     # sampling the OneOf then draws exactly as the benchmark always has.
@@ -364,10 +373,12 @@ def action_space(
         "regime": spaces.Discrete(max_interventions + 1),
     }
     value = spaces.Box(-VALUE_BOUND, VALUE_BOUND, shape=(), dtype=np.float64)
+    # A ternary grid packs the edge marks of a large graph; code 3 (bidirected) needs the
+    # plain grid.
     graph = (
         TernaryGrid(n_nodes)
-        if n_nodes > DO_MATRIX_MAX_D
-        else spaces.MultiDiscrete(np.full((n_nodes, n_nodes), 3))
+        if n_nodes > DO_MATRIX_MAX_D and not latent
+        else spaces.MultiDiscrete(np.full((n_nodes, n_nodes), 4 if latent else 3))
     )
     kinds: list[spaces.Space[Any]] = []
     for name in kind_names():
@@ -483,8 +494,8 @@ partial_correlation = _constructor("partial_correlation")
 independence_test = _constructor("independence_test")
 
 
-def submit(graph: PDAG | DAG) -> EncodedAction:
-    """Submit ``graph`` (a DAG is submitted fully directed)."""
+def submit(graph: PDAG | DAG | ADMG | PAG) -> EncodedAction:
+    """Submit ``graph`` (a DAG is submitted fully directed; see :func:`graph_to_codes`)."""
     if isinstance(graph, DAG):
         graph = graph.to_pdag()
     return int(ActionKind.SUBMIT_GRAPH), {"graph": graph_to_codes(graph)}
@@ -525,34 +536,91 @@ def _cond_mask(cond: Iterable[int], n_nodes: int) -> np.ndarray:
 # --------------------------------------------------------------------------- graph codes
 
 
-def graph_to_codes(graph: PDAG) -> np.ndarray:
-    """The ``(d, d)`` code matrix of ``graph``: 0 none, 1 ``i -> j``, 2 ``i - j`` (symmetric)."""
+def graph_to_codes(graph: PDAG | ADMG | PAG) -> np.ndarray:
+    """The ``(d, d)`` code matrix of ``graph``: 0 none, 1 ``i -> j``, 2 ``i - j`` (symmetric),
+    3 ``i <-> j`` (symmetric). A PAG's ``o-o`` edges are coded 2; a PAG with a partially
+    oriented edge (``o->``, ``--o``, ``---``) or an ADMG with a bow has no code matrix
+    (ValueError): submit it as a typed :class:`Submit`."""
     codes = np.zeros((graph.n_nodes, graph.n_nodes), dtype=np.int64)
-    codes[graph.directed] = DIRECTED
-    codes[graph.undirected] = UNDIRECTED
+    if isinstance(graph, PDAG):
+        codes[graph.directed] = DIRECTED
+        codes[graph.undirected] = UNDIRECTED
+        return codes
+    if isinstance(graph, ADMG):
+        if (graph.bidirected & (graph.directed | graph.directed.T)).any():
+            raise ValueError(f"an ADMG with a bow (i -> j and i <-> j) has no code matrix: {graph}")
+        codes[graph.directed] = DIRECTED
+        codes[graph.bidirected] = BIDIRECTED
+        return codes
+    head, tail = graph.arrowhead, graph.tail
+    circle = graph.adjacent & ~head & ~tail
+    directed = tail.T & head
+    both_heads = head & head.T
+    both_circles = circle & circle.T
+    coded = directed | directed.T | both_heads | both_circles
+    if (graph.adjacent & ~coded).any():
+        i, j = (int(v) for v in np.argwhere(graph.adjacent & ~coded)[0])
+        raise ValueError(
+            f"the PAG edge between X{i} and X{j} is partially oriented and has no code; "
+            "submit the PAG as a typed Submit action"
+        )
+    codes[directed] = DIRECTED
+    codes[both_circles] = UNDIRECTED
+    codes[both_heads] = BIDIRECTED
     return codes
 
 
-def graph_from_codes(codes: np.ndarray) -> PDAG:
+def graph_from_codes(codes: np.ndarray, *, latent: bool = False) -> PDAG | ADMG | PAG:
     """Decode a code matrix; raises ValueError naming the offending edges when it is not a
     valid mixed graph (self-loops, one-sided undirected marks, pairs directed both ways, pairs
-    both directed and undirected, directed cycles)."""
+    both directed and undirected, directed cycles).
+
+    Code 3 (``i <-> j``) is accepted only with ``latent`` (a level with hidden confounders):
+    codes with bidirected and no undirected edges give an :class:`ADMG`, codes with both a
+    :class:`PAG` (``i - j`` as ``o-o``); without a 3 the result is a :class:`PDAG`.
+    """
     codes = np.asarray(codes)
-    bad = ~np.isin(codes, (NO_EDGE, DIRECTED, UNDIRECTED))
+    allowed = (
+        (NO_EDGE, DIRECTED, UNDIRECTED, BIDIRECTED) if latent else (NO_EDGE, DIRECTED, UNDIRECTED)
+    )
+    bad = ~np.isin(codes, allowed)
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])
-        raise ValueError(f"graph codes must be 0, 1 or 2, got {codes[i, j]} at ({i}, {j})")
-    return PDAG(codes == DIRECTED, codes == UNDIRECTED)
+        if latent:
+            raise ValueError(f"graph codes must be 0 to 3, got {codes[i, j]} at ({i}, {j})")
+        hint = " (3, i <-> j, only on levels with hidden confounders)" if codes[i, j] == 3 else ""
+        raise ValueError(f"graph codes must be 0, 1 or 2, got {codes[i, j]} at ({i}, {j}){hint}")
+    bidirected = codes == BIDIRECTED
+    if not bidirected.any():
+        return PDAG(codes == DIRECTED, codes == UNDIRECTED)
+    if not np.array_equal(bidirected, bidirected.T):
+        i, j = (int(v) for v in np.argwhere(bidirected != bidirected.T)[0])
+        raise ValueError(f"code 3 (<->) must be symmetric, got it at ({i}, {j}) only")
+    directed = codes == DIRECTED
+    undirected = codes == UNDIRECTED
+    if not undirected.any():
+        return ADMG(directed, bidirected)
+    PDAG(directed, undirected)  # the PDAG checks (one-sided marks, cycles) on the rest
+    adjacent = directed | directed.T | undirected | bidirected
+    return PAG(adjacent, directed | bidirected, directed.T)
+
+
+def hypothesis_from_codes(codes: np.ndarray) -> PDAG:
+    """Decode a stated hypothesis: a PDAG, codes 0 to 2 only (:func:`graph_from_codes`)."""
+    graph = graph_from_codes(codes)
+    assert isinstance(graph, PDAG)
+    return graph
 
 
 # --------------------------------------------------------------------------- decoding
 
 
-def decode(action: tuple[int, Mapping[str, Any]], *, n_nodes: int) -> Action:
+def decode(action: tuple[int, Mapping[str, Any]], *, n_nodes: int, latent: bool = False) -> Action:
     """Turn an action-space element into a typed action.
 
     Index errors (``i == j``, a node in its own conditioning set) are left to the session, which
-    reports them; malformed graphs raise ValueError here.
+    reports them; malformed graphs raise ValueError here. ``latent`` accepts bidirected codes in
+    a submitted graph (:func:`graph_from_codes`).
     """
     kind, payload = action
     names = kind_names()
@@ -562,10 +630,10 @@ def decode(action: tuple[int, Mapping[str, Any]], *, n_nodes: int) -> Action:
     name = names[index]
     if name == "intervene":
         codes = payload.get(HYPOTHESIS_KEY)
-        hypothesis = None if codes is None else graph_from_codes(codes)
+        hypothesis = None if codes is None else hypothesis_from_codes(codes)
         return Intervene(int(payload["var"]), float(payload["value"]), hypothesis)
     if name == "submit_graph":
-        return Submit(graph_from_codes(payload["graph"]))
+        return Submit(graph_from_codes(payload["graph"], latent=latent))
     cls = action_class(name)
     values: dict[str, Any] = {}
     for field_name in cls.tool.fields:

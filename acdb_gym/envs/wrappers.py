@@ -25,6 +25,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.wrappers import FlattenObservation
 
+from acdb_gym.core.graphs import PDAG
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv, Observation
 from acdb_gym.envs.actions import Action, ActionKind, EncodedAction
@@ -235,6 +236,10 @@ class FlatLayout:
 
     def _pair_entries(self, submit: actions.Submit) -> np.ndarray:
         graph = submit.graph
+        if not isinstance(graph, PDAG):
+            raise ValueError(
+                f"the flat action layout encodes PDAG submissions only, got {type(graph).__name__}"
+            )
         if graph.n_nodes != self.n_nodes:
             raise ValueError(f"graph must have {self.n_nodes} nodes, got {graph.n_nodes}")
         rows, columns = self.pairs

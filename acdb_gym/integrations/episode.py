@@ -119,11 +119,14 @@ class ToolEpisode:
         self._observation, info = self._env.reset(options={"manifest_index": manifest_index})
         self.n_nodes = int(info["n_nodes"])
         self.budget = int(info["budget"])
+        self.latent = int(info.get("latent", 0))  # hidden confounders (latent levels only)
         self.tools: tuple[ToolSpec, ...] = build_tools(
-            variant, panel=self.panel, n_nodes=self.n_nodes
+            variant, panel=self.panel, n_nodes=self.n_nodes, latent=self.latent > 0
         )
         self._names = tuple(tool.name for tool in self.tools)
-        self.system_prompt = prompts.task_prompt(variant, panel=self.panel, n_nodes=self.n_nodes)
+        self.system_prompt = prompts.task_prompt(
+            variant, panel=self.panel, n_nodes=self.n_nodes, latent=self.latent
+        )
         self.session_prompt = prompts.session_prompt(
             variant,
             observational=np.asarray(self._observation["observational"]),
@@ -185,6 +188,7 @@ class ToolEpisode:
                 offered=self._names,
                 n_nodes=self.n_nodes,
                 n_experiments=n_experiments(self._observation, self.n_nodes),
+                latent=self.latent > 0,
             )
         except ToolCallError as error:
             return self.reject(f"Error: {error}. The call was not executed and used a step.")

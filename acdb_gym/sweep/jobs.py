@@ -21,7 +21,7 @@ from acdb_gym import __version__
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.ladders.custom import resolve_level
 from acdb_gym.core.ladders.shipped import Level
-from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS
 from acdb_gym.envs.hypotheses import graph_to_text
 from acdb_gym.registry import AgentEntry, get_agent
 
@@ -190,8 +190,12 @@ def _scored_row(results: Sequence[Any], draws: int, states_hypotheses: bool) -> 
     single-draw job."""
     revision = results[-1].revision if states_hypotheses else None
     submission = results[0].submission if draws == 1 else None
-    scores = {name: float(np.mean([r.score[name] for r in results])) for name in SCORE_FIELDS}
-    for name in ("shd", "shd_extra", "shd_missing", "shd_reversed", "shd_unresolved"):
+    # A level with hidden confounders scores further fields (DESIGN §6.3), only there.
+    latent = "shd_mistyped" in results[0].score
+    names = SCORE_FIELDS + LATENT_SCORE_FIELDS if latent else SCORE_FIELDS
+    scores = {name: float(np.mean([r.score[name] for r in results])) for name in names}
+    counts = ("shd", "shd_extra", "shd_missing", "shd_reversed", "shd_unresolved")
+    for name in (*counts, "shd_mistyped") if latent else counts:
         if draws == 1:
             scores[name] = int(scores[name])
     scores["interventions_used"] = int(results[0].score["interventions_used"])

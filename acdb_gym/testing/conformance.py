@@ -19,7 +19,7 @@ from gymnasium.utils.env_checker import check_env
 
 from acdb_gym.core import tools
 from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import (
@@ -123,7 +123,8 @@ def _check_spaces(env: gym.Env[Any, Any], *, seed: int) -> None:
         instance.budget <= m,
         f"budget {instance.budget} exceeds max_interventions {m}: experiments would not fit",
     )
-    _check_action_space(env.action_space, n_nodes=d, max_interventions=m)
+    latent = instance.admg is not None
+    _check_action_space(env.action_space, n_nodes=d, max_interventions=m, latent=latent)
     stats = getattr(env.unwrapped, "observation_mode", "raw") == "stats"
     data_shapes = (
         {"sample_size": (m + 1,), "mean": (m + 1, d), "covariance": (m + 1, d, d)}
@@ -163,10 +164,12 @@ def _check_spaces(env: gym.Env[Any, Any], *, seed: int) -> None:
         )
 
 
-def _check_action_space(space: gym.Space[Any], *, n_nodes: int, max_interventions: int) -> None:
+def _check_action_space(
+    space: gym.Space[Any], *, n_nodes: int, max_interventions: int, latent: bool = False
+) -> None:
     _require(isinstance(space, spaces.OneOf), f"action_space must be a OneOf, got {space!r}")
     assert isinstance(space, spaces.OneOf)
-    reference = actions.action_space(n_nodes, max_interventions)
+    reference = actions.action_space(n_nodes, max_interventions, latent=latent)
     kinds = [name.upper() for name in actions.kind_names()]
     _require(
         len(space.spaces) == len(kinds),
@@ -202,7 +205,9 @@ def _same_space_shape(got: gym.Space[Any], want: gym.Space[Any]) -> bool:
 # --------------------------------------------------------------------------- out-of-space actions
 
 
-def _out_of_space_actions(space: spaces.OneOf, n_nodes: int) -> list[tuple[str, Any]]:
+def _out_of_space_actions(
+    space: spaces.OneOf, n_nodes: int, *, latent: bool = False
+) -> list[tuple[str, Any]]:
     intervene_space = space.spaces[ActionKind.INTERVENE]
     assert isinstance(intervene_space, spaces.Dict)  # checked by _check_action_space
     value_space = intervene_space["value"]
@@ -211,12 +216,13 @@ def _out_of_space_actions(space: spaces.OneOf, n_nodes: int) -> list[tuple[str, 
     zero = np.asarray(0.0)
     n_kinds = len(actions.kind_names())
     submit = int(ActionKind.SUBMIT_GRAPH)
+    top = 4 if latent else 3  # the first code past the last valid one
     return [
         ("an intervention value of NaN", actions.intervene(0, math.nan)),
         (f"an intervention value of {beyond:g}", actions.intervene(0, beyond)),
         (f"var = {n_nodes}", (0, {"var": np.int64(n_nodes), "value": zero})),
         (f"kind index {n_kinds}", (n_kinds, {"var": np.int64(0), "value": zero})),
-        ("a graph code of 3", (submit, {"graph": np.full((n_nodes, n_nodes), 3, dtype=np.int64)})),
+        (f"a graph code of {top}", (submit, {"graph": np.full((n_nodes, n_nodes), top)})),
         ("a bare integer", 0),
     ]
 
@@ -227,7 +233,8 @@ def _check_out_of_space_actions(env: gym.Env[Any, Any], *, seed: int) -> None:
     space = env.action_space
     assert isinstance(space, spaces.OneOf)
     n_nodes = hidden_instance_of(env).n_nodes
-    for what, action in _out_of_space_actions(space, n_nodes):
+    latent = hidden_instance_of(env).admg is not None
+    for what, action in _out_of_space_actions(space, n_nodes, latent=latent):
         _require(not space.contains(action), f"the action space contains {what}: {action!r}")
         try:
             env.step(action)
@@ -267,7 +274,7 @@ def _random_plan(env: gym.Env[Any, Any], *, seed: int, n_steps: int) -> list[Any
     assert isinstance(space, spaces.OneOf)
     n_nodes = hidden_instance_of(env).n_nodes
     m = int(env.unwrapped.max_interventions)  # type: ignore[attr-defined]
-    sampler = actions.action_space(n_nodes, m)
+    sampler = actions.action_space(n_nodes, m, latent=hidden_instance_of(env).admg is not None)
     sampler.seed(seed)
     rng = np.random.default_rng(seed)
     plan = []
@@ -395,9 +402,12 @@ def _check_step(
         return
     _require("score" in info, f"info at the end ({where}) must hold 'score'")
     score = info["score"]
+    fields = set(SCORE_FIELDS)
+    if isinstance(score, Mapping) and "shd_mistyped" in score:
+        fields |= set(LATENT_SCORE_FIELDS)  # a level with hidden confounders (DESIGN §6.3)
     _require(
-        isinstance(score, Mapping) and set(score) == set(SCORE_FIELDS),
-        f"info['score'] must hold exactly the fields {list(SCORE_FIELDS)}, got {score!r}",
+        isinstance(score, Mapping) and set(score) == fields,
+        f"info['score'] must hold exactly the fields {sorted(fields)}, got {score!r}",
     )
     bad = [name for name, value in score.items() if not _is_finite_number(value)]
     _require(not bad, f"info['score'] has non-numeric or non-finite fields {bad}")

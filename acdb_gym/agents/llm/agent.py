@@ -241,13 +241,22 @@ class LLMAgent:
         panel, n_nodes = self._check_env(info)
         self._panel: Panel = panel
         self._n_nodes = n_nodes
+        self._latent = int(info.get("latent", 0))  # hidden confounders (latent levels only)
         self._tools: tuple[ToolSpec, ...] = build_tools(
-            self.variant, panel=panel, n_nodes=n_nodes, state_hypothesis=self.state_hypothesis
+            self.variant,
+            panel=panel,
+            n_nodes=n_nodes,
+            state_hypothesis=self.state_hypothesis,
+            latent=self._latent > 0,
         )
         self._tool_names = tuple(tool.name for tool in self._tools)
         data = np.asarray(observation["observational"], dtype=np.float64)
         self._system = prompts.task_prompt(
-            self.variant, panel=panel, n_nodes=n_nodes, state_hypothesis=self.state_hypothesis
+            self.variant,
+            panel=panel,
+            n_nodes=n_nodes,
+            state_hypothesis=self.state_hypothesis,
+            latent=self._latent,
         )
         self._session = prompts.session_prompt(
             self.variant,
@@ -458,6 +467,7 @@ class LLMAgent:
                 n_nodes=self._n_nodes,
                 n_experiments=n_experiments(observation, self._n_nodes),
                 state_hypothesis=self.state_hypothesis,
+                latent=self._latent > 0,
             )
         except ToolCallError as error:
             self._stats.invalid_tool_calls += 1

@@ -64,6 +64,21 @@ _MODEL = (
     "feedback loops."
 )
 
+_LATENT_MODEL = (
+    "A hidden linear structural causal model generated the data. Besides the variables {names} "
+    "it has {latent} hidden variables that you never observe; each hidden variable is a common "
+    "cause of exactly two observed variables that have no edge between them. Among the observed "
+    "variables the causal graph is a directed acyclic graph: each variable equals a weighted sum "
+    "of its direct causes, plus its hidden cause's effect if it has one, plus independent noise. "
+    "A pair that shares a hidden cause is dependent without either causing the other; an "
+    "intervention on one of them does not change the other."
+)
+
+_LATENT_SCORING = (
+    " Pairs you list in bidirected_edges (a shared hidden cause) are scored by their own F1 "
+    "against the true confounded pairs."
+)
+
 _SCORING = (
     "Scoring: your submission is compared with the true graph. The main score is the F1 of your "
     "directed edges against the true directed edges; the F1 of the adjacencies (ignoring "
@@ -81,10 +96,17 @@ _HYPOTHESIS = (
 
 
 def task_prompt(
-    variant: Variant, *, panel: Panel, n_nodes: int, state_hypothesis: bool = False
+    variant: Variant,
+    *,
+    panel: Panel,
+    n_nodes: int,
+    state_hypothesis: bool = False,
+    latent: int = 0,
 ) -> str:
     """The system prompt of a variant; with ``state_hypothesis`` (active panel), one more line
-    asking for the current hypothesis with every intervention."""
+    asking for the current hypothesis with every intervention. With ``latent`` hidden
+    confounders (a latent level) the model description says so, ``submit_graph`` names its
+    ``bidirected_edges`` and the scoring line their F1; otherwise the prompt is unchanged."""
     check_variant(variant)
     names = f"X0..X{n_nodes - 1}"
     if variant == "llm_corr_obs":
@@ -92,7 +114,8 @@ def task_prompt(
     lines = [
         "You are the policy in an active causal discovery task.",
         "",
-        _MODEL.format(names=names) + " Your goal is to recover the graph.",
+        (_LATENT_MODEL.format(names=names, latent=latent) if latent else _MODEL.format(names=names))
+        + " Your goal is to recover the graph.",
         "",
         "How the session works:",
         "- Every turn, call exactly one tool. Every call, valid or not, uses one step. When the "
@@ -114,12 +137,16 @@ def task_prompt(
         )
     if variant == "llm_stats":
         lines.append(_statistics_line(panel))
+    submit = (
+        "submit_graph(directed_edges, undirected_edges, bidirected_edges)"
+        if latent
+        else "submit_graph(directed_edges, undirected_edges)"
+    )
     lines += [
-        "- submit_graph(directed_edges, undirected_edges) submits your answer and ends the "
-        "episode.",
+        f"- {submit} submits your answer and ends the episode.",
         "- Invalid calls are reported back to you as errors and still use a step.",
         "",
-        _SCORING,
+        _SCORING + (_LATENT_SCORING if latent else ""),
     ]
     return "\n".join(lines)
 

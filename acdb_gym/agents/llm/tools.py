@@ -21,8 +21,11 @@ from collections import Counter
 from collections.abc import Collection, Mapping
 from typing import Any, Literal, get_args
 
+import numpy as np
+
 from acdb_gym.core import tools as tool_specs
 from acdb_gym.core.graphs import PDAG
+from acdb_gym.core.graphs.admg import ADMG, PAG
 from acdb_gym.core.tools import TOOLS_RAW, TOOLS_STATS, StatisticTool
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, Panel
 from acdb_gym.envs.acdb_env import STEP_LIMITS
@@ -125,14 +128,20 @@ the model's current graph, in ``submit_graph``'s format."""
 
 
 def build_tools(
-    variant: Variant, *, panel: Panel, n_nodes: int, state_hypothesis: bool = False
+    variant: Variant,
+    *,
+    panel: Panel,
+    n_nodes: int,
+    state_hypothesis: bool = False,
+    latent: bool = False,
 ) -> tuple[ToolSpec, ...]:
     """The tools a variant offers in a panel, in a fixed order.
 
     ``intervene`` is offered only by ``llm_raw``/``llm_stats`` in the active panel; the
     statistics tools (every registered one) only by ``llm_stats``; ``submit_graph`` always.
     With ``state_hypothesis``, ``intervene`` also requires the model's current graph
-    (:data:`HYPOTHESIS_ARGUMENTS`); every tool is otherwise the same.
+    (:data:`HYPOTHESIS_ARGUMENTS`); every tool is otherwise the same. With ``latent`` (a level
+    with hidden confounders) ``submit_graph`` also takes ``bidirected_edges``.
     """
     check_variant(variant)
     names = variable_names(n_nodes)
@@ -142,7 +151,7 @@ def build_tools(
         tools.append(_with_hypothesis(tool, names) if state_hypothesis else tool)
     if variant == "llm_stats":
         tools.extend(_statistics_tool(spec, names) for spec in tool_specs.statistics_tools())
-    tools.append(_submit_tool(names))
+    tools.append(_submit_tool(names, latent=latent))
     return tuple(tools)
 
 
@@ -257,25 +266,35 @@ def _with_hypothesis(tool: ToolSpec, names: list[str]) -> ToolSpec:
     return ToolSpec(name=tool.name, description=description, parameters=parameters)
 
 
-def _submit_tool(names: list[str]) -> ToolSpec:
+def _submit_tool(names: list[str], *, latent: bool = False) -> ToolSpec:
     def edges(description: str) -> dict[str, Any]:
         return _edges_schema(names, description)
 
+    description = (
+        "Submit your final causal graph; this ends the episode. List each pair of directly "
+        "connected variables once: in directed_edges as [cause, effect] when you have "
+        "determined the direction, otherwise in undirected_edges as [a, b]. Leave out pairs "
+        "that are not directly connected. Directed edges must not form a cycle."
+    )
+    properties = {
+        "directed_edges": edges("Directed edges [cause, effect], e.g. [['X0', 'X2']]."),
+        "undirected_edges": edges("Undirected edges [a, b] (direction left open)."),
+    }
+    if latent:
+        description += (
+            " List a pair that only shares a hidden common cause (no directed edge between "
+            "them) in bidirected_edges as [a, b]."
+        )
+        properties["bidirected_edges"] = edges(
+            "Bidirected edges [a, b]: a and b share a hidden common cause."
+        )
     return ToolSpec(
         name="submit_graph",
-        description=(
-            "Submit your final causal graph; this ends the episode. List each pair of directly "
-            "connected variables once: in directed_edges as [cause, effect] when you have "
-            "determined the direction, otherwise in undirected_edges as [a, b]. Leave out pairs "
-            "that are not directly connected. Directed edges must not form a cycle."
-        ),
+        description=description,
         parameters={
             "type": "object",
-            "properties": {
-                "directed_edges": edges("Directed edges [cause, effect], e.g. [['X0', 'X2']]."),
-                "undirected_edges": edges("Undirected edges [a, b] (direction left open)."),
-            },
-            "required": ["directed_edges", "undirected_edges"],
+            "properties": properties,
+            "required": list(properties),
             "additionalProperties": False,
         },
     )
@@ -292,6 +311,7 @@ def parse_tool_arguments(
     n_nodes: int,
     n_experiments: int,
     state_hypothesis: bool = False,
+    latent: bool = False,
 ) -> Action:
     """Turn one tool call into a typed action, or raise :class:`ToolCallError` saying why not.
 
@@ -303,6 +323,9 @@ def parse_tool_arguments(
         n_experiments: interventions performed so far (valid regimes are ``0..n_experiments``).
         state_hypothesis: ``intervene`` requires :data:`HYPOTHESIS_ARGUMENTS` (a graph that is
             not valid makes the whole call invalid, as in ``submit_graph``).
+        latent: ``submit_graph`` requires ``bidirected_edges`` too (a level with hidden
+            confounders); with some, the graph is an ADMG (or a PAG when undirected edges are
+            given as well, read as ``o-o``).
 
     Raises:
         ToolCallError: unknown tool, arguments that are not an object, missing or unexpected
@@ -319,6 +342,7 @@ def parse_tool_arguments(
             n_nodes=n_nodes,
             n_experiments=n_experiments,
             state_hypothesis=state_hypothesis,
+            latent=latent,
         )
     except ToolCallError:
         raise
@@ -336,6 +360,7 @@ def _parse(
     n_nodes: int,
     n_experiments: int,
     state_hypothesis: bool,
+    latent: bool,
 ) -> Action:
     if name not in offered:
         raise ToolCallError(
@@ -356,6 +381,10 @@ def _parse(
             hypothesis,
         )
     if name == "submit_graph":
+        if latent:
+            keys = ("directed_edges", "undirected_edges", "bidirected_edges")
+            _check_keys(name, arguments, required=keys)
+            return Submit(_mixed_graph(arguments, n_nodes))
         _check_keys(name, arguments, required=("directed_edges", "undirected_edges"))
         return Submit(_graph(arguments, n_nodes))
     return _statistics_call(tool_specs.get_tool(name), arguments, n_nodes, n_experiments)
@@ -500,3 +529,28 @@ def _graph(
         return PDAG.from_edges(n_nodes, directed=directed, undirected=undirected)
     except ValueError as error:
         raise ToolCallError(f"invalid {what}: {error}") from None
+
+
+def _mixed_graph(arguments: Mapping[str, Any], n_nodes: int) -> PDAG | ADMG | PAG:
+    """``submit_graph``'s graph on a level with hidden confounders: a PDAG without bidirected
+    edges, an ADMG with bidirected and no undirected ones, else a PAG (undirected as ``o-o``)."""
+    pdag = _graph(arguments, n_nodes)
+    bidirected = _edges(arguments["bidirected_edges"], "bidirected_edges", n_nodes)
+    if not bidirected:
+        return pdag
+    b_matrix = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
+    for a, b in bidirected:
+        if a == b:
+            raise ToolCallError(f"invalid graph: bidirected edge X{a} <-> X{a} is a self-loop")
+        b_matrix[a, b] = b_matrix[b, a] = True
+    clash = b_matrix & pdag.skeleton()
+    if clash.any():
+        a, b = (int(v) for v in np.argwhere(clash)[0])
+        raise ToolCallError(
+            f"invalid graph: X{a} and X{b} are listed both as bidirected and as another edge"
+        )
+    directed = np.asarray(pdag.directed)
+    if not pdag.undirected.any():
+        return ADMG(directed, b_matrix)
+    adjacent = np.asarray(pdag.skeleton()) | b_matrix
+    return PAG(adjacent, directed | b_matrix, directed.T.copy())

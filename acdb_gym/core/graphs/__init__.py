@@ -14,7 +14,10 @@ before it):
 * :mod:`~acdb_gym.core.graphs.equivalence`: ``cpdag`` and the interventional
   ``essential_graph``;
 * :mod:`~acdb_gym.core.graphs.interventions`: ``covered_edges`` and
-  ``minimum_intervention_set``.
+  ``minimum_intervention_set``;
+* :mod:`~acdb_gym.core.graphs.admg`: graphs with hidden variables: ``ADMG``,
+  ``latent_projection``, ``mag``, the ``PAG`` of its equivalence class (``pag``) and the
+  three together (``latent_truth``).
 
 >>> dag = DAG.from_edges(3, [(0, 2), (1, 2)])
 >>> cpdag(dag).directed_edges()
@@ -25,6 +28,17 @@ before it):
 
 from __future__ import annotations
 
+from acdb_gym.core.graphs.admg import (
+    ADMG,
+    PAG,
+    LatentTruth,
+    inducing_path_adjacency,
+    is_mag,
+    latent_projection,
+    latent_truth,
+    mag,
+    pag,
+)
 from acdb_gym.core.graphs.dag import (
     DAG,
     PDAG,
@@ -47,10 +61,13 @@ from acdb_gym.core.graphs.meek import (
 from acdb_gym.core.graphs.random_dags import EdgeCount, random_order_dag
 
 __all__ = [
+    "ADMG",
     "DAG",
+    "PAG",
     "PDAG",
     "CycleError",
     "EdgeCount",
+    "LatentTruth",
     "MeekRule",
     "apply_meek_rule1",
     "apply_meek_rule2",
@@ -61,8 +78,14 @@ __all__ = [
     "essential_graph",
     "find_cycle",
     "has_directed_path",
+    "inducing_path_adjacency",
+    "is_mag",
+    "latent_projection",
+    "latent_truth",
+    "mag",
     "meek_closure",
     "minimum_intervention_set",
+    "pag",
     "random_order_dag",
     "reachability",
     "topological_order",

@@ -5,6 +5,8 @@ with the ``linear_nongaussian`` and ``nonlinear`` SCM families (DESIGN §3.1), r
 ``ACDB-NonGaussian-L{0..5}-v2`` and ``ACDB-Nonlinear-L{0..5}-v2`` (:data:`FAMILY_VERSIONS`).
 ``v1-hidden`` is v1 with a hidden slack (each instance draws its slack from ``slack .. slack +
 2``, unpublished; DESIGN §7), registered as ``ACDB-HiddenSlack-L{0..5}-v1``.
+``v1-latent`` has worlds with hidden common causes (``LevelSpec.latent``, DESIGN §3.2),
+registered as ``ACDB-Latent-L{0..5}-v1``.
 
 Each level carries a manifest of 200 preflighted seeds, each stored with the digest of the
 instance it generates, in package data (``core/ladders/manifests/<ladder>.tsv``); v0's first 8 are the
@@ -42,6 +44,7 @@ __all__ = [
     "LADDERS",
     "LARGE_LADDER",
     "LARGE_MANIFEST_SIZE",
+    "LATENT_LADDER",
     "LEVEL_NAMES",
     "MANIFEST_SIZE",
     "Level",
@@ -55,7 +58,9 @@ __all__ = [
     "write_manifests",
 ]
 
-LadderName = Literal["v0", "v1", "v1-nongaussian", "v1-nonlinear", "v1-hidden", "large"]
+LadderName = Literal[
+    "v0", "v1", "v1-nongaussian", "v1-nonlinear", "v1-hidden", "large", "v1-latent"
+]
 LEVEL_NAMES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -80,9 +85,11 @@ class Level:
     @property
     def env_id(self) -> str:
         """The Gymnasium id, e.g. ``ACDB-L2-v0``, ``ACDB-Nonlinear-L2-v2`` on a family ladder,
-        ``ACDB-HiddenSlack-L2-v1`` with a hidden slack (Gymnasium's grammar puts the version
-        last, so the family and the slack go first; a family ladder's version is
-        :data:`FAMILY_VERSIONS`')."""
+        ``ACDB-HiddenSlack-L2-v1`` with a hidden slack, ``ACDB-Latent-L2-v1`` on the ladder with
+        hidden confounders (Gymnasium's grammar puts the version last, so the family and the
+        slack go first; a family ladder's version is :data:`FAMILY_VERSIONS`')."""
+        if self.spec.latent:
+            return f"ACDB-Latent-{self.name}-{self.ladder.split('-', 1)[0]}"
         tags = FAMILY_TAGS.get(self.spec.family, "")
         tags += HIDDEN_SLACK_TAG if self.spec.hidden_slack else ""
         if tags:
@@ -187,6 +194,18 @@ _LARGE_SPECS = {
     )
 }
 
+# v1-latent: worlds with hidden common causes (DESIGN §3.2), v1's sizes for L0-L4 with 1 to 3
+# latents, and L5 v1's base level with 4 latents (the confounding axis). v1's L5 (d = 30,
+# n_obs = 200) is not repeated: FCI's tests at that size and sample are the weakest link.
+_LATENT_SPECS = {
+    "L0": ("easy", LevelSpec(10, 8, 1000, 200, 1.0, 2, standardized=True, latent=1)),
+    "L1": ("base", LevelSpec(12, 12, 1000, 200, 1.0, 1, standardized=True, latent=2)),
+    "L2": ("statistical power", LevelSpec(12, 12, 100, 50, 1.0, 1, standardized=True, latent=2)),
+    "L3": ("structure", LevelSpec(20, 30, 1000, 200, 1.0, 1, standardized=True, latent=3)),
+    "L4": ("budget", LevelSpec(12, 12, 1000, 200, 1.0, 0, standardized=True, latent=2)),
+    "L5": ("confounding", LevelSpec(12, 12, 1000, 200, 1.0, 1, standardized=True, latent=4)),
+}
+
 MANIFEST_SIZE = 200
 """Preflighted seeds per level in the shipped manifests of v0, v1 and the family ladders (v0's
 first 8 are the published seeds)."""
@@ -199,9 +218,10 @@ _SEED_BASE = {
     "v1": 100_000,
     "v1-hidden": 100_000,
     "large": 200_000,
+    "v1-latent": 300_000,
 }
 """Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 uses ``100000 + 1000 * level + i``,
-large ``200000 + 1000 * level + i``. The family ladders hold v1's manifest seeds, index for
+large ``200000 + 1000 * level + i``, v1-latent ``300000 + 1000 * level + i``. The family ladders hold v1's manifest seeds, index for
 index (:func:`preflight_paired`): a family instance has the graph and weights of v1's instance
 of the same seed (DESIGN §3.1), so every instance pairs with v1's. ``v1-hidden`` uses v1's seeds
 too, and its instances are v1's (graph, weights, data) with only the budget changed: the slack
@@ -262,10 +282,14 @@ HIDDEN_SLACK_LADDER: dict[str, Level] = _build("v1-hidden", _HIDDEN_SPECS)
 """``v1-hidden``: v1's levels and instances with a hidden slack (``LevelSpec.slack_max``); each
 instance's budget is ``|I*|`` plus a slack drawn from v1's slack to ``+ HIDDEN_SLACK_SPREAD``."""
 
+LATENT_LADDER: dict[str, Level] = _build("v1-latent", _LATENT_SPECS)
+"""``v1-latent``: L0 to L5 with hidden common causes (``ACDB-Latent-L{0..5}-v1``)."""
+
 ALL_LADDERS: dict[str, dict[str, Level]] = {
     **LADDERS,
     "v1-hidden": HIDDEN_SLACK_LADDER,
     "large": LARGE_LADDER,
+    "v1-latent": LATENT_LADDER,
 }
 """Every ladder by name: what :func:`get_level`, the sweep and the CLI accept."""
 
@@ -306,7 +330,12 @@ def preflight_paired(spec: LevelSpec, linear: Level) -> tuple[ManifestEntry, ...
 
 def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  # pragma: no cover
     """Regenerate ``core/ladders/manifests/<ladder>.tsv`` (after an intended generator change)."""
-    every = {**_SPECS, "v1-hidden": _HIDDEN_SPECS, "large": _LARGE_SPECS}
+    every = {
+        **_SPECS,
+        "v1-hidden": _HIDDEN_SPECS,
+        "large": _LARGE_SPECS,
+        "v1-latent": _LATENT_SPECS,
+    }
     for ladder_name in ladders:
         specs = every[ladder_name]
         count = LARGE_MANIFEST_SIZE if ladder_name == "large" else MANIFEST_SIZE
@@ -338,4 +367,4 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
 if __name__ == "__main__":  # pragma: no cover - maintenance entry point
     import sys
 
-    _write_shipped_manifests(ladders=sys.argv[1:] or tuple(_SPECS))
+    _write_shipped_manifests(ladders=sys.argv[1:] or (*_SPECS, "large", "v1-latent"))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import time
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -23,6 +24,7 @@ from functools import cached_property
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag
+from acdb_gym.core.graphs.admg import ADMG, LatentTruth, latent_truth
 from acdb_gym.core.types import FloatArray, readonly
 from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION, Acceptance, draw_world
 from acdb_gym.core.worlds.faithfulness import (
@@ -30,6 +32,13 @@ from acdb_gym.core.worlds.faithfulness import (
     is_faithful,
     min_relevant_partial_correlation,
     weak_edges,
+)
+from acdb_gym.core.worlds.latent import (
+    LatentSCM,
+    draw_latent_graph,
+    full_spec,
+    min_relevant_latent_correlation,
+    passes_observed_rule,
 )
 from acdb_gym.core.worlds.linear import STANDARDIZE_BY_NODE_MAX_D, LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import SCM
@@ -117,12 +126,15 @@ class Instance:
         dependence_measure: ``"partial_correlation"`` or ``"correlation_ratio"``.
         weak_edges: edges that fail the faithfulness check in the accepted world (0 unless
             ``faithfulness_rule="redraw_edges"`` gave up redrawing them).
+        admg: on a latent level (``spec.latent > 0``), the latent projection the agent is scored
+            against; ``dag`` is then its directed part and ``scm`` a
+            :class:`~acdb_gym.core.worlds.latent.LatentSCM`. None on a causally sufficient level.
     """
 
     spec: LevelSpec
     seed: int
     dag: DAG
-    scm: SCM
+    scm: SCM | LatentSCM
     d_obs: FloatArray
     i_star: frozenset[int]
     budget: int
@@ -130,6 +142,12 @@ class Instance:
     attempts: int
     dependence_measure: str = PARTIAL_CORRELATION
     weak_edges: int = 0
+    admg: ADMG | None = None
+
+    @cached_property
+    def latent_truth(self) -> LatentTruth | None:
+        """The ADMG, its MAG and its PAG on a latent level; None on a sufficient one."""
+        return None if self.admg is None else latent_truth(self.admg)
 
     @property
     def n_nodes(self) -> int:
@@ -305,6 +323,8 @@ def _redraw_weak_edges(
 
 
 def _generate(spec: LevelSpec, seed: int, deadline: float | None = None) -> Instance:
+    if spec.latent:
+        return _generate_latent(spec, seed, deadline)
     if spec.family != LINEAR_GAUSSIAN:
         return _generate_family(spec, seed, deadline)
     streams = _streams(seed)
@@ -428,3 +448,63 @@ def _family_world(
             return world.scm, world.acceptance, redraws
         _check_deadline(deadline, spec, seed, redraws)
     return None
+
+
+def _generate_latent(spec: LevelSpec, seed: int, deadline: float | None = None) -> Instance:
+    """A world with ``spec.latent`` hidden common causes (:mod:`acdb_gym.core.worlds.latent`):
+    the same streams as the family's generator; the whole world is drawn, then accepted by the
+    family's rule on the whole world and, for the linear families, the observed rule.
+
+    ``I*`` is the minimum intervention set of the observed graph (a lower bound on what
+    identifies the ADMG, DESIGN §3.2) and the budget is ``|I*| + slack + latent`` (the slack
+    hidden as for any level with ``slack_max``).
+    """
+    streams = np.random.SeedSequence(seed).spawn(5)
+    graph_rng = np.random.default_rng(streams[_GRAPH])
+    weight_rng = np.random.default_rng(streams[_WEIGHTS])
+    calibration_rng = np.random.default_rng(streams[_CALIBRATION])
+    attempts = 0
+    while True:
+        attempts += 1
+        full, admg = draw_latent_graph(spec, graph_rng)
+        whole = full_spec(spec, full)
+        weights = _draw_weights(whole, full, weight_rng)
+        scm: SCM | None
+        if spec.family == LINEAR_GAUSSIAN:
+            scm = _build_scm(whole, weights)
+            cov = scm.covariance()
+            accepted = _passes_full_set_check(full, cov, spec.faithfulness_eps) and is_faithful(
+                full, cov, spec.faithfulness_eps
+            )
+            measure, smallest = PARTIAL_CORRELATION, math.nan
+        else:
+            world = draw_world(whole, full, weights, weight_rng, calibration_rng)
+            scm, accepted = world.scm, world.acceptance.accepted
+            measure, smallest = world.acceptance.measure, world.acceptance.min_dependence
+        if scm is not None and accepted:
+            latent_scm = LatentSCM(scm, spec.d)
+            if measure != PARTIAL_CORRELATION:
+                break
+            observed_cov = latent_scm.covariance()
+            if passes_observed_rule(admg, observed_cov, spec.faithfulness_eps):
+                smallest = min_relevant_latent_correlation(admg, observed_cov)
+                break
+        if attempts == MAX_ATTEMPTS:
+            raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)
+        _check_deadline(deadline, spec, seed, attempts)
+    d_obs = latent_scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
+    dag = DAG(admg.directed)
+    i_star = minimum_intervention_set(dag)
+    return Instance(
+        spec=spec,
+        seed=seed,
+        dag=dag,
+        scm=latent_scm,
+        d_obs=readonly(d_obs),
+        i_star=i_star,
+        budget=len(i_star) + instance_slack(spec, seed) + spec.latent,
+        min_relevant_abs_rho=smallest,
+        attempts=attempts,
+        dependence_measure=measure,
+        admg=admg,
+    )

@@ -20,6 +20,7 @@ import weakref
 import numpy as np
 
 from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.worlds.latent import LatentSCM
 from acdb_gym.core.worlds.linear import (
     DO_MATRIX_MAX_D,
     LinearGaussianSCM,
@@ -38,7 +39,7 @@ _SAMPLERS: weakref.WeakKeyDictionary[LinearGaussianSCM, InterventionSampler] = (
 )
 
 
-def sampler_for(scm: SCM) -> InterventionSampler | FamilySampler:
+def sampler_for(scm: SCM | LatentSCM) -> InterventionSampler | FamilySampler:
     """The sampler of ``scm``, made on first request and kept while ``scm`` lives (so episodes
     on a cached instance reuse its matrices); a :class:`FamilySampler` for the other families."""
     if not isinstance(scm, LinearGaussianSCM):
@@ -126,7 +127,7 @@ class FamilySampler:
     """Draws ``do(X_var = value)`` samples of a non-Gaussian or nonlinear SCM through its own
     ``sample_do`` (the same draws as calling it directly)."""
 
-    def __init__(self, scm: LinearNonGaussianSCM | NonlinearSCM) -> None:
+    def __init__(self, scm: LinearNonGaussianSCM | NonlinearSCM | LatentSCM) -> None:
         self._scm = scm
 
     def draw(

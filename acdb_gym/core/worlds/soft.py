@@ -29,6 +29,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from acdb_gym.core.types import FloatArray
+from acdb_gym.core.worlds.latent import LatentSCM
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import SCM, LinearNonGaussianSCM, standardized_noise
 
@@ -108,7 +109,7 @@ def episode_kinds(mode: InterventionMode, seed: int, count: int) -> tuple[Interv
 
 
 def sample_soft(
-    scm: SCM,
+    scm: SCM | LatentSCM,
     kind: SoftKind,
     var: int,
     value: float,
@@ -144,6 +145,13 @@ def sample_soft(
         raise ValueError(f"value must be finite, got {value}")
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
+    if isinstance(scm, LatentSCM):
+        # The whole world is intervened on and its observed columns returned.
+        observed = sample_soft(scm.full, kind, var, value, n, rng)[:, :d]
+        if out is None:
+            return np.ascontiguousarray(observed)
+        out[...] = observed
+        return out
     if isinstance(scm, LinearGaussianSCM | LinearNonGaussianSCM):
         return _linear_soft(scm, kind, var, float(value), n, rng, out)
     noise = rng.standard_normal((n, d))

@@ -73,6 +73,10 @@ class LevelSpec:
             on a stream of its seed (:func:`~acdb_gym.core.worlds.instance.instance_slack`),
             and nothing an agent sees (the level's spec, the observation) holds the draw, so the
             budget says only ``|I*|`` in ``[budget - slack_max, budget - slack]``.
+        latent: number of hidden common causes (DESIGN §3.2,
+            :mod:`~acdb_gym.core.worlds.latent`): each a root with two observed children, a pair
+            not adjacent in the observed graph; ``d`` and ``k`` count the observed nodes and the
+            edges among them. ``0`` (the default) is a causally sufficient level.
     """
 
     d: int
@@ -88,6 +92,7 @@ class LevelSpec:
     family: Family = LINEAR_GAUSSIAN
     faithfulness_rule: str = "reject_world"
     slack_max: int | None = None
+    latent: int = 0
 
     def __post_init__(self) -> None:
         if self.d < 2:
@@ -122,6 +127,17 @@ class LevelSpec:
             raise ValueError(
                 f"faithfulness_rule {self.faithfulness_rule!r} is defined for the linear-Gaussian "
                 f"family only, got family {self.family!r}"
+            )
+        if not isinstance(self.latent, int) or isinstance(self.latent, bool) or self.latent < 0:
+            raise ValueError(f"latent must be a non-negative integer, got {self.latent!r}")
+        if self.latent > self.n_pairs - self.k:
+            raise ValueError(
+                f"latent = {self.latent} needs as many observed pairs without an edge, but "
+                f"d={self.d}, k={self.k} leave {self.n_pairs - self.k}"
+            )
+        if self.latent and self.faithfulness_rule != "reject_world":
+            raise ValueError(
+                f"latent worlds use faithfulness_rule 'reject_world', got {self.faithfulness_rule!r}"
             )
 
     def __repr__(self) -> str:

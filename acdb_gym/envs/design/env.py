@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.ladders.shipped import Level, get_level
+from acdb_gym.core.latent_scoring import pdag_view
 from acdb_gym.core.session import Session
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.core.worlds.instance import Instance
@@ -330,7 +331,7 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
                 last_error=None,
                 tool_result=None,
                 estimate=None if ended else self._require_state().estimate,
-                submission=session.submission if ended else None,
+                submission=pdag_view(session.submission) if ended and session.submission else None,
                 truth=self._instance.dag if ended and self._instance is not None else None,
                 report=session.report if ended else None,
             )
