@@ -28,8 +28,9 @@ from acdb_gym.core.faithfulness import (
     weak_edges,
 )
 from acdb_gym.core.families import PARTIAL_CORRELATION, draw_world
-from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag
+from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag, scale_free_dag
 from acdb_gym.core.level_spec import LINEAR_GAUSSIAN, LevelSpec
+from acdb_gym.core.real_topologies import topology
 from acdb_gym.core.scm import LinearGaussianSCM
 from acdb_gym.core.scm_families import SCM
 from acdb_gym.core.types import FloatArray, readonly
@@ -39,6 +40,7 @@ __all__ = [
     "MAX_ATTEMPTS",
     "Instance",
     "InstanceGenerationError",
+    "draw_graph",
     "generate_instance",
 ]
 
@@ -88,6 +90,9 @@ class Instance:
         dependence_measure: ``"partial_correlation"`` or ``"correlation_ratio"``.
         weak_edges: edges that fail the faithfulness check in the accepted world (0 unless
             ``faithfulness_rule="redraw_edges"`` gave up redrawing them).
+        variable_names: on a fixed real topology, the real name of each variable in this
+            instance's labelling (kept from agents; prompts show ``X0..`` unless asked for
+            names); None on a random graph.
     """
 
     spec: LevelSpec
@@ -101,6 +106,7 @@ class Instance:
     attempts: int
     dependence_measure: str = PARTIAL_CORRELATION
     weak_edges: int = 0
+    variable_names: tuple[str, ...] | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -144,6 +150,28 @@ class Instance:
 
 def _streams(seed: int) -> list[np.random.SeedSequence]:
     return np.random.SeedSequence(seed).spawn(4)
+
+
+def draw_graph(spec: LevelSpec, rng: np.random.Generator) -> tuple[DAG, tuple[str, ...] | None]:
+    """One graph draw of ``spec.graph`` from the graph stream (DESIGN §3, step 1), and the
+    variable names of a fixed topology in the drawn labelling (None for a random graph).
+
+    ``"er"`` is :func:`~acdb_gym.core.graphs.random_order_dag` (its draws unchanged),
+    ``"sf"`` :func:`~acdb_gym.core.graphs.scale_free_dag`; a fixed topology's node ``s``
+    becomes node ``order[s]`` for a uniform permutation ``order = rng.permutation(d)``.
+    """
+    if spec.graph == "er":
+        return random_order_dag(spec.d, n_edges=spec.k, rng=rng), None
+    if spec.graph == "sf":
+        return scale_free_dag(spec.d, n_edges=spec.k, rng=rng), None
+    source = topology(spec.graph)
+    order = rng.permutation(spec.d)
+    adjacency = np.zeros((spec.d, spec.d), dtype=np.bool_)
+    adjacency[np.ix_(order, order)] = source.dag.adjacency
+    names = [""] * spec.d
+    for position, name in enumerate(source.names):
+        names[int(order[position])] = name
+    return DAG(adjacency), tuple(names)
 
 
 def _draw_weights(spec: LevelSpec, dag: DAG, rng: np.random.Generator) -> FloatArray:
@@ -212,12 +240,12 @@ def _generate_cached(spec: LevelSpec, seed: int) -> Instance:
 
 def _redraw_weak_edges(
     spec: LevelSpec, graph_rng: np.random.Generator, weight_rng: np.random.Generator
-) -> tuple[DAG, LinearGaussianSCM, FloatArray, int, int]:
+) -> tuple[DAG, LinearGaussianSCM, FloatArray, int, int, tuple[str, ...] | None]:
     """``faithfulness_rule="redraw_edges"``: one graph; the weights of the edges that fail the
     check are redrawn (magnitude and sign, row-major) up to :data:`EDGE_REDRAW_ROUNDS` times,
     then the world is accepted as it is. Returns the graph, SCM, population covariance, weight
-    draws and the edges still failing."""
-    dag = random_order_dag(spec.d, n_edges=spec.k, rng=graph_rng)
+    draws, the edges still failing and the variable names."""
+    dag, names = draw_graph(spec, graph_rng)
     weights = _draw_weights(spec, dag, weight_rng)
     draws = 1
     while True:
@@ -226,7 +254,7 @@ def _redraw_weak_edges(
         weak = weak_edges(dag, cov, spec.faithfulness_eps)
         n_weak = int(weak.sum())
         if n_weak == 0 or draws > EDGE_REDRAW_ROUNDS:
-            return dag, scm, cov, draws, n_weak
+            return dag, scm, cov, draws, n_weak, names
         magnitude = weight_rng.uniform(spec.weight_low, spec.weight_high, size=n_weak)
         sign = np.where(weight_rng.random(n_weak) < 0.5, -1.0, 1.0)
         weights = weights.copy()
@@ -246,7 +274,7 @@ def _generate(spec: LevelSpec, seed: int) -> Instance:
     while True:
         attempts += 1
         # DESIGN §3, step 1; its draw order is fixed by the manifest digests.
-        dag = random_order_dag(spec.d, n_edges=spec.k, rng=graph_rng)
+        dag, names = draw_graph(spec, graph_rng)
         scm = _build_scm(spec, _draw_weights(spec, dag, weight_rng))
         cov = scm.covariance()
         if _passes_full_set_check(dag, cov, spec.faithfulness_eps) and is_faithful(
@@ -255,7 +283,7 @@ def _generate(spec: LevelSpec, seed: int) -> Instance:
             break
         if attempts == MAX_ATTEMPTS:
             raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)
-    return _finish(spec, seed, streams, dag, scm, cov, attempts, 0)
+    return _finish(spec, seed, streams, dag, scm, cov, attempts, 0, names)
 
 
 def _finish(
@@ -267,6 +295,7 @@ def _finish(
     cov: FloatArray,
     attempts: int,
     weak: int,
+    names: tuple[str, ...] | None = None,
 ) -> Instance:
     """The instance of an accepted world: its observational sample, I* and budget."""
     d_obs = scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
@@ -282,6 +311,7 @@ def _finish(
         min_relevant_abs_rho=min_relevant_partial_correlation(dag, cov),
         attempts=attempts,
         weak_edges=weak,
+        variable_names=names,
     )
 
 
@@ -295,7 +325,7 @@ def _generate_family(spec: LevelSpec, seed: int) -> Instance:
     attempts = 0
     while True:
         attempts += 1
-        dag = random_order_dag(spec.d, n_edges=spec.k, rng=graph_rng)
+        dag, names = draw_graph(spec, graph_rng)
         weights = _draw_weights(spec, dag, weight_rng)
         world = draw_world(spec, dag, weights, weight_rng, calibration_rng)
         if world.scm is not None and world.acceptance.accepted:
@@ -315,4 +345,5 @@ def _generate_family(spec: LevelSpec, seed: int) -> Instance:
         min_relevant_abs_rho=world.acceptance.min_dependence,
         attempts=attempts,
         dependence_measure=world.acceptance.measure,
+        variable_names=names,
     )

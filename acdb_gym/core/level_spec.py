@@ -16,9 +16,12 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from acdb_gym.core.real_topologies import FIXED_GRAPHS, TOPOLOGY_SIZES
+
 __all__ = [
     "FAITHFULNESS_RULES",
     "FAMILIES",
+    "GRAPHS",
     "LINEAR_GAUSSIAN",
     "LINEAR_NONGAUSSIAN",
     "NONLINEAR",
@@ -32,6 +35,10 @@ LINEAR_GAUSSIAN: Family = "linear_gaussian"
 LINEAR_NONGAUSSIAN: Family = "linear_nongaussian"
 NONLINEAR: Family = "nonlinear"
 FAMILIES: tuple[Family, ...] = get_args(Family)
+
+GRAPHS: tuple[str, ...] = ("er", "sf", *FIXED_GRAPHS)
+"""The values of :attr:`LevelSpec.graph`: the random graph models ``"er"`` (the default) and
+``"sf"``, and the fixed real topologies (:mod:`acdb_gym.core.real_topologies`)."""
 
 FAITHFULNESS_RULES = ("reject_world", "redraw_edges")
 """The values of :attr:`LevelSpec.faithfulness_rule`; the first is the default."""
@@ -63,6 +70,11 @@ class LevelSpec:
             edges' weights, at most :data:`~acdb_gym.core.instance.EDGE_REDRAW_ROUNDS` times,
             then accept the world (linear-Gaussian family only) and record how many edges still fail
             (:attr:`~acdb_gym.core.instance.Instance.weak_edges`).
+        graph: the graph model (:data:`GRAPHS`, DESIGN §3 step 1 and §3.2): ``"er"`` (uniform
+            random order, uniform edge set), ``"sf"`` (scale-free, preferential attachment),
+            or a fixed real topology (``"sachs"``, ``"dream4-1"`` ... ``"dream4-5"``) with its
+            nodes relabelled by a uniform permutation per draw; a fixed topology's ``d`` and
+            ``k`` must be its own.
     """
 
     d: int
@@ -77,6 +89,7 @@ class LevelSpec:
     standardized: bool = False
     family: Family = LINEAR_GAUSSIAN
     faithfulness_rule: str = "reject_world"
+    graph: str = "er"
 
     def __post_init__(self) -> None:
         if self.d < 2:
@@ -107,6 +120,14 @@ class LevelSpec:
             raise ValueError(
                 f"faithfulness_rule {self.faithfulness_rule!r} is defined for the linear-Gaussian "
                 f"family only, got family {self.family!r}"
+            )
+
+        if self.graph not in GRAPHS:
+            raise ValueError(f"graph must be one of {list(GRAPHS)}, got {self.graph!r}")
+        if self.graph in TOPOLOGY_SIZES and (self.d, self.k) != TOPOLOGY_SIZES[self.graph]:
+            raise ValueError(
+                f"graph {self.graph!r} has (d, k) = {TOPOLOGY_SIZES[self.graph]}, "
+                f"got ({self.d}, {self.k})"
             )
 
     def __repr__(self) -> str:

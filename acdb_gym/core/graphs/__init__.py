@@ -9,7 +9,8 @@ before it):
 
 * :mod:`~acdb_gym.core.graphs.dag`: ``DAG``, ``PDAG``, ``CycleError`` and traversals
   (``topological_order``, ``find_cycle``, ``has_directed_path``, ``reachability``);
-* :mod:`~acdb_gym.core.graphs.random_dags`: ``random_order_dag``, the benchmark's graph model;
+* :mod:`~acdb_gym.core.graphs.random_dags`: ``random_order_dag`` and
+  ``scale_free_dag``, the benchmark's graph models;
 * :mod:`~acdb_gym.core.graphs.meek`: Meek's rules R1-R4 and ``meek_closure``;
 * :mod:`~acdb_gym.core.graphs.equivalence`: ``cpdag`` and the interventional
   ``essential_graph``;
@@ -44,7 +45,12 @@ from acdb_gym.core.graphs.meek import (
     apply_meek_rule4,
     meek_closure,
 )
-from acdb_gym.core.graphs.random_dags import EdgeCount, random_order_dag
+from acdb_gym.core.graphs.random_dags import (
+    EdgeCount,
+    parent_quotas,
+    random_order_dag,
+    scale_free_dag,
+)
 
 __all__ = [
     "DAG",
@@ -63,7 +69,9 @@ __all__ = [
     "has_directed_path",
     "meek_closure",
     "minimum_intervention_set",
+    "parent_quotas",
     "random_order_dag",
     "reachability",
+    "scale_free_dag",
     "topological_order",
 ]
