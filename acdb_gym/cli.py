@@ -11,18 +11,18 @@ from pathlib import Path
 from typing import Any
 
 from acdb_gym import __version__
-from acdb_gym.core.custom_level import (
+from acdb_gym.core.ladders.custom import (
     CUSTOM_LADDER,
     CUSTOM_SEED_BASE,
     MAX_CUSTOM_SEEDS,
     parse_custom_level,
 )
-from acdb_gym.core.ladder import ALL_LADDERS, FAMILY_LADDERS, LEVEL_NAMES, MANIFEST_SIZE
-from acdb_gym.core.level_spec import FAMILIES
+from acdb_gym.core.ladders.shipped import ALL_LADDERS, FAMILY_LADDERS, LEVEL_NAMES, MANIFEST_SIZE
 from acdb_gym.core.types import PANELS
+from acdb_gym.core.worlds.spec import FAMILIES
 from acdb_gym.registry import OFFLINE_AGENTS, agent_help
 from acdb_gym.results import RESULTS_FILE
-from acdb_gym.run_lock import RunDirectoryBusyError
+from acdb_gym.sweep.lock import RunDirectoryBusyError
 
 __all__ = ["main"]
 
@@ -253,7 +253,7 @@ def _inspect_import(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from acdb_gym.sweep import SweepConfig, parse_list, parse_panels
+    from acdb_gym.sweep.run import SweepConfig, parse_list, parse_panels
 
     options = {
         "provider": args.provider,
@@ -307,7 +307,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
 def _custom_config(args: argparse.Namespace, common: dict[str, Any]) -> Any:
     """The sweep of ``--custom-level``: its levels on ladder ``custom``."""
-    from acdb_gym.sweep import SweepConfig
+    from acdb_gym.sweep.run import SweepConfig
 
     if args.families:
         raise ValueError("--custom-level runs in place of --families; give one of them")
@@ -334,7 +334,7 @@ def _sweep_ladders(args: argparse.Namespace) -> list[str]:
 
 
 def _run_one_sweep(config: Any) -> int:
-    from acdb_gym.sweep import run_sweep
+    from acdb_gym.sweep.run import run_sweep
 
     summary = run_sweep(config)
     print(
@@ -423,7 +423,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv[:1] == ["train"]:
             # The trainer owns its options (its config dataclass is its --help).
-            from acdb_gym.agents.rl_train import main as train_main
+            from acdb_gym.agents.rl.train import main as train_main
 
             return train_main(argv[1:])
         args = build_parser().parse_args(argv)

@@ -225,7 +225,7 @@ def _check_llm(entry: AgentEntry, options: Mapping[str, Any]) -> None:
 
 
 def _check_policy(entry: AgentEntry, options: Mapping[str, Any]) -> None:
-    from acdb_gym.agents.rl import load_policy
+    from acdb_gym.agents.rl.agent import load_policy
 
     try:
         load_policy(entry.model_path, trust=bool(options.get("trust_model")))
@@ -353,7 +353,7 @@ _ENTRIES: Final = (
     ),
     AgentEntry(
         "rl",
-        "acdb_gym.agents.rl:RLAgent",
+        "acdb_gym.agents.rl.agent:RLAgent",
         "an intervention policy saved by acdb train",
         construction="policy",
         panels=(PANEL_ACTIVE,),

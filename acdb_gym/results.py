@@ -128,7 +128,7 @@ class ResultRow:
         privileged: the agent was handed the hidden instance (the oracle); None in rows
             written before rows recorded it.
         level_spec: a custom level's spec as canonical text
-            (:func:`acdb_gym.core.custom_level.format_level_spec`), from which the level and
+            (:func:`acdb_gym.core.ladders.custom.format_level_spec`), from which the level and
             its seeds are rebuilt; absent (None) on the shipped ladders' rows.
         revision: the hypotheses an agent stated before each experiment and its submission,
             in the compact form of :meth:`acdb_gym.envs.hypotheses.RevisionRecord.to_dict`

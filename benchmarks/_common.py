@@ -328,7 +328,7 @@ def make_env_for_spec(spec: Any, **kwargs: Any) -> Any:
     """
     from unittest import mock
 
-    from acdb_gym.core.ladder import Level
+    from acdb_gym.core.ladders.shipped import Level
     from acdb_gym.envs import acdb_env
 
     level = Level("bench", "B", "synthetic benchmark level", spec, manifest=())

@@ -13,8 +13,8 @@ import argparse
 
 import numpy as np
 
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladders.shipped import LADDERS
+from acdb_gym.core.worlds.instance import generate_instance
 
 
 def main() -> None:

@@ -39,23 +39,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (
-    PEER_MISSING,
-    Skipped,
-    Timing,
-    base_parser,
-    markdown_table,
-    measure,
-    peer_available,
-    print_header,
-    ratio,
-    run_capped,
-)
+import _common as bench
 
 from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.instance import Instance
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.core.scoring import score
+from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.discovery import greedy_interventional_search
 
 SHIFT = 4.0
@@ -104,7 +93,7 @@ class Side:
     times: list[float]
     f1: list[float]
     shd: list[float]
-    skipped: Skipped | None = None
+    skipped: bench.Skipped | None = None
 
     def cells(self) -> list[str]:
         """The F1, SHD and time cells."""
@@ -113,12 +102,12 @@ class Side:
         return [
             f"{statistics.fmean(self.f1):.3f}",
             f"{statistics.fmean(self.shd):.2f}",
-            Timing(tuple(self.times)).cell(),
+            bench.Timing(tuple(self.times)).cell(),
         ]
 
-    def timing(self) -> Timing | None:
-        """Per-instance median times as a :class:`Timing` (None when skipped)."""
-        return None if self.skipped is not None else Timing(tuple(self.times))
+    def timing(self) -> bench.Timing | None:
+        """Per-instance median times as a :class:`bench.Timing` (None when skipped)."""
+        return None if self.skipped is not None else bench.Timing(tuple(self.times))
 
 
 def _score(instance: Instance, graph: PDAG) -> tuple[float, float]:
@@ -138,7 +127,7 @@ def run_ours(
         def call(i: Instance = instance, e: Experiments = experiments) -> PDAG:
             return method(i.d_obs, e)
 
-        side.times.append(measure(call, repeats=repeats, warmup=0, min_repeats=1).median)
+        side.times.append(bench.measure(call, repeats=repeats, warmup=0, min_repeats=1).median)
         f1, shd = _score(instance, call())
         side.f1.append(f1)
         side.shd.append(shd)
@@ -162,8 +151,8 @@ def run_peer(instances: Sequence[tuple[Instance, Experiments]], repeats: int, ca
         def check(graph: Any, i: Instance = instance) -> tuple[float, float]:
             return _score(i, graph)
 
-        timing, scores = run_capped(setup, _gies_on, repeats=repeats, cap=cap, check=check)
-        if isinstance(timing, Skipped):
+        timing, scores = bench.run_capped(setup, _gies_on, repeats=repeats, cap=cap, check=check)
+        if isinstance(timing, bench.Skipped):
             return Side([], [], [], skipped=timing)
         side.times.append(timing.median)
         f1, shd = cast(tuple[float, float], scores)
@@ -173,7 +162,7 @@ def run_peer(instances: Sequence[tuple[Instance, Experiments]], repeats: int, ca
 
 
 def main() -> None:
-    parser = base_parser(__doc__)
+    parser = bench.base_parser(__doc__)
     parser.add_argument("--ladder", default="v0", choices=sorted(LADDERS))
     parser.add_argument("--levels", nargs="+", default=None, help="default: every level")
     parser.add_argument("--instances", type=int, default=8, help="manifest instances per level")
@@ -186,9 +175,9 @@ def main() -> None:
     if args.smoke:
         levels, n_instances = levels[:1], 1
     repeats = args.repeats or (1 if args.smoke else 3)
-    have_peer = peer_available("gies")
+    have_peer = bench.peer_available("gies")
 
-    print_header(
+    bench.print_header(
         f"Greedy interventional-BIC search vs GIES, ladder {args.ladder}",
         "Observational data plus n_int rows per I* target, the same arrays for every method. "
         "F1 and SHD: means over the instances; time per instance: median over instances "
@@ -213,8 +202,8 @@ def main() -> None:
                 f"{i_star:.1f}",
                 *plain.cells(),
                 *sparse.cells(),
-                *(peer.cells() if peer is not None else [PEER_MISSING] * 3),
-                ratio(peer.timing(), plain.timing()) if peer is not None else "–",
+                *(peer.cells() if peer is not None else [bench.PEER_MISSING] * 3),
+                bench.ratio(peer.timing(), plain.timing()) if peer is not None else "–",
             ]
         )
     headers = [
@@ -232,7 +221,7 @@ def main() -> None:
         "GIES time",
         "GIES / ours p=1",
     ]
-    print(markdown_table(headers, rows))
+    print(bench.markdown_table(headers, rows))
 
 
 if __name__ == "__main__":

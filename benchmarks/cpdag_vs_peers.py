@@ -28,18 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (
-    PEER_MISSING,
-    Skipped,
-    Timing,
-    base_parser,
-    markdown_table,
-    measure,
-    peer_available,
-    print_header,
-    ratio,
-    run_capped,
-)
+import _common as bench
 from _graphs import random_dag_adjacency
 
 from acdb_gym.core.graphs import DAG, PDAG, cpdag
@@ -135,7 +124,7 @@ PEERS = {
 }
 
 
-def _peer_cell(result: Timing | Skipped | str | None) -> str:
+def _peer_cell(result: bench.Timing | bench.Skipped | str | None) -> str:
     if result is None:
         return "–"
     if isinstance(result, str):
@@ -144,19 +133,19 @@ def _peer_cell(result: Timing | Skipped | str | None) -> str:
 
 
 def main() -> None:
-    parser = base_parser(__doc__)
+    parser = bench.base_parser(__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 50, 200, 1000])
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     sizes = args.sizes[:1] if args.smoke else args.sizes
     repeats = args.repeats or (3 if args.smoke else 15)
 
-    print_header(
+    bench.print_header(
         "cpdag vs causal-learn dag2cpdag and graphical_models DAG.cpdag",
         "Median wall time (IQR, fastest run, runs); ratio = peer median / our median. Peers capped at "
         f"{CAP:g} s per call.",
     )
-    available = {name: peer_available(spec[0]) for name, spec in PEERS.items()}
+    available = {name: bench.peer_available(spec[0]) for name, spec in PEERS.items()}
     rows = []
     for density in DENSITIES:
         given_up = dict.fromkeys(PEERS, False)
@@ -165,30 +154,30 @@ def main() -> None:
             adjacency = random_dag_adjacency(rng, d, _edge_prob(density, d))
             dag = DAG(adjacency)
             ours_result = cpdag(dag)
-            ours = measure(lambda dag=dag: _compute_cpdag(dag), repeats=repeats)
+            ours = bench.measure(lambda dag=dag: _compute_cpdag(dag), repeats=repeats)
             cells: list[str] = []
             ratios: list[str] = []
             agree: list[str] = []
             for name, (_, setup, call, checker) in PEERS.items():
-                peer: Timing | Skipped | str
+                peer: bench.Timing | bench.Skipped | str
                 if not available[name]:
-                    peer = PEER_MISSING
+                    peer = bench.PEER_MISSING
                 elif given_up[name]:
-                    peer = Skipped(CAP)
+                    peer = bench.Skipped(CAP)
                 else:
-                    peer, same = run_capped(
+                    peer, same = bench.run_capped(
                         lambda a=adjacency, s=setup: s(a),
                         call,
                         repeats=repeats,
                         cap=CAP,
                         check=checker(ours_result),
                     )
-                    if isinstance(peer, Skipped):
+                    if isinstance(peer, bench.Skipped):
                         given_up[name] = True
                     else:
                         agree.append(f"{name.split()[0]}: {'yes' if same else 'NO'}")
                 cells.append(_peer_cell(peer))
-                ratios.append(ratio(peer, ours))
+                ratios.append(bench.ratio(peer, ours))
             rows.append(
                 [density, d, dag.n_edges, ours.cell(), *cells, *ratios, "; ".join(agree) or "–"]
             )
@@ -201,7 +190,7 @@ def main() -> None:
         *(f"{name.split()[0]} / ours" for name in PEERS),
         "agree",
     ]
-    print(markdown_table(headers, rows))
+    print(bench.markdown_table(headers, rows))
 
 
 if __name__ == "__main__":

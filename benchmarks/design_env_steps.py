@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Timing, base_parser, markdown_table, measure, print_header
 
-from acdb_gym.core.ladder import LADDERS
-from acdb_gym.envs.design_env import InterventionDesignEnv
+from acdb_gym.core.ladders.shipped import LADDERS
+from acdb_gym.envs.design.env import InterventionDesignEnv
 
 
 def run_episodes(env: InterventionDesignEnv, episodes: int) -> tuple[Timing, Timing, Timing]:

@@ -54,7 +54,7 @@ from _common import (
     ratio,
 )
 
-from acdb_gym.core.ladder import LADDERS, LevelSpec
+from acdb_gym.core.ladders.shipped import LADDERS, LevelSpec
 from acdb_gym.envs import acdb_env, actions
 from acdb_gym.envs.acdb_env import ACDBEnv
 

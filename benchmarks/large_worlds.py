@@ -47,9 +47,9 @@ from _common import (
 )
 
 from acdb_gym.agents.base import run_episode
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import LARGE_LADDER, Level
+from acdb_gym.core.ladders.shipped import LARGE_LADDER, Level
 from acdb_gym.core.scoring import score
+from acdb_gym.core.worlds.instance import generate_instance
 from acdb_gym.discovery import pc, pc_cpdag
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv, observation_space

@@ -28,9 +28,9 @@ sys.path.insert(0, str(HERE))
 
 from _common import base_parser, load_average, load_test_server, markdown_table, print_header  # noqa: E402
 
-from acdb_gym.core.ladder import get_level  # noqa: E402
+from acdb_gym.core.ladders.shipped import get_level  # noqa: E402
 from acdb_gym.results import read_results  # noqa: E402
-from acdb_gym.sweep import SweepConfig, run_sweep  # noqa: E402
+from acdb_gym.sweep.run import SweepConfig, run_sweep  # noqa: E402
 
 REQUESTS_PER_JOB = 2
 """The scripted model intervenes once, then submits."""

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import base_parser, fmt_seconds, make_env_for_spec, markdown_table, print_header
 
-from acdb_gym.core.ladder import LevelSpec
+from acdb_gym.core.ladders.shipped import LevelSpec
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
 

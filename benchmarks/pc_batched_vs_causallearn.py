@@ -30,21 +30,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (
-    PEER_MISSING,
-    Skipped,
-    Timing,
-    base_parser,
-    markdown_table,
-    measure,
-    peer_available,
-    print_header,
-    ratio,
-    run_capped,
-)
+import _common as bench
 
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.level_spec import LevelSpec
+from acdb_gym.core.worlds.instance import generate_instance
+from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.discovery.pc_batched import BatchedPCResult, pc_batched
 
 ALPHA = 0.05
@@ -102,41 +91,41 @@ def identical(ours: BatchedPCResult, theirs: Outcome) -> str:
 
 
 def main() -> None:
-    parser = base_parser(__doc__)
+    parser = bench.base_parser(__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 50, 100])
     parser.add_argument("--seed", type=int, default=0, help="instance seed")
     parser.add_argument("--cap", type=float, default=30.0, help="seconds per causal-learn call")
     args = parser.parse_args()
     sizes = [10] if args.smoke else args.sizes
     repeats = args.repeats or (1 if args.smoke else 5)
-    have_peer = peer_available("causallearn.search.ConstraintBased.PC")
+    have_peer = bench.peer_available("causallearn.search.ConstraintBased.PC")
 
-    print_header(
+    bench.print_header(
         "Batched PC vs causal-learn's pc",
         f"Fisher-z PC-stable at alpha = {ALPHA} on the observational sample (n = {N_OBS}) of "
         "one synthetic instance per size (k = 1.5 d edges). Ratio = causal-learn / batched.",
     )
     rows = []
-    skipped: Skipped | None = None
+    skipped: bench.Skipped | None = None
     for d in sizes:
         data = make_data(d, args.seed)
         result = pc_batched(data)
-        ours = measure(lambda x=data: pc_batched(x), repeats=repeats)
-        theirs: Timing | Skipped | str
+        ours = bench.measure(lambda x=data: pc_batched(x), repeats=repeats)
+        theirs: bench.Timing | bench.Skipped | str
         same = "–"
         if not have_peer:
-            theirs = PEER_MISSING
+            theirs = bench.PEER_MISSING
         elif skipped is not None:
             theirs = skipped
         else:
-            theirs, outcome = run_capped(
+            theirs, outcome = bench.run_capped(
                 lambda x=data: x,
                 run_causallearn,
                 repeats=1 if d >= 50 else repeats,
                 cap=args.cap,
                 check=causallearn_outcome,
             )
-            if isinstance(theirs, Skipped):
+            if isinstance(theirs, bench.Skipped):
                 skipped = theirs
             else:
                 same = identical(result, outcome)  # type: ignore[arg-type]
@@ -148,12 +137,12 @@ def main() -> None:
                 theirs if isinstance(theirs, str) else theirs.cell(),
                 ours.cell(),
                 ours.cpu_cell(),
-                ratio(theirs, ours),
+                bench.ratio(theirs, ours),
                 same,
             ]
         )
-    headers = ["d", "edges found", "tests", "causal-learn", "batched", "batched CPU", "ratio"]
-    print(markdown_table([*headers, "identical"], rows))
+    headers = ["d", "edges found", "tests", "causal-learn", "batched", "batched CPU", "bench.ratio"]
+    print(bench.markdown_table([*headers, "identical"], rows))
 
 
 if __name__ == "__main__":

@@ -28,21 +28,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (
-    PEER_MISSING,
-    Skipped,
-    Timing,
-    base_parser,
-    markdown_table,
-    measure,
-    peer_available,
-    print_header,
-    ratio,
-    run_capped,
-)
+import _common as bench
 
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import LADDERS, LevelSpec
+from acdb_gym.core.ladders.shipped import LADDERS, LevelSpec
+from acdb_gym.core.worlds.instance import generate_instance
 from acdb_gym.envs.acdb_env import ACDBEnv
 
 CAP = 30.0
@@ -68,16 +57,16 @@ def gcastle_simulation(spec: LevelSpec, seed: int) -> np.ndarray:
     return np.asarray(simulation.X)
 
 
-def _peer_timing(spec: LevelSpec, repeats: int, have_peer: bool) -> Timing | str:
+def _peer_timing(spec: LevelSpec, repeats: int, have_peer: bool) -> bench.Timing | str:
     if not have_peer:
-        return PEER_MISSING
+        return bench.PEER_MISSING
     seeds = iter(range(10**6))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return measure(lambda: gcastle_simulation(spec, next(seeds)), repeats=repeats)
+        return bench.measure(lambda: gcastle_simulation(spec, next(seeds)), repeats=repeats)
 
 
-def _cell(timing: Timing | Skipped | str) -> str:
+def _cell(timing: bench.Timing | bench.Skipped | str) -> str:
     return timing if isinstance(timing, str) else timing.cell()
 
 
@@ -89,14 +78,14 @@ def ladder_table(repeats: int, smoke: bool, have_peer: bool) -> str:
             spec = level.spec
             env = ACDBEnv(level.name, ladder=ladder_name)
             env.reset(seed=0)
-            reset = measure(env.reset, repeats=repeats)
+            reset = bench.measure(env.reset, repeats=repeats)
             seeds = iter(range(10**6))
             attempts: list[int] = []
 
             def generate(spec: LevelSpec = spec, seeds: Any = seeds, out: Any = attempts) -> None:
                 out.append(generate_instance(spec, next(seeds)).attempts)
 
-            generation = measure(generate, repeats=repeats)
+            generation = bench.measure(generate, repeats=repeats)
             peer = _peer_timing(spec, repeats, have_peer)
             rows.append(
                 [
@@ -110,7 +99,7 @@ def ladder_table(repeats: int, smoke: bool, have_peer: bool) -> str:
                     generation.cell(),
                     f"{np.mean(attempts):.2g}",
                     _cell(peer),
-                    ratio(reset, peer),
+                    bench.ratio(reset, peer),
                 ]
             )
     headers = [
@@ -126,7 +115,7 @@ def ladder_table(repeats: int, smoke: bool, have_peer: bool) -> str:
         "gCastle ER + IIDSimulation",
         "reset / gCastle",
     ]
-    return markdown_table(headers, rows)
+    return bench.markdown_table(headers, rows)
 
 
 def scaling_table(sizes: list[int], repeats: int, have_peer: bool) -> str:
@@ -134,9 +123,9 @@ def scaling_table(sizes: list[int], repeats: int, have_peer: bool) -> str:
     given_up = False
     for d in sizes:
         spec = LevelSpec(d=d, k=round(1.5 * d), n_obs=500, n_int=100, noise_var=1.0, slack=1)
-        ours: Timing | Skipped
+        ours: bench.Timing | bench.Skipped
         if given_up:
-            ours, draws = Skipped(CAP), None
+            ours, draws = bench.Skipped(CAP), None
         else:
 
             def setup(spec: LevelSpec = spec) -> Any:
@@ -147,13 +136,15 @@ def scaling_table(sizes: list[int], repeats: int, have_peer: bool) -> str:
                 draws.append(generate_instance(spec, next(seeds)).attempts)
                 return draws
 
-            ours, mean_draws = run_capped(
+            ours, mean_draws = bench.run_capped(
                 setup, call, repeats=repeats, cap=CAP, check=lambda draws: float(np.mean(draws))
             )
             draws = mean_draws if isinstance(mean_draws, float) else None
-            given_up = isinstance(ours, Skipped)
+            given_up = isinstance(ours, bench.Skipped)
         per_draw = (
-            f"{ours.median / draws * 1e3:.3g} ms" if isinstance(ours, Timing) and draws else "–"
+            f"{ours.median / draws * 1e3:.3g} ms"
+            if isinstance(ours, bench.Timing) and draws
+            else "–"
         )
         peer = _peer_timing(spec, repeats, have_peer)
         rows.append(
@@ -174,18 +165,18 @@ def scaling_table(sizes: list[int], repeats: int, have_peer: bool) -> str:
         "median / mean draws",
         "gCastle ER + IIDSimulation",
     ]
-    return markdown_table(headers, rows)
+    return bench.markdown_table(headers, rows)
 
 
 def main() -> None:
-    parser = base_parser(__doc__)
+    parser = bench.base_parser(__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 50, 100, 200])
     args = parser.parse_args()
     repeats = args.repeats or (3 if args.smoke else 30)
     sizes = args.sizes[:1] if args.smoke else args.sizes
-    have_peer = peer_available("castle.datasets")
+    have_peer = bench.peer_available("castle.datasets")
 
-    print_header(
+    bench.print_header(
         "Instance generation (ACDBEnv.reset) vs gCastle's simulator",
         "Median wall time (IQR, fastest run, runs); every run draws a fresh instance. The CPU "
         "column is the median process time of the same runs: on a machine whose cores other "

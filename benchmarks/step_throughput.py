@@ -41,9 +41,9 @@ import gymnasium as gym
 import numpy as np
 
 import acdb_gym
-from acdb_gym.core.instance import Instance
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.core.session import Session
+from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
 

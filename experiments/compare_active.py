@@ -1,7 +1,7 @@
 """Stronger classical active agents vs the paper's PC + greedy, on both ladders.
 
 Runs every agent on every manifest seed of every level (8 seeds x 6 levels per ladder) with
-the sweep (``acdb_gym.sweep``) in the active panel with raw tools, then prints, per ladder, from
+the sweep (``acdb_gym.sweep.run``) in the active panel with raw tools, then prints, per ladder, from
 the report package (``acdb_gym.report``):
 
 * a Table-2-style summary per agent: skeleton F1, directed precision / recall / F1, SHD,
@@ -42,7 +42,7 @@ from threadpoolctl import threadpool_limits
 
 from acdb_gym import registry, report, sweep
 from acdb_gym.baselines.active import BICActiveAgent, Leftover, PCActiveAgent
-from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
+from acdb_gym.core.ladders.shipped import LADDERS, LEVEL_NAMES
 from acdb_gym.core.types import PANEL_ACTIVE
 from acdb_gym.report.tables import format_number, md_table
 from acdb_gym.report.types import AgentRow, LadderSummary

@@ -30,8 +30,9 @@ import torch
 
 import acdb_gym  # noqa: F401  (registers the env ids)
 from acdb_gym.agents.base import Agent, run_episode
-from acdb_gym.agents.rl import RLAgent
-from acdb_gym.agents.rl_train import TEST_SEED_BASE
+from acdb_gym.agents.rl.agent import RLAgent
+from acdb_gym.agents.rl.train import TEST_SEED_BASE
+from acdb_gym.agents.rl.training_worlds import UNSEEN_SIZE_LEVEL
 from acdb_gym.baselines.targeting import (
     GreedyTargeting,
     OracleTargeting,
@@ -41,23 +42,16 @@ from acdb_gym.baselines.targeting import (
     sign_flip_p_value,
     stratified_sign_flip_p_value,
 )
-from acdb_gym.core.instance import Instance, InstanceGenerationError, generate_instance
-from acdb_gym.core.ladder import LADDERS, PAPER_LADDERS, Level, LevelSpec
+from acdb_gym.core.ladders.shipped import LADDERS, PAPER_LADDERS, Level
+from acdb_gym.core.worlds.instance import Instance, InstanceGenerationError, generate_instance
 from acdb_gym.envs.acdb_env import ACDBEnv
-from acdb_gym.envs.design_env import InterventionDesignEnv
+from acdb_gym.envs.design.env import InterventionDesignEnv
 
 COMPARATORS = ("random", "greedy", "pc_active", "oracle")
 ESTIMATORS = ("true_cpdag", "pc")
 PUBLISHED = 8
 """Manifest seeds 0..7 are the published table's; evaluation starts at index 8."""
-CUSTOM = Level(
-    "custom",
-    "D40",
-    "unseen size",
-    LevelSpec(d=40, k=60, n_obs=1000, n_int=200, noise_var=1.0, slack=0, standardized=True),
-    manifest=(),
-)
-"""v1 L5's density (1.5 edges per node) and v1 L1's samples at d = 40, slack 0."""
+CUSTOM = UNSEEN_SIZE_LEVEL
 
 
 def custom_instances(count: int) -> list[Instance]:

@@ -23,8 +23,8 @@ import numpy as np
 
 import acdb_gym  # noqa: F401  (registers the env ids)
 from acdb_gym.agents.base import Agent, run_episode
-from acdb_gym.agents.rl import RLAgent
-from acdb_gym.agents.rl_train import TEST_SEED_BASE, held_out_instances
+from acdb_gym.agents.rl.agent import RLAgent
+from acdb_gym.agents.rl.train import TEST_SEED_BASE, held_out_instances
 from acdb_gym.baselines.targeting import (
     GreedyTargeting,
     OracleTargeting,
@@ -32,7 +32,7 @@ from acdb_gym.baselines.targeting import (
     evaluate_targeting,
     sign_flip_p_value,
 )
-from acdb_gym.envs.design_env import InterventionDesignEnv
+from acdb_gym.envs.design.env import InterventionDesignEnv
 
 N_RESAMPLES = 100_000
 """Sign-flip resamples: the smallest two-sided p-value this can report is about 2e-5."""

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from acdb_gym import report
-from acdb_gym.core.ladder import LEVEL_NAMES
+from acdb_gym.core.ladders.shipped import LEVEL_NAMES
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL
 from acdb_gym.registry import OFFLINE_AGENTS
-from acdb_gym.sweep import SweepConfig, parse_list, run_sweep
+from acdb_gym.sweep.run import SweepConfig, parse_list, run_sweep
 
 
 @dataclass(frozen=True)

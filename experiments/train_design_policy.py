@@ -4,8 +4,8 @@
 
 A single-file PPO in the CleanRL manner. One design env per (ladder level, estimator) pair
 (12 levels x {pc, true_cpdag} = 24 envs, d from 5 to 30) runs in this process with the
-size-free graph observation (:mod:`acdb_gym.envs.design_graph`); every step batches all 24
-observations, padded to the largest d, through :class:`~acdb_gym.agents.rl_graph.
+size-free graph observation (:mod:`acdb_gym.envs.design.graph_obs`); every step batches all 24
+observations, padded to the largest d, through :class:`~acdb_gym.agents.rl.graph_policy.
 NodeMessagePolicy`. Training instances use seeds in [2**32, 2**63 - 1) (never a manifest,
 validation or test seed); validation uses seeds 10**9 + i. The reward is the env's terminal
 directed F1 minus ``--intervention-cost`` per intervention (a tie-breaker that prefers fewer
@@ -29,12 +29,18 @@ import numpy as np
 import torch
 
 from acdb_gym.agents.base import run_episode
-from acdb_gym.agents.rl import PolicyMetadata, RLAgent
-from acdb_gym.agents.rl_graph import NetworkConfig, NodeMessagePolicy, collate, save_network, trim
-from acdb_gym.agents.rl_train import TRAIN_SEED_LOW, VALIDATION_SEED_BASE, held_out_instances
-from acdb_gym.core.instance import Instance, InstanceGenerationError, generate_instance
-from acdb_gym.core.ladder import LADDERS, PAPER_LADDERS
-from acdb_gym.envs.design_env import Estimator, InterventionDesignEnv
+from acdb_gym.agents.rl.agent import PolicyMetadata, RLAgent
+from acdb_gym.agents.rl.graph_policy import (
+    NetworkConfig,
+    NodeMessagePolicy,
+    collate,
+    save_network,
+    trim,
+)
+from acdb_gym.agents.rl.train import TRAIN_SEED_LOW, VALIDATION_SEED_BASE, held_out_instances
+from acdb_gym.core.ladders.shipped import LADDERS, PAPER_LADDERS
+from acdb_gym.core.worlds.instance import Instance, InstanceGenerationError, generate_instance
+from acdb_gym.envs.design.env import Estimator, InterventionDesignEnv
 
 
 @dataclass(frozen=True)

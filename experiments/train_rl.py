@@ -3,7 +3,7 @@
     python experiments/train_rl.py --help
     python experiments/train_rl.py --level L1 --total-timesteps 80000 --out runs/rl_l1
 
-The trainer itself is :mod:`acdb_gym.agents.rl_train` (a library module, so that the installed
+The trainer itself is :mod:`acdb_gym.agents.rl.train` (a library module, so that the installed
 ``acdb`` command can run it); read it top to bottom.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from acdb_gym.agents.rl_train import main
+from acdb_gym.agents.rl.train import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -41,12 +41,12 @@ def test_an_installed_wheel_finds_the_shipped_manifests(tmp_path: Path) -> None:
     wheel = _build_wheel(tmp_path)
     with zipfile.ZipFile(wheel) as archive:
         for ladder in ("v0", "v1"):
-            shipped = archive.read(f"acdb_gym/core/manifests/{ladder}.tsv")
-            assert shipped == (REPO / f"acdb_gym/core/manifests/{ladder}.tsv").read_bytes()
+            shipped = archive.read(f"acdb_gym/core/ladders/manifests/{ladder}.tsv")
+            assert shipped == (REPO / f"acdb_gym/core/ladders/manifests/{ladder}.tsv").read_bytes()
         archive.extractall(tmp_path / "site")
     # A fresh interpreter that sees only the unpacked wheel (not the working tree).
     code = (
-        "import acdb_gym.core.ladder as ladder; "
+        "import acdb_gym.core.ladders.shipped as ladder; "
         "print(ladder.__file__); "
         "print(min(len(level.manifest) for levels in ladder.LADDERS.values() "
         "for level in levels.values()))"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from acdb_gym.report import load_results, summarize
 from acdb_gym.report.tables import format_number
-from acdb_gym.sweep import SweepConfig, run_sweep
+from acdb_gym.sweep.run import SweepConfig, run_sweep
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 COLUMNS = (

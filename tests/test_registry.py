@@ -103,7 +103,7 @@ def test_an_entry_is_data() -> None:
 
 def test_llm_transport_options_reach_the_agent_but_not_the_job_id() -> None:
     pytest.importorskip("openai")
-    from acdb_gym.sweep import SweepConfig, plan_jobs
+    from acdb_gym.sweep.run import SweepConfig, plan_jobs
 
     options = {"provider": "openai", "model": "m", "base_url": "http://127.0.0.1:1/v1"}
     agent = get_agent("llm_raw").build(0, {**options, "timeout": 5.0, "max_retries": 1})

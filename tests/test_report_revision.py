@@ -14,8 +14,8 @@ import pytest
 
 from acdb_gym.agents.base import run_episode
 from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.core.instance import Instance
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladders.shipped import get_level
+from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs import actions
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.report import write_report
@@ -26,7 +26,7 @@ from acdb_gym.report.revision import (
     summarize_revisions,
     true_dag_of,
 )
-from acdb_gym.sweep import SweepConfig, run_sweep
+from acdb_gym.sweep.run import SweepConfig, run_sweep
 
 LEVEL = get_level("v0", "L0")  # d = 5, k = 8; manifest 0 has budget 3, manifest 1 budget 4
 

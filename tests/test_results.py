@@ -25,7 +25,7 @@ from acdb_gym.results import (
     load_run,
     read_results,
 )
-from acdb_gym.sweep import Job, run_job
+from acdb_gym.sweep.run import Job, run_job
 
 # Two lines of a v0 sweep's results file, as the sweep wrote them: a single-draw row (integer
 # counts) and a 20-draw row (averaged counts).

@@ -19,7 +19,7 @@ from acdb_gym import registry
 from acdb_gym.cli import main as cli_main
 from acdb_gym.registry import AgentEntry
 from acdb_gym.results import ResultsFileError, read_results
-from acdb_gym.sweep import Job, SweepConfig, plan_jobs, run_sweep
+from acdb_gym.sweep.run import Job, SweepConfig, plan_jobs, run_sweep
 
 TIMING = {"wall_time"}
 
@@ -312,7 +312,7 @@ def test_a_script_registering_its_own_agent_runs_it_on_several_workers(tmp_path:
         "import sys\n"
         "from pathlib import Path\n"
         "from acdb_gym import registry\n"
-        "from acdb_gym.sweep import SweepConfig, run_sweep\n"
+        "from acdb_gym.sweep.run import SweepConfig, run_sweep\n"
         'registry.AGENTS["my_pc"] = registry.AgentEntry(\n'
         '    "my_pc", "acdb_gym.baselines.classical:PCAgent", "PC under another name")\n'
         'if __name__ == "__main__":\n'

@@ -12,7 +12,7 @@ import pytest
 
 from acdb_gym import report
 from acdb_gym.cli import main as cli_main
-from acdb_gym.core.custom_level import (
+from acdb_gym.core.ladders.custom import (
     CUSTOM_LADDER,
     CUSTOM_SEED_BASE,
     custom_manifest,
@@ -20,7 +20,7 @@ from acdb_gym.core.custom_level import (
 )
 from acdb_gym.report.revision import summarize_revisions
 from acdb_gym.results import RESULTS_FILE, read_results
-from acdb_gym.sweep import Job, SweepConfig, plan_jobs, run_job, run_sweep
+from acdb_gym.sweep.run import Job, SweepConfig, plan_jobs, run_job, run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "models" / "acdb_design_graph" / "model.zip"

@@ -17,8 +17,8 @@ import pytest
 
 from acdb_gym.registry import AgentNotReadyError
 from acdb_gym.results import read_results
-from acdb_gym.run_lock import LOCK_FILE, RunDirectoryBusyError, RunDirectoryLock
-from acdb_gym.sweep import SweepConfig, plan_jobs, run_sweep
+from acdb_gym.sweep.lock import LOCK_FILE, RunDirectoryBusyError, RunDirectoryLock
+from acdb_gym.sweep.run import SweepConfig, plan_jobs, run_sweep
 
 COMMITTED = Path(__file__).resolve().parent.parent / "models" / "acdb_design_l1_v0" / "model.zip"
 ENV = {**os.environ, "MPLBACKEND": "Agg"}
@@ -50,7 +50,7 @@ def test_a_second_sweep_on_a_busy_folder_exits_at_once_naming_the_holder(tmp_pat
             sys.executable,
             "-c",
             "import sys, time; from pathlib import Path; "
-            "from acdb_gym.run_lock import RunDirectoryLock\n"
+            "from acdb_gym.sweep.lock import RunDirectoryLock\n"
             "with RunDirectoryLock(Path(sys.argv[1])):\n"
             "    print('locked', flush=True); time.sleep(60)",
             str(tmp_path),
@@ -99,7 +99,7 @@ def test_two_concurrent_sweeps_never_run_a_job_twice(tmp_path: Path) -> None:
 def test_the_lock_is_released_when_the_holder_dies(tmp_path: Path) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys, time; from pathlib import Path; from acdb_gym.run_lock import "
+         "import sys, time; from pathlib import Path; from acdb_gym.sweep.lock import "
          "RunDirectoryLock; RunDirectoryLock(Path(sys.argv[1])).acquire(); print('x', "
          "flush=True); time.sleep(60)", str(tmp_path)],
         stdout=subprocess.PIPE,

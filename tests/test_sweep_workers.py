@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 PROBE = (
-    "import numpy, threadpoolctl; from acdb_gym.sweep_workers import one_blas_thread; "
+    "import numpy, threadpoolctl; from acdb_gym.sweep.workers import one_blas_thread; "
     "one_blas_thread(); "
     "print(max(p['num_threads'] for p in threadpoolctl.threadpool_info() "
     "if p['user_api'] == 'blas'))"

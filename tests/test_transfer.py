@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.report.transfer import transfer_markdown
 
 

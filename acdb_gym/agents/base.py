@@ -9,13 +9,13 @@ the instance to an agent.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import gymnasium as gym
 
-from acdb_gym.core.instance import Instance
+from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.envs.privileged import hidden_instance_of
 
@@ -144,17 +144,14 @@ def run_episode(
         manifest_index: use the level's preflighted instance of this index.
         instance: inject this instance instead.
     """
-    start = time.perf_counter()
-    observation, info = _begin(env, agent, seed, manifest_index, instance)
-    trajectory: list[StepRecord] = []
-    reward = 0.0
-    terminated = truncated = False
-    while not (terminated or truncated):
-        action = agent.act(observation, info)
-        observation, step_reward, terminated, truncated, info = env.step(action)
-        reward = float(step_reward)
-        trajectory.append(StepRecord(_describe(env, action), reward, info.get("error")))
-    return _finish(agent, info, reward, trajectory, truncated, start)
+    episode = _episode(env, agent, seed, manifest_index, instance)
+    request = next(episode)
+    while True:
+        try:
+            request = episode.send(agent.act(*request))
+        except StopIteration as stop:
+            result: EpisodeResult = stop.value
+            return result
 
 
 async def run_episode_async(
@@ -168,13 +165,32 @@ async def run_episode_async(
     """:func:`run_episode` awaiting ``agent.act_async``: the same episode, step for step, while
     other episodes of the event loop run during the agent's waits. The env steps themselves
     run in the loop (they take microseconds to milliseconds)."""
+    episode = _episode(env, agent, seed, manifest_index, instance)
+    request = next(episode)
+    while True:
+        try:
+            request = episode.send(await agent.act_async(*request))
+        except StopIteration as stop:
+            result: EpisodeResult = stop.value
+            return result
+
+
+def _episode(
+    env: gym.Env[Any, Any],
+    agent: Agent,
+    seed: int | None,
+    manifest_index: int | None,
+    instance: Instance | None,
+) -> Generator[tuple[Any, dict[str, Any]], Any, EpisodeResult]:
+    """One episode as a generator: it yields ``(observation, info)`` for the agent to act on and
+    receives the action, so the blocking and the async runner share every step."""
     start = time.perf_counter()
     observation, info = _begin(env, agent, seed, manifest_index, instance)
     trajectory: list[StepRecord] = []
     reward = 0.0
     terminated = truncated = False
     while not (terminated or truncated):
-        action = await agent.act_async(observation, info)
+        action = yield observation, info
         observation, step_reward, terminated, truncated, info = env.step(action)
         reward = float(step_reward)
         trajectory.append(StepRecord(_describe(env, action), reward, info.get("error")))

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from acdb_gym.core.graphs import PDAG, random_order_dag
-from acdb_gym.core.instance import Instance
+from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.discovery import (
     orient_by_mean_shift,
     r2sortnregress,

@@ -1,9 +1,9 @@
 """Targeting baselines on the intervention-design env, and a paired comparison of targeters.
 
-The design env (:class:`~acdb_gym.envs.design_env.InterventionDesignEnv`) fixes the estimator
+The design env (:class:`~acdb_gym.envs.design.env.InterventionDesignEnv`) fixes the estimator
 (PC or the true CPDAG, then orientation tests and Meek's rules); an agent only chooses where to
 intervene and when to stop. These agents share the env's estimator by reading its observation
-(:class:`~acdb_gym.envs.design_env.DesignObservation`: the current estimate, the intervened
+(:class:`~acdb_gym.envs.design.env.DesignObservation`: the current estimate, the intervened
 nodes and the budget fraction, which gives exactly the env's ``action_masks()``), so they are
 the references an RL policy has to beat:
 
@@ -35,8 +35,8 @@ import numpy as np
 from scipy import stats
 
 from acdb_gym.agents.base import Agent, run_episode
-from acdb_gym.core.instance import Instance
-from acdb_gym.envs.design_env import DesignObservation
+from acdb_gym.core.worlds.instance import Instance
+from acdb_gym.envs.design.observation import DesignObservation
 
 __all__ = [
     "GreedyTargeting",

@@ -1,10 +1,10 @@
 """The observe–intervene–submit session of one instance (DESIGN §5).
 
-A :class:`Session` is the only way an agent touches an :class:`~acdb_gym.core.instance.Instance`:
+A :class:`Session` is the only way an agent touches an :class:`~acdb_gym.core.worlds.instance.Instance`:
 it returns read-only copies of data, never the graph or the weights, and it refuses invalid
 requests without changing any state or consuming budget.
 
->>> from acdb_gym.core.ladder import LADDERS
+>>> from acdb_gym.core.ladders.shipped import LADDERS
 >>> session = Session(LADDERS["v0"]["L0"].instance(0))
 >>> session.observe().shape
 (500, 5)
@@ -24,12 +24,12 @@ from typing import Any, Literal
 import numpy as np
 
 from acdb_gym.core import stats, tools
-from acdb_gym.core._sampler import sampler_for
 from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.core.instance import Instance
 from acdb_gym.core.scoring import ScoreReport, check_submission, score
-from acdb_gym.core.soft_interventions import SOFT_KINDS, InterventionKind, sample_soft
 from acdb_gym.core.types import FloatArray, is_integer, readonly
+from acdb_gym.core.worlds.instance import Instance
+from acdb_gym.core.worlds.sampler import sampler_for
+from acdb_gym.core.worlds.soft import SOFT_KINDS, InterventionKind, sample_soft
 
 __all__ = [
     "BudgetExhaustedError",
@@ -60,7 +60,7 @@ class SessionSealedError(SessionError):
 class Experiment:
     """One performed intervention on ``target`` with ``value`` and its samples (read-only):
     ``do(X_target = value)`` when ``kind`` is ``"hard"``, else the soft intervention ``kind``
-    (:mod:`acdb_gym.core.soft_interventions`)."""
+    (:mod:`acdb_gym.core.worlds.soft`)."""
 
     index: int
     target: int
@@ -190,7 +190,7 @@ class Session:
             kind: ``"hard"`` (``do(X_var = value)``, the default), or a soft intervention that
                 keeps ``X_var``'s mechanism: ``"shift"`` adds ``value`` to it, ``"scale"``
                 multiplies its noise by ``clip(|value|, 0.1, 10)``
-                (:mod:`acdb_gym.core.soft_interventions`).
+                (:mod:`acdb_gym.core.worlds.soft`).
             out: a writable C-contiguous float64 ``(n_int, d)`` array, owned by the caller, to
                 draw the samples into (the Gymnasium env draws straight into its observation
                 block this way). The session keeps it as the experiment's samples (and hands

@@ -9,17 +9,8 @@ import numpy as np
 from gymnasium import spaces
 
 from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.instance import Instance
-from acdb_gym.core.ladder import Level, get_level
+from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.core.session import Session, SessionError
-from acdb_gym.core.soft_interventions import (
-    INTERVENTION_KINDS,
-    INTERVENTION_MODES,
-    KIND_UNUSED,
-    InterventionKind,
-    InterventionMode,
-    episode_kinds,
-)
 from acdb_gym.core.tools import TOOL_VARIANTS, TOOLS_RAW, TOOLS_STATS, Tools
 from acdb_gym.core.types import (
     PANEL_ACTIVE,
@@ -30,6 +21,15 @@ from acdb_gym.core.types import (
     Panel,
     is_integer,
     readonly,
+)
+from acdb_gym.core.worlds.instance import Instance
+from acdb_gym.core.worlds.soft import (
+    INTERVENTION_KINDS,
+    INTERVENTION_MODES,
+    KIND_UNUSED,
+    InterventionKind,
+    InterventionMode,
+    episode_kinds,
 )
 from acdb_gym.envs import actions, observations
 from acdb_gym.envs.actions import VALUE_BOUND, Action
@@ -246,7 +246,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     ```
 
     * ``level``: ``"L0"`` … ``"L5"``; ``ladder``: ``"v0"`` (the paper) or ``"v1"`` (calibrated).
-      A :class:`~acdb_gym.core.ladder.Level` may be passed instead, for a custom world
+      A :class:`~acdb_gym.core.ladders.shipped.Level` may be passed instead, for a custom world
       (``Level("custom", "T", "test", LevelSpec(d=2, ...), manifest=())``).
     * ``panel``: ``"active"`` or ``"observational"`` (no interventions).
     * ``tools``: ``"raw"`` (intervene + submit) or ``"stats"`` (+ statistics tools).
@@ -257,7 +257,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     * ``interventions``: what ``intervene {var, value}`` does: ``"hard"`` (``do(X_var = value)``,
       the default), ``"shift"`` (adds ``value`` to ``X_var``'s equation), ``"scale"`` (multiplies
       its noise by ``clip(|value|, 0.1, 10)``) or ``"mixed"`` (each experiment's kind drawn
-      from the instance's seed; DESIGN §8, :mod:`acdb_gym.core.soft_interventions`).
+      from the instance's seed; DESIGN §8, :mod:`acdb_gym.core.worlds.soft`).
     * ``render_mode``: ``"ansi"`` (text) or ``"rgb_array"`` (picture).
 
     ## Version History

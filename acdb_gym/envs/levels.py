@@ -8,10 +8,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from acdb_gym.core.instance import Instance, generate_instance
-from acdb_gym.core.ladder import Level
+from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.scoring import ScoreReport
 from acdb_gym.core.types import is_integer
+from acdb_gym.core.worlds.instance import Instance, generate_instance
 
 __all__ = [
     "RewardName",

@@ -20,8 +20,8 @@ from typing import Literal, TypedDict, get_args
 import numpy as np
 from gymnasium import spaces
 
-from acdb_gym.core.level_spec import LevelSpec
 from acdb_gym.core.types import FloatArray, IntArray
+from acdb_gym.core.worlds.spec import LevelSpec
 
 __all__ = [
     "OBSERVATION_MODES",

@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import gymnasium as gym
 
-from acdb_gym.core.instance import Instance
+from acdb_gym.core.worlds.instance import Instance
 
 __all__ = ["HiddenInstanceAccess", "PrivilegedEnv", "hidden_instance_of"]
 

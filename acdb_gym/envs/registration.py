@@ -7,7 +7,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.envs.registration import EnvSpec
 
-from acdb_gym.core.ladder import ALL_LADDERS, LADDERS, LARGE_LADDER, PAPER_LADDERS, Level
+from acdb_gym.core.ladders.shipped import ALL_LADDERS, LADDERS, LARGE_LADDER, PAPER_LADDERS, Level
 
 __all__ = ["DESIGN_IDS", "ENV_IDS", "LARGE_IDS", "make_custom", "register_envs"]
 
@@ -44,7 +44,7 @@ def register_envs() -> None:
             if env_id not in gym.registry:
                 gym.register(
                     id=env_id,
-                    entry_point="acdb_gym.envs.design_env:InterventionDesignEnv",
+                    entry_point="acdb_gym.envs.design.env:InterventionDesignEnv",
                     kwargs={"level": name, "ladder": ladder_name},
                     disable_env_checker=True,
                 )

@@ -42,7 +42,7 @@ from acdb_gym.agents.llm.tools import (
     env_kwargs_for,
     parse_tool_arguments,
 )
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.envs import actions
@@ -286,7 +286,7 @@ def job_id(
 ) -> str:
     """The sweep's job id of an episode: the same ladder, level, seed, agent, panel, tools,
     repeat and config give the same id, so the report keeps one row per job."""
-    from acdb_gym.jobs import Job
+    from acdb_gym.sweep.jobs import Job
 
     return Job(
         str(record["ladder"]),

@@ -20,8 +20,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from acdb_gym.core.custom_level import parse_level_spec
-from acdb_gym.core.ladder import ALL_LADDERS, LEVEL_NAMES
+from acdb_gym.core.ladders.custom import parse_level_spec
+from acdb_gym.core.ladders.shipped import ALL_LADDERS, LEVEL_NAMES
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.tools import TOOLS_RAW
 from acdb_gym.core.types import PANEL_ACTIVE

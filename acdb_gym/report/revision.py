@@ -41,12 +41,12 @@ from typing import Final
 
 import numpy as np
 
-from acdb_gym.core.custom_level import parse_level_spec
 from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import ALL_LADDERS, get_level
+from acdb_gym.core.ladders.custom import parse_level_spec
+from acdb_gym.core.ladders.shipped import ALL_LADDERS, get_level
 from acdb_gym.core.scoring import score
 from acdb_gym.core.types import IntArray
+from acdb_gym.core.worlds.instance import generate_instance
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.report.aggregation import group_of
 from acdb_gym.report.tables import md_table

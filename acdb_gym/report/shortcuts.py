@@ -18,7 +18,7 @@ from typing import Final
 
 import numpy as np
 
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.discovery.sortability import r2_sortability, var_sortability
 from acdb_gym.report.aggregation import Prepared
 from acdb_gym.report.statistics import bootstrap_ci

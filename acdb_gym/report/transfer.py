@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from acdb_gym.core.ladder import FAMILY_LADDERS, LADDERS
+from acdb_gym.core.ladders.shipped import FAMILY_LADDERS, LADDERS
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
 from acdb_gym.report.types import Row
 

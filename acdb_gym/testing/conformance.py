@@ -19,8 +19,8 @@ from gymnasium.utils.env_checker import check_env
 
 from acdb_gym.core import tools
 from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.instance import Instance
 from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import KINDS_KEY, OBSERVATION_KEYS, STATS_OBSERVATION_KEYS
 from acdb_gym.envs.actions import ActionKind

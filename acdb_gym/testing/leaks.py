@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.core.instance import Instance
-from acdb_gym.core.scm import LinearGaussianSCM
-from acdb_gym.core.scm_families import LinearNonGaussianSCM, NonlinearSCM
+from acdb_gym.core.worlds.instance import Instance
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.mechanisms import LinearNonGaussianSCM, NonlinearSCM
 
 __all__ = ["find_hidden_leak"]
 
@@ -68,7 +68,7 @@ def find_hidden_leak(value: Any, instance: Instance) -> str | None:
     Returns:
         A description of the first leak found, or None.
 
-    >>> from acdb_gym.core.ladder import LADDERS
+    >>> from acdb_gym.core.ladders.shipped import LADDERS
     >>> instance = LADDERS["v0"]["L0"].instance(0)
     >>> find_hidden_leak({"budget": 3, "note": "X0 and X1"}, instance) is None
     True

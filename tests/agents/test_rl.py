@@ -14,7 +14,7 @@ import pytest
 
 import acdb_gym
 from acdb_gym.agents.base import Agent, run_episode
-from acdb_gym.agents.rl import (
+from acdb_gym.agents.rl.agent import (
     METADATA_MEMBER,
     MissingExtraError,
     PolicyMetadata,
@@ -22,7 +22,7 @@ from acdb_gym.agents.rl import (
     load_policy,
     read_metadata,
 )
-from acdb_gym.agents.rl_train import (
+from acdb_gym.agents.rl.train import (
     TRAIN_SEED_LOW,
     TrainConfig,
     TrainingInstances,
@@ -32,11 +32,11 @@ from acdb_gym.agents.rl_train import (
     parse_config,
     train,
 )
-from acdb_gym.core.ladder import LADDERS
-from acdb_gym.envs.design_env import InterventionDesignEnv
+from acdb_gym.core.ladders.shipped import LADDERS
+from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.envs.privileged import hidden_instance_of
 from acdb_gym.registry import get_agent
-from acdb_gym.sweep import Job, run_job
+from acdb_gym.sweep.run import Job, run_job
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "models" / "acdb_design_l1_v0" / "model.zip"
@@ -257,7 +257,7 @@ def test_a_missing_rl_extra_names_the_install(
 
 def test_importing_the_rl_modules_loads_no_torch() -> None:
     code = (
-        "import sys, acdb_gym.agents.rl, acdb_gym.agents.rl_train, acdb_gym.baselines.targeting\n"
+        "import sys, acdb_gym.agents.rl.agent, acdb_gym.agents.rl.train, acdb_gym.baselines.targeting\n"
         "print([m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -16,31 +16,26 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from acdb_gym.agents.base import Agent, run_episode  # noqa: E402
-from acdb_gym.agents.rl import PolicyMetadata, RLAgent, UntrustedPolicyError, load_policy  # noqa: E402
-from acdb_gym.agents.rl_graph import (  # noqa: E402
+from acdb_gym.agents.rl.agent import PolicyMetadata, RLAgent, UntrustedPolicyError, load_policy  # noqa: E402
+from acdb_gym.agents.rl.graph_policy import (  # noqa: E402
     WEIGHTS_MEMBER,
     NetworkConfig,
     NodeMessagePolicy,
     collate,
     save_network,
 )
-from acdb_gym.agents.rl_train import held_out_instances  # noqa: E402
-from acdb_gym.core.instance import generate_instance  # noqa: E402
-from acdb_gym.core.ladder import LADDERS, Level, LevelSpec  # noqa: E402
+from acdb_gym.agents.rl.train import held_out_instances  # noqa: E402
+from acdb_gym.agents.rl.training_worlds import UNSEEN_SIZE_LEVEL  # noqa: E402
+from acdb_gym.core.ladders.shipped import LADDERS  # noqa: E402
+from acdb_gym.core.worlds.instance import generate_instance  # noqa: E402
 from acdb_gym.envs.acdb_env import ACDBEnv  # noqa: E402
-from acdb_gym.envs.design_env import InterventionDesignEnv  # noqa: E402
-from acdb_gym.envs.design_graph import NODE_FEATURES, PAIR_FEATURES  # noqa: E402
-from acdb_gym.sweep import Job, run_job  # noqa: E402
+from acdb_gym.envs.design.env import InterventionDesignEnv  # noqa: E402
+from acdb_gym.envs.design.graph_obs import NODE_FEATURES, PAIR_FEATURES  # noqa: E402
+from acdb_gym.sweep.run import Job, run_job  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "models" / "acdb_design_graph" / "model.zip"
-D40 = Level(
-    "custom",
-    "D40",
-    "unseen size",
-    LevelSpec(d=40, k=60, n_obs=1000, n_int=200, noise_var=1.0, slack=0, standardized=True),
-    manifest=(),
-)
+D40 = UNSEEN_SIZE_LEVEL
 
 
 def random_observation(d: int, rng: np.random.Generator) -> dict[str, np.ndarray]:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from acdb_gym.agents.base import run_episode
-from acdb_gym.agents.rl import (
+from acdb_gym.agents.rl.agent import (
     RLAgent,
     SafePolicy,
     UntrustedPolicyError,
@@ -22,7 +22,7 @@ from acdb_gym.agents.rl import (
     load_policy,
     policy_digest,
 )
-from acdb_gym.envs.design_env import observation_size
+from acdb_gym.envs.design.env import observation_size
 
 COMMITTED = Path(__file__).resolve().parents[2] / "models" / "acdb_design_l1_v0" / "model.zip"
 

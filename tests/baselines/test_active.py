@@ -12,9 +12,9 @@ import acdb_gym  # noqa: F401  (registers the env ids)
 from acdb_gym.agents.base import Agent, run_episode
 from acdb_gym.baselines.active import BICActiveAgent, GIESActiveAgent, PCActiveAgent
 from acdb_gym.core.graphs import minimum_intervention_set
-from acdb_gym.core.instance import Instance
-from acdb_gym.core.ladder import LADDERS
-from acdb_gym.core.scm import LinearGaussianSCM
+from acdb_gym.core.ladders.shipped import LADDERS
+from acdb_gym.core.worlds.instance import Instance
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.discovery import greedy_interventional_search, pc_cpdag
 from acdb_gym.envs import actions
 

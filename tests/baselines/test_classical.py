@@ -20,9 +20,9 @@ from acdb_gym.baselines import (
 )
 from acdb_gym.baselines.classical import random_forward_dag
 from acdb_gym.core.graphs import PDAG, cpdag
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import LADDERS, LevelSpec
+from acdb_gym.core.ladders.shipped import LADDERS, LevelSpec
 from acdb_gym.core.scoring import score
+from acdb_gym.core.worlds.instance import generate_instance
 from acdb_gym.discovery import orient_by_mean_shift, pc_cpdag, r2sortnregress
 from acdb_gym.envs import actions
 

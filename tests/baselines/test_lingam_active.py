@@ -8,7 +8,7 @@ import pytest
 
 from acdb_gym.agents.base import run_episode
 from acdb_gym.baselines.families import DirectLiNGAMAgent, LiNGAMActiveAgent
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.core.types import PANEL_ACTIVE
 from acdb_gym.registry import get_agent
 

@@ -19,9 +19,9 @@ from acdb_gym.baselines.targeting import (
     stratified_sign_flip_p_value,
 )
 from acdb_gym.core.graphs import cpdag
-from acdb_gym.core.instance import Instance, generate_instance
-from acdb_gym.core.ladder import LADDERS
-from acdb_gym.envs.design_env import DesignObservation, InterventionDesignEnv, observation_size
+from acdb_gym.core.ladders.shipped import LADDERS
+from acdb_gym.core.worlds.instance import Instance, generate_instance
+from acdb_gym.envs.design.env import DesignObservation, InterventionDesignEnv, observation_size
 
 SPEC = LADDERS["v0"]["L1"].spec
 HELD_OUT = [generate_instance(SPEC, 10**9 + 10**6 + i) for i in range(12)]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from acdb_gym.core.custom_level import (
+from acdb_gym.core.ladders.custom import (
     CUSTOM_LADDER,
     CUSTOM_SEED_BASE,
     MAX_CUSTOM_SEEDS,
@@ -21,8 +21,8 @@ from acdb_gym.core.custom_level import (
     parse_level_spec,
     resolve_level,
 )
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import ALL_LADDERS, Level, LevelSpec, get_level
+from acdb_gym.core.ladders.shipped import ALL_LADDERS, Level, LevelSpec, get_level
+from acdb_gym.core.worlds.instance import generate_instance
 
 ROOT = Path(__file__).resolve().parents[2]
 D40 = "d=40,k=60,n_obs=1000,n_int=100,slack=1,standardized=true"
@@ -113,7 +113,7 @@ def test_the_manifest_is_the_first_seeds_that_generate_with_their_digests() -> N
 
 def test_another_process_preflights_the_same_seeds_and_digests() -> None:
     code = (
-        "import json; from acdb_gym.core.custom_level import *; "
+        "import json; from acdb_gym.core.ladders.custom import *; "
         f"m = custom_manifest(parse_level_spec({D40!r}), 4); "
         "print(json.dumps([[e.seed, e.digest] for e in m]))"
     )

@@ -7,7 +7,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from acdb_gym.core.families import (
+from acdb_gym.core.graphs import DAG
+from acdb_gym.core.ladders.shipped import FAMILY_LADDERS, LADDERS, LevelSpec
+from acdb_gym.core.session import Session
+from acdb_gym.core.worlds.acceptance import (
     CORRELATION_RATIO,
     PARTIAL_CORRELATION,
     correlation_ratio,
@@ -15,12 +18,9 @@ from acdb_gym.core.families import (
     nonlinear_acceptance,
     unique_contribution,
 )
-from acdb_gym.core.graphs import DAG
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import FAMILY_LADDERS, LADDERS, LevelSpec
-from acdb_gym.core.level_spec import FAMILIES
-from acdb_gym.core.scm import LinearGaussianSCM
-from acdb_gym.core.scm_families import (
+from acdb_gym.core.worlds.instance import generate_instance
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.mechanisms import (
     NOISE_KINDS,
     AdditiveMechanism,
     LinearNonGaussianSCM,
@@ -28,7 +28,7 @@ from acdb_gym.core.scm_families import (
     NonlinearSCM,
     standardized_noise,
 )
-from acdb_gym.core.session import Session
+from acdb_gym.core.worlds.spec import FAMILIES
 
 BASE = LevelSpec(d=8, k=10, n_obs=500, n_int=100, noise_var=1.0, slack=1, standardized=True)
 NEW_FAMILIES = ("linear_nongaussian", "nonlinear")

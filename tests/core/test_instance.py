@@ -12,19 +12,19 @@ import numpy as np
 import pytest
 
 import acdb_gym.core
-from acdb_gym.core.faithfulness import (
+from acdb_gym.core.graphs import DAG, minimum_intervention_set
+from acdb_gym.core.ladders.shipped import LADDERS, LEVEL_NAMES, MANIFEST_SIZE, LevelSpec, get_level
+from acdb_gym.core.worlds.faithfulness import (
     is_faithful,
     min_relevant_partial_correlation,
     partial_correlation_from_covariance,
 )
-from acdb_gym.core.graphs import DAG, minimum_intervention_set
-from acdb_gym.core.instance import (
+from acdb_gym.core.worlds.instance import (
     Instance,
     InstanceGenerationError,
     generate_instance,
 )
-from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES, MANIFEST_SIZE, LevelSpec, get_level
-from acdb_gym.core.scm import LinearGaussianSCM
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
 
 SMALL = LevelSpec(d=5, k=6, n_obs=200, n_int=40, noise_var=1.0, slack=1)
 
@@ -254,8 +254,8 @@ def test_intervention_stream_is_reproducible_and_separate() -> None:
 
 _CHILD = """
 import numpy as np
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.worlds.instance import generate_instance
+from acdb_gym.core.ladders.shipped import LADDERS
 inst = generate_instance(LADDERS["v0"]["L3"].spec, 123)
 data = inst.scm.sample_do(2, 1.5, 7, inst.intervention_rng())
 print(inst.d_obs.tobytes().hex(), inst.weights.tobytes().hex(), data.tobytes().hex())
@@ -275,7 +275,7 @@ def test_bit_identical_across_processes() -> None:
 
 
 def test_generation_failure_names_the_spec(monkeypatch: pytest.MonkeyPatch) -> None:
-    import acdb_gym.core.instance as module
+    import acdb_gym.core.worlds.instance as module
 
     monkeypatch.setattr(module, "MAX_ATTEMPTS", 3)
     impossible = LevelSpec(

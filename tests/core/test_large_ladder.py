@@ -9,13 +9,19 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from acdb_gym.core.faithfulness import is_faithful, weak_edges
 from acdb_gym.core.graphs import random_order_dag
-from acdb_gym.core.instance import EDGE_REDRAW_ROUNDS, generate_instance
-from acdb_gym.core.ladder import ALL_LADDERS, LADDERS, LARGE_LADDER, LARGE_MANIFEST_SIZE, get_level
-from acdb_gym.core.level_spec import LevelSpec
+from acdb_gym.core.ladders.shipped import (
+    ALL_LADDERS,
+    LADDERS,
+    LARGE_LADDER,
+    LARGE_MANIFEST_SIZE,
+    get_level,
+)
+from acdb_gym.core.worlds.faithfulness import is_faithful, weak_edges
+from acdb_gym.core.worlds.instance import EDGE_REDRAW_ROUNDS, generate_instance
+from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.envs.registration import ENV_IDS, LARGE_IDS
-from acdb_gym.sweep import SweepConfig
+from acdb_gym.sweep.run import SweepConfig
 
 SPEC = LevelSpec(d=40, k=60, n_obs=100, n_int=20, noise_var=1.0, slack=1, standardized=True)
 REDRAW = dataclasses.replace(SPEC, faithfulness_rule="redraw_edges")

@@ -86,10 +86,10 @@ def test_core_import_graph_has_no_cycle() -> None:
 
 def test_instance_and_ladder_build_on_level_spec() -> None:
     graph = _import_graph()
-    assert "acdb_gym.core.ladder" not in graph["acdb_gym.core.instance"]
-    assert "acdb_gym.core.level_spec" in graph["acdb_gym.core.instance"]
-    from acdb_gym.core.ladder import LevelSpec as FromLadder
-    from acdb_gym.core.level_spec import LevelSpec
+    assert "acdb_gym.core.ladders.shipped" not in graph["acdb_gym.core.worlds.instance"]
+    assert "acdb_gym.core.worlds.spec" in graph["acdb_gym.core.worlds.instance"]
+    from acdb_gym.core.ladders.shipped import LevelSpec as FromLadder
+    from acdb_gym.core.worlds.spec import LevelSpec
 
     assert FromLadder is LevelSpec
 

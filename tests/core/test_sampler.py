@@ -9,10 +9,15 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
-from acdb_gym.core._sampler import BLOCK_MAX_D, InterventionSampler, do_matrix_block, sampler_for
-from acdb_gym.core.ladder import LADDERS
-from acdb_gym.core.scm import LinearGaussianSCM
+from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.core.session import Session
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.sampler import (
+    BLOCK_MAX_D,
+    InterventionSampler,
+    do_matrix_block,
+    sampler_for,
+)
 
 
 def _random_scm(d: int) -> LinearGaussianSCM:

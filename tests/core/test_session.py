@@ -11,13 +11,13 @@ from hypothesis import strategies as st
 
 from acdb_gym.core import stats
 from acdb_gym.core.graphs import PDAG, cpdag
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import LADDERS, LevelSpec
+from acdb_gym.core.ladders.shipped import LADDERS, LevelSpec
 from acdb_gym.core.session import (
     BudgetExhaustedError,
     Session,
     SessionSealedError,
 )
+from acdb_gym.core.worlds.instance import generate_instance
 
 INSTANCE = LADDERS["v0"]["L1"].instance(0)
 

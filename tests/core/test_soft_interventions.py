@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from acdb_gym.core.ladder import ALL_LADDERS
-from acdb_gym.core.scm import LinearGaussianSCM
+from acdb_gym.core.ladders.shipped import ALL_LADDERS
 from acdb_gym.core.session import BudgetExhaustedError, Session
-from acdb_gym.core.soft_interventions import (
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.soft import (
     INTERVENTION_KINDS,
     episode_kinds,
     sample_soft,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from acdb_gym.core import stats, tools
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.core.tools import (
     BUILTIN_TOOLS,
     StatisticTool,

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from acdb_gym.core.graphs import DAG, cpdag, essential_graph
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import LevelSpec
+from acdb_gym.core.ladders.shipped import LevelSpec
+from acdb_gym.core.worlds.instance import generate_instance
 from acdb_gym.discovery import (
     InterventionalBIC,
     greedy_interventional_search,

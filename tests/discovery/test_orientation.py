@@ -290,7 +290,7 @@ def test_bad_thresholds_are_rejected() -> None:
 
 def test_shift_orienter_adds_experiments_one_at_a_time_to_the_same_graph() -> None:
     from acdb_gym.core.graphs import cpdag, random_order_dag
-    from acdb_gym.core.scm import LinearGaussianSCM
+    from acdb_gym.core.worlds.linear import LinearGaussianSCM
     from acdb_gym.discovery import ShiftOrienter
 
     rng = np.random.default_rng(3)

@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import LADDERS
-from acdb_gym.core.level_spec import LevelSpec
+from acdb_gym.core.ladders.shipped import LADDERS
+from acdb_gym.core.worlds.instance import generate_instance
+from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.discovery import pc_cpdag
 from acdb_gym.discovery.pc_batched import BatchedPCResult, fisher_z_pvalues, pc_batched
 

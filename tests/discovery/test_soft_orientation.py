@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from acdb_gym.core.graphs import DAG, PDAG, cpdag, essential_graph
-from acdb_gym.core.scm import LinearGaussianSCM
-from acdb_gym.core.soft_interventions import sample_soft
 from acdb_gym.core.stats import fisher_z_test
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.soft import sample_soft
 from acdb_gym.discovery import orient_by_mean_shift, orient_from_interventions
 
 N_OBS, N_INT = 2000, 500

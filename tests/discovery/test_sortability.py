@@ -16,7 +16,7 @@ from CausalDisco.analytics import r2_sortability as reference_r2_sortability
 from CausalDisco.analytics import r2coeff as reference_r2coeff
 from CausalDisco.analytics import var_sortability as reference_var_sortability
 
-from acdb_gym.core.ladder import LADDERS, LEVEL_NAMES
+from acdb_gym.core.ladders.shipped import LADDERS, LEVEL_NAMES
 from acdb_gym.discovery import (
     order_alignment,
     r2_scores,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from acdb_gym.core.ladder import Level, LevelSpec
+from acdb_gym.core.ladders.shipped import Level, LevelSpec
 from acdb_gym.envs.acdb_env import ACDBEnv
 
 INFINITE_BOUNDS = r".*A Box (observation|action) space (minimum|maximum) value is -?infinity"

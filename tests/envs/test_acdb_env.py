@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.instance import Instance, generate_instance
-from acdb_gym.core.ladder import LADDERS, LevelSpec
+from acdb_gym.core.ladders.shipped import LADDERS, LevelSpec
 from acdb_gym.core.scoring import score
 from acdb_gym.core.stats import fisher_z_test, partial_correlation
+from acdb_gym.core.worlds.instance import Instance, generate_instance
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.testing import SCORE_FIELDS, find_hidden_leak

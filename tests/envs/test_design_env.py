@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from acdb_gym.core.graphs import cpdag
-from acdb_gym.core.ladder import LADDERS
-from acdb_gym.envs.design_env import InterventionDesignEnv
+from acdb_gym.core.ladders.shipped import LADDERS
+from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.envs.registration import DESIGN_IDS
 
 

@@ -13,7 +13,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from acdb_gym.envs.design_env import InterventionDesignEnv
+from acdb_gym.envs.design.env import InterventionDesignEnv
 
 PINNED: dict[tuple[str, str], tuple[str, int]] = {
     ("L0", "pc"): ("3d51dbb3019eda850310", 85),

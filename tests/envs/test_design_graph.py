@@ -9,20 +9,15 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from acdb_gym.agents.rl.training_worlds import UNSEEN_SIZE_LEVEL
 from acdb_gym.core.graphs import cpdag
-from acdb_gym.core.instance import generate_instance
-from acdb_gym.core.ladder import LADDERS, Level, LevelSpec
-from acdb_gym.envs.design_env import InterventionDesignEnv
-from acdb_gym.envs.design_graph import NODE_FEATURES, PAIR_FEATURES
+from acdb_gym.core.ladders.shipped import LADDERS, Level
+from acdb_gym.core.worlds.instance import generate_instance
+from acdb_gym.envs.design.env import InterventionDesignEnv
+from acdb_gym.envs.design.graph_obs import NODE_FEATURES, PAIR_FEATURES
 from acdb_gym.envs.registration import DESIGN_IDS
 
-D40 = Level(
-    "custom",
-    "D40",
-    "unseen size",
-    LevelSpec(d=40, k=60, n_obs=1000, n_int=200, noise_var=1.0, slack=0, standardized=True),
-    manifest=(),
-)
+D40 = UNSEEN_SIZE_LEVEL
 
 
 def graph_env(level: str | Level = "L1", **kwargs: Any) -> InterventionDesignEnv:

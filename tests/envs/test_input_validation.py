@@ -83,7 +83,7 @@ def test_bad_constructor_arguments_fail_at_make(kwargs: dict[str, Any], named: s
     ],
 )
 def test_bad_design_env_arguments_fail_at_construction(kwargs: dict[str, Any], named: str) -> None:
-    from acdb_gym.envs.design_env import InterventionDesignEnv
+    from acdb_gym.envs.design.env import InterventionDesignEnv
 
     with pytest.raises(ValueError, match=named):
         InterventionDesignEnv(**kwargs)

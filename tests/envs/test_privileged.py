@@ -10,11 +10,11 @@ import pytest
 
 import acdb_gym  # noqa: F401
 from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.core.scoring import ScoreReport, score
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv, RewardName, reward_of
-from acdb_gym.envs.design_env import InterventionDesignEnv
+from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.envs.privileged import HiddenInstanceAccess, PrivilegedEnv, hidden_instance_of
 
 ENV_IDS = ["ACDB-L1-v0", "ACDB-L0-v1", "ACDB-Design-L1-v0"]

@@ -10,9 +10,9 @@ import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.envs.acdb_env import ACDBEnv
-from acdb_gym.envs.design_env import InterventionDesignEnv
+from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.envs.registration import DESIGN_IDS, ENV_IDS, register_envs
 from acdb_gym.testing import check_acdb_env
 

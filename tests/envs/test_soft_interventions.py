@@ -12,8 +12,8 @@ from gymnasium.utils.env_checker import check_env
 
 from acdb_gym.agents.base import run_episode
 from acdb_gym.baselines.classical import PCGreedyAgent
-from acdb_gym.core.ladder import LADDERS
-from acdb_gym.core.soft_interventions import episode_kinds, sample_soft
+from acdb_gym.core.ladders.shipped import LADDERS
+from acdb_gym.core.worlds.soft import episode_kinds, sample_soft
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import KINDS_KEY, OBSERVATION_KEYS, STATS_OBSERVATION_KEYS, ACDBEnv
 from acdb_gym.testing import check_acdb_env

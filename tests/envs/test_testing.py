@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from acdb_gym.core.graphs import DAG
-from acdb_gym.core.ladder import LADDERS
+from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.testing import OBSERVATION_KEYS, SCORE_FIELDS, check_acdb_env, find_hidden_leak
 

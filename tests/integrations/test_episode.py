@@ -11,7 +11,7 @@ import pytest
 
 from acdb_gym.agents.base import run_episode
 from acdb_gym.agents.llm import LLMAgent, build_tools, env_kwargs_for
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.integrations.episode import (
     ENDED_ERROR,
     ToolEpisode,
@@ -19,7 +19,7 @@ from acdb_gym.integrations.episode import (
     result_row,
 )
 from acdb_gym.results import ResultsAppender, ResultsFileError, read_results
-from acdb_gym.sweep import Job
+from acdb_gym.sweep.run import Job
 
 LADDER, LEVEL, INDEX = "v0", "L0", 0
 

@@ -14,7 +14,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from acdb_gym.agents.llm import build_tools
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.integrations.episode import ToolEpisode
 from acdb_gym.integrations.inspect_log import import_logs, rows_from_log

@@ -16,7 +16,7 @@ from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 
 from acdb_gym.agents.llm import build_tools
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.integrations.episode import ENDED_ERROR, ToolEpisode
 from acdb_gym.integrations.mcp_server import EpisodeServer
 from acdb_gym.results import RESULTS_FILE, read_results

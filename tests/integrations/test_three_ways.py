@@ -24,7 +24,7 @@ from mcp.client.stdio import stdio_client
 
 import acdb_gym.integrations.inspect_task
 from acdb_gym import cli
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.results import RESULTS_FILE, read_results
 
 TASK_FILE = Path(acdb_gym.integrations.inspect_task.__file__)

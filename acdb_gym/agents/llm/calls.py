@@ -67,18 +67,26 @@ def _tokens(payload: dict[str, Any]) -> int:
     return estimate_tokens(canonical_json(payload))
 
 
+@dataclass(frozen=True)
+class _Finished:
+    reply: ModelReply
+
+
+def _resume(steps: Steps, value: Any, error: Exception | None) -> Effect | _Finished:
+    """Hand the last effect's outcome (a value, or the error it raised) back to ``steps``."""
+    try:
+        return steps.send(value) if error is None else steps.throw(error)
+    except StopIteration as stop:
+        return _Finished(stop.value)
+
+
 def drive(
     steps: Steps, adapter: ProviderAdapter, limiter: RateLimiter | None, on_wait: OnWait
 ) -> ModelReply:
     """Run ``steps`` with blocking sends and sleeps; ``on_wait`` hears rate-limit waits."""
     value: Any = None
     error: Exception | None = None
-    while True:
-        try:
-            effect = steps.send(value) if error is None else steps.throw(error)
-        except StopIteration as stop:
-            reply: ModelReply = stop.value
-            return reply
+    while not isinstance(effect := _resume(steps, value, error), _Finished):
         value, error = None, None
         if isinstance(effect, Sleep):
             time.sleep(effect.seconds)
@@ -89,20 +97,17 @@ def drive(
             value = adapter.send(effect.payload)
         except (TransientAPIError, RejectedRequestError) as failure:
             error = failure
+    return effect.reply
 
 
 async def drive_async(
     steps: Steps, adapter: ProviderAdapter, limiter: RateLimiter | None, on_wait: OnWait
 ) -> ModelReply:
-    """:func:`drive` with the adapter's async send and ``asyncio.sleep``."""
+    """:func:`drive` with the adapter's async send and ``asyncio.sleep``: the same request logic
+    (``steps``), only the waits differ."""
     value: Any = None
     error: Exception | None = None
-    while True:
-        try:
-            effect = steps.send(value) if error is None else steps.throw(error)
-        except StopIteration as stop:
-            reply: ModelReply = stop.value
-            return reply
+    while not isinstance(effect := _resume(steps, value, error), _Finished):
         value, error = None, None
         if isinstance(effect, Sleep):
             await asyncio.sleep(effect.seconds)
@@ -113,6 +118,7 @@ async def drive_async(
             value = await adapter.asend(effect.payload)
         except (TransientAPIError, RejectedRequestError) as failure:
             error = failure
+    return effect.reply
 
 
 def retry_delay(

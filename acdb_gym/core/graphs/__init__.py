@@ -15,7 +15,9 @@ before it):
 * :mod:`~acdb_gym.core.graphs.equivalence`: ``cpdag`` and the interventional
   ``essential_graph``;
 * :mod:`~acdb_gym.core.graphs.interventions`: ``covered_edges`` and
-  ``minimum_intervention_set``.
+  ``minimum_intervention_set``;
+* :mod:`~acdb_gym.core.graphs.real`: the fixed real topologies (Sachs, DREAM4), imported from
+  their module (not re-exported here: they read package data).
 
 >>> dag = DAG.from_edges(3, [(0, 2), (1, 2)])
 >>> cpdag(dag).directed_edges()

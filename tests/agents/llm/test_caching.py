@@ -13,11 +13,11 @@ import pytest
 
 from acdb_gym.agents.base import run_episode
 from acdb_gym.agents.llm import LLMAgent, env_kwargs_for
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.report import write_report
 from acdb_gym.report.cost import job_costs, load_prices
 from acdb_gym.results import Location, ResultRow, read_results
-from acdb_gym.sweep import SweepConfig, run_sweep
+from acdb_gym.sweep.run import SweepConfig, run_sweep
 
 PROVIDERS = ("openai", "anthropic")
 TRUTH = get_level("v0", "L0").instance(0).dag

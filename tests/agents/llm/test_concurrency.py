@@ -13,9 +13,9 @@ import pytest
 
 from acdb_gym.agents.llm.ratelimit import RateLimiter
 from acdb_gym.cli import main as cli_main
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.results import read_results
-from acdb_gym.sweep import SweepConfig, run_sweep
+from acdb_gym.sweep.run import SweepConfig, run_sweep
 
 TRUTH = get_level("v0", "L0").instance(0).dag
 

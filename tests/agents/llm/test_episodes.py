@@ -14,7 +14,7 @@ import pytest
 from acdb_gym.agents.base import Agent, run_episode
 from acdb_gym.agents.llm import LLMAgent, env_kwargs_for
 from acdb_gym.core.graphs import DAG, cpdag
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.core.tools import StatisticTool, ToolResult, registered_tool
 
 PROVIDERS = ("openai", "anthropic")

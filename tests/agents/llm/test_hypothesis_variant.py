@@ -14,7 +14,7 @@ from acdb_gym.agents.base import run_episode
 from acdb_gym.agents.llm import LLMAgent, env_kwargs_for
 from acdb_gym.cli import main as cli_main
 from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.results import read_results
 

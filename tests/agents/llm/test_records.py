@@ -12,7 +12,7 @@ import pytest
 
 from acdb_gym.agents.base import run_episode
 from acdb_gym.agents.llm import LLMAgent, LLMProviderError, env_kwargs_for
-from acdb_gym.core.ladder import get_level
+from acdb_gym.core.ladders.shipped import get_level
 
 PROVIDERS = ("openai", "anthropic")
 TRUTH = get_level("v0", "L0").instance(0).dag

@@ -9,7 +9,7 @@ are required. A ``NAME:`` prefix names the level; without one its name is ``d{d}
 first 8 hex digits of the SHA-256 of the spec's canonical text (:func:`format_level_spec`).
 
 Its manifest is preflighted from :data:`CUSTOM_SEED_BASE` up, exactly as the shipped manifests
-are (:func:`~acdb_gym.core.ladder.preflight`): the same spec gives the same seeds and digests in
+are (:func:`~acdb_gym.core.ladders.shipped.preflight`): the same spec gives the same seeds and digests in
 every process, so a sweep worker rebuilds the level from the spec's text alone.
 
 >>> spec = parse_level_spec("d=8, k=10, n_obs=200, n_int=50, slack=1, standardized=true")
@@ -32,7 +32,7 @@ import typing
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, Final
 
-from acdb_gym.core.ladder import Level, LevelSpec, ManifestEntry, get_level, preflight
+from acdb_gym.core.ladders.shipped import Level, LevelSpec, ManifestEntry, get_level, preflight
 
 __all__ = [
     "CUSTOM_DEFAULTS",

@@ -1,7 +1,7 @@
 """The specification of a benchmark level: how its instances are drawn (DESIGN §3).
 
-Its own module so that the generator (:mod:`acdb_gym.core.instance`) and the ladders
-(:mod:`acdb_gym.core.ladder`, which re-exports it) both build on it without importing each
+Its own module so that the generator (:mod:`acdb_gym.core.worlds.instance`) and the ladders
+(:mod:`acdb_gym.core.ladders.shipped`, which re-exports it) both build on it without importing each
 other.
 
 >>> spec = LevelSpec(d=6, k=9, n_obs=200, n_int=50, noise_var=2.0, slack=1)
@@ -16,7 +16,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from acdb_gym.core.real_topologies import FIXED_GRAPHS, TOPOLOGY_SIZES
+from acdb_gym.core.graphs.real import FIXED_GRAPHS, TOPOLOGY_SIZES
 
 __all__ = [
     "FAITHFULNESS_RULES",
@@ -38,7 +38,7 @@ FAMILIES: tuple[Family, ...] = get_args(Family)
 
 GRAPHS: tuple[str, ...] = ("er", "sf", *FIXED_GRAPHS)
 """The values of :attr:`LevelSpec.graph`: the random graph models ``"er"`` (the default) and
-``"sf"``, and the fixed real topologies (:mod:`acdb_gym.core.real_topologies`)."""
+``"sf"``, and the fixed real topologies (:mod:`acdb_gym.core.graphs.real`)."""
 
 FAITHFULNESS_RULES = ("reject_world", "redraw_edges")
 """The values of :attr:`LevelSpec.faithfulness_rule`; the first is the default."""
@@ -67,9 +67,9 @@ class LevelSpec:
             ``"reject_world"`` (v0, v1): redraw the whole world (graph and weights) until
             every edge passes, which fails at a rate exponential in the edge count.
             ``"redraw_edges"`` (the large ladder): keep the graph, redraw only the failing
-            edges' weights, at most :data:`~acdb_gym.core.instance.EDGE_REDRAW_ROUNDS` times,
+            edges' weights, at most :data:`~acdb_gym.core.worlds.instance.EDGE_REDRAW_ROUNDS` times,
             then accept the world (linear-Gaussian family only) and record how many edges still fail
-            (:attr:`~acdb_gym.core.instance.Instance.weak_edges`).
+            (:attr:`~acdb_gym.core.worlds.instance.Instance.weak_edges`).
         graph: the graph model (:data:`GRAPHS`, DESIGN §3 step 1 and §3.2): ``"er"`` (uniform
             random order, uniform edge set), ``"sf"`` (scale-free, preferential attachment),
             or a fixed real topology (``"sachs"``, ``"dream4-1"`` ... ``"dream4-5"``) with its

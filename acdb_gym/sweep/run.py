@@ -3,7 +3,7 @@
 Jobs are ladder × levels × manifest seeds × agents × panels × repeats (an agent's tool variant
 is part of its name, e.g. ``llm_raw`` / ``llm_stats``; agents come from
 :data:`acdb_gym.registry.AGENTS`). The levels are a shipped ladder's or custom ones
-(:mod:`acdb_gym.core.custom_level`, ladder ``"custom"``), whose jobs and rows carry the spec's
+(:mod:`acdb_gym.core.ladders.custom`, ladder ``"custom"``), whose jobs and rows carry the spec's
 text: every worker rebuilds the level and its seeds from it. Each finished job appends one row
 to the run directory's results file through :class:`acdb_gym.results.ResultsAppender` (one
 ``write`` on an ``O_APPEND`` descriptor, then ``fsync``), from the parent process only. Rerunning
@@ -14,7 +14,7 @@ as a result; any other unreadable line stops the resume with a
 :class:`~acdb_gym.results.ResultsFileError` naming the file and line.
 
 With ``concurrency`` above 1, each worker runs up to that many LLM jobs at once in an event loop
-(:mod:`acdb_gym.sweep_concurrent`); the rows are those of a serial run apart from ``wall_time``.
+(:mod:`acdb_gym.sweep.concurrent`); the rows are those of a serial run apart from ``wall_time``.
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from acdb_gym.core.custom_level import CUSTOM_LADDER, MAX_CUSTOM_SEEDS, CustomLevel
-from acdb_gym.core.ladder import LEVEL_NAMES, get_level
+from acdb_gym.core.ladders.custom import CUSTOM_LADDER, MAX_CUSTOM_SEEDS, CustomLevel
+from acdb_gym.core.ladders.shipped import LEVEL_NAMES, get_level
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, PANELS, Panel
-from acdb_gym.jobs import Job, run_job
 from acdb_gym.registry import OFFLINE_AGENTS, AgentEntry, get_agent
 from acdb_gym.results import RESULTS_FILE, Location, ResultRow, ResultsAppender, read_results
-from acdb_gym.run_lock import RunDirectoryLock
-from acdb_gym.sweep_guards import FailureWatch, check_custom_levels
+from acdb_gym.sweep.guards import FailureWatch, check_custom_levels
+from acdb_gym.sweep.jobs import Job, run_job
+from acdb_gym.sweep.lock import RunDirectoryLock
 
 __all__ = [
     "Job",
@@ -56,7 +56,7 @@ class SweepConfig:
 
     Attributes:
         out: run directory; results go to its :data:`~acdb_gym.results.RESULTS_FILE`.
-        ladder: a ladder of :data:`~acdb_gym.core.ladder.ALL_LADDERS` (``"v0"``, ``"v1"``,
+        ladder: a ladder of :data:`~acdb_gym.core.ladders.shipped.ALL_LADDERS` (``"v0"``, ``"v1"``,
             ``"large"``, ...), or ``"custom"`` with ``custom_levels``.
         levels: level names (the large ladder has L0 to L4; on ``"custom"``, the custom
             levels' names, in their order).
@@ -147,7 +147,7 @@ def _agent_config(spec: AgentEntry, options: dict[str, Any]) -> dict[str, Any]:
     config = {k: options[k] for k in spec.options if options.get(k) is not None}
     if spec.takes_path:
         # The model's content is part of the job: a replaced file is a new job, not "done".
-        from acdb_gym.agents.rl import policy_digest
+        from acdb_gym.agents.rl.agent import policy_digest
 
         config["model_sha256"] = policy_digest(spec.model_path)
     return config
@@ -216,7 +216,7 @@ def _execute(
     if config.backend == "ray":
         yield from _execute_ray(jobs, config, skip)
     elif config.concurrency > 1 and (config.workers == 1 or len(jobs) <= 1):
-        from acdb_gym.sweep_concurrent import iter_concurrent
+        from acdb_gym.sweep.concurrent import iter_concurrent
 
         yield from iter_concurrent(jobs, options, config.out, config.concurrency, skip)
     elif config.workers == 1 or len(jobs) <= 1:
@@ -230,8 +230,8 @@ def _execute(
 def _execute_pool(
     jobs: Sequence[Job], config: SweepConfig, skip: Callable[[Job], bool]
 ) -> Iterator[dict[str, Any]]:
-    from acdb_gym.sweep_concurrent import batches, run_batch
-    from acdb_gym.sweep_workers import one_blas_thread, worker_context
+    from acdb_gym.sweep.concurrent import batches, run_batch
+    from acdb_gym.sweep.workers import one_blas_thread, worker_context
 
     with ProcessPoolExecutor(
         max_workers=config.workers, mp_context=worker_context(), initializer=one_blas_thread

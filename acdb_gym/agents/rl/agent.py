@@ -1,19 +1,19 @@
 """RL intervention policies: saving and loading them, and the agent that runs them.
 
-A policy is trained on :class:`~acdb_gym.envs.design_env.InterventionDesignEnv` (see
-:mod:`acdb_gym.agents.rl_train`) and saved as a stable-baselines3 ``.zip`` with one extra
+A policy is trained on :class:`~acdb_gym.envs.design.env.InterventionDesignEnv` (see
+:mod:`acdb_gym.agents.rl.train`) and saved as a stable-baselines3 ``.zip`` with one extra
 member, ``acdb_gym.json`` (:class:`PolicyMetadata`: algorithm, level, estimator settings), so
 that :class:`RLAgent` can rebuild exactly the observation the policy was trained on.
 
 :class:`RLAgent` acts through :class:`~acdb_gym.envs.acdb_env.ACDBEnv` like every other agent:
-it runs PC on the observational data, keeps a :class:`~acdb_gym.envs.design_env.DesignState`
+it runs PC on the observational data, keeps a :class:`~acdb_gym.envs.design.env.DesignState`
 up to date with the experiments it sees in the observations, asks the policy for a target
 (masked to the valid ones) and sends ``actions.intervene(target, mean + shift * sd)``, or, on
 "stop", ``actions.submit(estimate)``. On the design env itself it maps observations to actions
 directly. The sweep runs it as ``rl:PATH``.
 
 A second kind of policy reads the design env's size-free graph observation
-(:mod:`acdb_gym.envs.design_graph`): :class:`~acdb_gym.agents.rl_graph.NodeMessagePolicy`,
+(:mod:`acdb_gym.envs.design.graph_obs`): :class:`~acdb_gym.agents.rl.graph_policy.NodeMessagePolicy`,
 permutation-equivariant, saved as JSON plus a tensor-only state dict (metadata
 ``observation="graph"``). It acts on every level of both ladders and on custom levels of any
 ``d``; :func:`load_policy` and :class:`RLAgent` handle both kinds.
@@ -45,16 +45,13 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
+from acdb_gym.agents.rl._format import METADATA_MEMBER, UntrustedPolicyError
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.discovery import pc_cpdag
 from acdb_gym.envs import actions
 from acdb_gym.envs.actions import VALUE_BOUND
-from acdb_gym.envs.design_env import (
-    DesignObservation,
-    DesignState,
-    Estimator,
-    observation_size,
-)
+from acdb_gym.envs.design.env import DesignState, Estimator
+from acdb_gym.envs.design.observation import DesignObservation, observation_size
 
 __all__ = [
     "METADATA_MEMBER",
@@ -75,8 +72,6 @@ __all__ = [
 Algorithm = Literal["maskable_ppo", "ppo"]
 """``"maskable_ppo"`` (sb3-contrib, uses ``action_masks()``) or ``"ppo"`` (stable-baselines3)."""
 
-METADATA_MEMBER = "acdb_gym.json"
-"""Name of the metadata member added to a saved policy's ``.zip``."""
 
 INSTALL_HINT = "pip install 'acdb_gym[rl]'"
 
@@ -89,19 +84,6 @@ class MissingExtraError(ImportError):
         super().__init__(
             f"RL policies need {module}, which is not installed: {INSTALL_HINT} "
             "(torch, stable-baselines3, sb3-contrib)"
-        )
-
-
-class UntrustedPolicyError(ValueError):
-    """A saved policy that can only be loaded by unpickling it (which can run its code)."""
-
-    def __init__(self, path: Path, reason: str) -> None:
-        self.path = path
-        self.reason = reason
-        super().__init__(
-            f"refusing to load {path}: {reason}. Loading it would unpickle data from the file, "
-            "which runs any code the file names; if you trust its author, pass trust=True "
-            "(acdb sweep --trust-model)"
         )
 
 
@@ -150,7 +132,7 @@ class PolicyMetadata:
         seed: the training seed.
         version: the ``acdb_gym`` version that trained it.
         observation: the design env's observation mode the policy reads: ``"flat"`` (an SB3
-            policy for one ``d``) or ``"graph"`` (a :mod:`~acdb_gym.agents.rl_graph` policy for
+            policy for one ``d``) or ``"graph"`` (a :mod:`~acdb_gym.agents.rl.graph_policy` policy for
             any ``d``; then ``level`` names the training mix and ``n_nodes`` is 0).
     """
 
@@ -289,9 +271,9 @@ def _load_without_pickle(path: Path, algo: Algorithm | None) -> tuple[SafePolicy
 
 
 def _load_graph_policy(path: Path) -> Any:
-    """A :class:`~acdb_gym.agents.rl_graph.NodeMessagePolicy` from JSON and tensors."""
+    """A :class:`~acdb_gym.agents.rl.graph_policy.NodeMessagePolicy` from JSON and tensors."""
     require_rl("ppo")
-    from acdb_gym.agents.rl_graph import load_network
+    from acdb_gym.agents.rl.graph_policy import load_network
 
     with zipfile.ZipFile(path) as archive:
         return load_network(path, archive)
@@ -390,7 +372,7 @@ class RLAgent:
     budget and always submits. With the same instance and ``estimator="pc"`` its episodes are
     the design env's episodes step for step.
 
-    On :class:`~acdb_gym.envs.design_env.InterventionDesignEnv` (flat observations) it returns
+    On :class:`~acdb_gym.envs.design.env.InterventionDesignEnv` (flat observations) it returns
     the masked action index directly; the mask is read from the observation's budget fraction
     (:class:`DesignObservation`), which equals the env's ``action_masks()``.
 
@@ -480,7 +462,7 @@ class RLAgent:
         features = state.observation(budget_remaining=remaining, budget=self._budget)
         can_intervene = remaining > 0 and int(observation["steps_remaining"][0]) > 1
         if self.metadata.size_free:
-            from acdb_gym.envs.design_graph import graph_observation
+            from acdb_gym.envs.design.graph_obs import graph_observation
 
             target = self._choose_graph(
                 graph_observation(
@@ -524,7 +506,7 @@ class RLAgent:
     def _choose_graph(self, observation: Mapping[str, Any]) -> int:
         """A graph policy's choice on a graph observation (padded or not): a node index, or
         the observation's "stop" index (its action mask's last)."""
-        from acdb_gym.agents.rl_graph import trim
+        from acdb_gym.agents.rl.graph_policy import trim
 
         trimmed = trim(observation)
         d = len(trimmed["nodes"])

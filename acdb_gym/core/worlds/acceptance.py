@@ -34,11 +34,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from acdb_gym.core.faithfulness import is_faithful, min_relevant_partial_correlation
 from acdb_gym.core.graphs import DAG
-from acdb_gym.core.level_spec import LINEAR_NONGAUSSIAN, NONLINEAR, LevelSpec
-from acdb_gym.core.scm import LinearGaussianSCM
-from acdb_gym.core.scm_families import (
+from acdb_gym.core.types import FloatArray, IntArray
+from acdb_gym.core.worlds.faithfulness import is_faithful, min_relevant_partial_correlation
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.mechanisms import (
     NOISE_KINDS,
     SCM,
     SHAPES,
@@ -50,7 +50,7 @@ from acdb_gym.core.scm_families import (
     apply_shape,
     readonly_copy,
 )
-from acdb_gym.core.types import FloatArray, IntArray
+from acdb_gym.core.worlds.spec import LINEAR_NONGAUSSIAN, NONLINEAR, LevelSpec
 
 __all__ = [
     "CALIBRATION_SIZE",
@@ -135,7 +135,7 @@ def _linear_scm(spec: LevelSpec, weights: FloatArray) -> LinearGaussianSCM:
 
 
 def linear_acceptance(dag: DAG, cov: FloatArray, eps: float) -> Acceptance:
-    """The linear rule (:func:`~acdb_gym.core.faithfulness.is_faithful`) on a population
+    """The linear rule (:func:`~acdb_gym.core.worlds.faithfulness.is_faithful`) on a population
     covariance, with the smallest PC-relevant ``|rho|`` as covariate (computed when accepted)."""
     accepted = is_faithful(dag, cov, eps)
     smallest = min_relevant_partial_correlation(dag, cov) if accepted else math.nan

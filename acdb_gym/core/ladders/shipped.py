@@ -5,10 +5,10 @@ with the ``linear_nongaussian`` and ``nonlinear`` SCM families (DESIGN §3.1), r
 ``ACDB-NonGaussian-L{0..5}-v1`` and ``ACDB-Nonlinear-L{0..5}-v1``.
 
 Each level carries a manifest of 200 preflighted seeds, each stored with the digest of the
-instance it generates, in package data (``core/manifests/<ladder>.tsv``); v0's first 8 are the
+instance it generates, in package data (``core/ladders/manifests/<ladder>.tsv``); v0's first 8 are the
 paper's published seeds. ``tests/core/test_instance.py`` regenerates the first 8 and a sample of
 the rest, so that any change to generation is caught. Regenerate the files after an intended
-change with ``python -m acdb_gym.core.ladder``.
+change with ``python -m acdb_gym.core.ladders.shipped``.
 
 >>> LADDERS["v0"]["L0"].spec.d, LADDERS["v1"]["L5"].spec.k
 (5, 45)
@@ -26,8 +26,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
-from acdb_gym.core.instance import Instance, InstanceGenerationError, generate_instance
-from acdb_gym.core.level_spec import LINEAR_NONGAUSSIAN, NONLINEAR, Family, LevelSpec
+from acdb_gym.core.worlds.instance import Instance, InstanceGenerationError, generate_instance
+from acdb_gym.core.worlds.spec import LINEAR_NONGAUSSIAN, NONLINEAR, Family, LevelSpec
 
 __all__ = [
     "ALL_LADDERS",
@@ -177,8 +177,8 @@ accept their first draw a family's instance has the v1 instance's graph (paired 
 
 
 def manifest_path(ladder: str) -> Traversable:
-    """The package-data file that holds ``ladder``'s manifests (``core/manifests/<ladder>.tsv``)."""
-    return files("acdb_gym.core").joinpath("manifests", f"{ladder}.tsv")
+    """The package-data file that holds ``ladder``'s manifests (``core/ladders/manifests/<ladder>.tsv``)."""
+    return files("acdb_gym.core.ladders").joinpath("manifests", f"{ladder}.tsv")
 
 
 def read_manifests(text: str) -> dict[str, tuple[ManifestEntry, ...]]:
@@ -251,7 +251,7 @@ def preflight(spec: LevelSpec, base: int, count: int) -> tuple[ManifestEntry, ..
 
 
 def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  # pragma: no cover
-    """Regenerate ``core/manifests/<ladder>.tsv`` (after an intended generator change)."""
+    """Regenerate ``core/ladders/manifests/<ladder>.tsv`` (after an intended generator change)."""
     every = {**_SPECS, "large": _LARGE_SPECS}
     for ladder_name in ladders:
         specs = every[ladder_name]
@@ -262,7 +262,7 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
         }
         header = (
             f"Ladder {ladder_name}: {count} preflighted seeds per level and the digest of the\n"
-            f"instance each generates. Regenerate with `python -m acdb_gym.core.ladder {ladder_name}`."
+            f"instance each generates. Regenerate with `python -m acdb_gym.core.ladders.shipped {ladder_name}`."
         )
         path = Path(str(manifest_path(ladder_name)))
         path.write_text(write_manifests(entries, header), encoding="utf-8")

@@ -1,7 +1,7 @@
 """One job of a sweep: what defines it (:class:`Job`, whose id is stable across runs) and how
 it runs to its result row (:func:`run_job`, :func:`run_job_async` for LLM agents in an event
-loop). The sweep (:mod:`acdb_gym.sweep`) plans and schedules jobs; this module knows nothing of
-schedules, so both the sweep and its concurrent runner (:mod:`acdb_gym.sweep_concurrent`) build
+loop). The sweep (:mod:`acdb_gym.sweep.run`) plans and schedules jobs; this module knows nothing of
+schedules, so both the sweep and its concurrent runner (:mod:`acdb_gym.sweep.concurrent`) build
 on it without importing each other."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from acdb_gym import __version__
-from acdb_gym.core.custom_level import resolve_level
-from acdb_gym.core.ladder import Level
+from acdb_gym.core.ladders.custom import resolve_level
+from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.registry import AgentEntry, get_agent
 
@@ -31,7 +31,7 @@ class Job:
     """One unit of work: one agent on one manifest instance in one panel, one repeat.
 
     ``level_spec`` is empty for a shipped ladder's level and the spec's canonical text
-    (:func:`~acdb_gym.core.custom_level.format_level_spec`) for a custom level.
+    (:func:`~acdb_gym.core.ladders.custom.format_level_spec`) for a custom level.
     """
 
     ladder: str

@@ -7,13 +7,13 @@ mechanism, and so the target's in-edges, and changes it:
 * ``scale``: ``X_i := f_i(pa_i) + s e_i`` with ``s = scale_factor(value) = clip(|value|, 0.1,
   10)`` (the noise standard deviation multiplied by ``s``).
 
-Every family's SCM (:mod:`acdb_gym.core.scm`, :mod:`acdb_gym.core.scm_families`) supports both.
+Every family's SCM (:mod:`acdb_gym.core.worlds.linear`, :mod:`acdb_gym.core.worlds.mechanisms`) supports both.
 A draw consumes the generator exactly as the family's observational ``sample`` does (one
 ``(n, d)`` block), and the linear families compute it as that observational draw plus a term
 confined to the target's descendants, so the other columns are bit-identical to
 ``scm.sample(n, rng)`` from the same generator state.
 
->>> from acdb_gym.core.scm import LinearGaussianSCM
+>>> from acdb_gym.core.worlds.linear import LinearGaussianSCM
 >>> scm = LinearGaussianSCM(np.array([[0.0, 2.0], [0.0, 0.0]]), np.array([1.0, 1.0]))
 >>> base = scm.sample(3, np.random.default_rng(0))
 >>> moved = sample_soft(scm, "shift", 0, 1.5, 3, np.random.default_rng(0))
@@ -28,9 +28,9 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from acdb_gym.core.scm import LinearGaussianSCM
-from acdb_gym.core.scm_families import SCM, LinearNonGaussianSCM, standardized_noise
 from acdb_gym.core.types import FloatArray
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.mechanisms import SCM, LinearNonGaussianSCM, standardized_noise
 
 __all__ = [
     "INTERVENTION_KINDS",

@@ -2,7 +2,7 @@
 
 :class:`NodeMessagePolicy` treats the ``d`` variables as a set: every layer sends a message
 along every ordered pair ``(j -> i)`` built from both nodes' states and the pair's features
-(current edge state, correlation, shift evidence; :data:`~acdb_gym.envs.design_graph.
+(current edge state, correlation, shift evidence; :data:`~acdb_gym.envs.design.graph_obs.
 PAIR_FEATURES`), averages the messages each node receives over the real nodes, and updates the
 node's state. Each node's final state gives the logit of intervening on it; the mean and
 maximum over nodes with the budget give the logit of "stop" and the value. Renumbering the
@@ -13,11 +13,11 @@ A saved policy is a ``.zip`` with three members and no pickle in it:
 
 | member | content |
 |--------|---------|
-| ``acdb_gym.json`` | :class:`~acdb_gym.agents.rl.PolicyMetadata` with ``observation="graph"`` |
+| ``acdb_gym.json`` | :class:`~acdb_gym.agents.rl.agent.PolicyMetadata` with ``observation="graph"`` |
 | ``network.json`` | :class:`NetworkConfig` (layer sizes) |
 | ``weights.pt`` | the ``state_dict``, loaded with ``torch.load(weights_only=True)`` |
 
-torch is imported by this module: :mod:`acdb_gym.agents.rl` imports it only when a policy of
+torch is imported by this module: :mod:`acdb_gym.agents.rl.agent` imports it only when a policy of
 this kind is loaded.
 """
 
@@ -35,7 +35,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from acdb_gym.envs.design_graph import NODE_FEATURES, PAIR_FEATURES
+from acdb_gym.agents.rl._format import METADATA_MEMBER, UntrustedPolicyError
+from acdb_gym.envs.design.graph_obs import NODE_FEATURES, PAIR_FEATURES
 
 __all__ = [
     "NETWORK_MEMBER",
@@ -201,8 +202,6 @@ class NodeMessagePolicy(nn.Module):
 def save_network(network: NodeMessagePolicy, path: str | Path, metadata: Mapping[str, Any]) -> Path:
     """Write ``network`` and its metadata (``acdb_gym.json``) to a ``.zip`` without pickles
     beyond ``torch.save``'s tensor-only state dict."""
-    from acdb_gym.agents.rl import METADATA_MEMBER
-
     path = Path(path)
     if path.suffix != ".zip":
         path = path.with_name(path.name + ".zip")
@@ -223,8 +222,6 @@ def load_network(path: Path, archive: zipfile.ZipFile) -> NodeMessagePolicy:
         ValueError: a member is missing or malformed.
         UntrustedPolicyError: the weights hold anything but tensors.
     """
-    from acdb_gym.agents.rl import UntrustedPolicyError
-
     names = set(archive.namelist())
     for member in (NETWORK_MEMBER, WEIGHTS_MEMBER):
         if member not in names:

@@ -31,7 +31,8 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 
 import numpy as np
-from acdb_gym.core.graphs import DAG, find_cycle
+
+from acdb_gym.core.graphs.dag import DAG, find_cycle
 
 __all__ = [
     "FIXED_GRAPHS",
@@ -61,7 +62,7 @@ SACHS_PROTEINS: tuple[str, ...] = (
 """The 11 proteins, in the column order of the cytometry file (node ``i`` is the ``i``-th)."""
 
 FIXED_GRAPHS: tuple[str, ...] = ("sachs", *(f"dream4-{i}" for i in range(1, 6)))
-"""The :attr:`~acdb_gym.core.level_spec.LevelSpec.graph` values of the fixed topologies."""
+"""The :attr:`~acdb_gym.core.worlds.spec.LevelSpec.graph` values of the fixed topologies."""
 
 _SOURCES = {
     "sachs": "sachs_consensus.csv",

@@ -9,8 +9,8 @@ from typing import Any
 __all__ = ["one_blas_thread", "worker_context"]
 
 _WORKER_PRELOAD = (
-    "acdb_gym.sweep",
-    "acdb_gym.sweep_concurrent",
+    "acdb_gym.sweep.run",
+    "acdb_gym.sweep.concurrent",
     "acdb_gym.agents.base",
     "acdb_gym.baselines",
     "gymnasium",

@@ -1,13 +1,13 @@
 """The session's intervention sampler: the per-target do-matrices of one SCM, made once.
 
-:meth:`LinearGaussianSCM.sample_do <acdb_gym.core.scm.LinearGaussianSCM.sample_do>` makes the
+:meth:`LinearGaussianSCM.sample_do <acdb_gym.core.worlds.linear.LinearGaussianSCM.sample_do>` makes the
 target's matrix on every call; an episode calls it a few times per instance, and a sweep replays
 the same preflighted instances in every episode. The sampler keeps the matrices instead, for
 ``d <= 32`` all of them made at once, and :func:`sampler_for` keeps one sampler per SCM for as
 long as the SCM lives. The samples are bit-identical to ``sample_do``'s: the same draws from the
 generator and the same arithmetic (``np.dot`` with the same matrix).
 
-The SCMs of the other families (:mod:`acdb_gym.core.scm_families`) draw through their own
+The SCMs of the other families (:mod:`acdb_gym.core.worlds.mechanisms`) draw through their own
 ``sample_do`` (:class:`FamilySampler`).
 """
 
@@ -17,9 +17,9 @@ import weakref
 
 import numpy as np
 
-from acdb_gym.core.scm import LinearGaussianSCM
-from acdb_gym.core.scm_families import SCM, LinearNonGaussianSCM, NonlinearSCM
 from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.mechanisms import SCM, LinearNonGaussianSCM, NonlinearSCM
 
 __all__ = ["FamilySampler", "InterventionSampler", "sampler_for"]
 
@@ -62,7 +62,7 @@ class InterventionSampler:
     def draw(
         self, var: int, value: float, n: int, rng: np.random.Generator, out: FloatArray | None
     ) -> FloatArray:
-        """:meth:`~acdb_gym.core.scm.LinearGaussianSCM.sample_do` without its argument checks
+        """:meth:`~acdb_gym.core.worlds.linear.LinearGaussianSCM.sample_do` without its argument checks
         (the session has made them): ``n`` rows, written into ``out`` when it is given.
 
         ``out`` must be a writable C-contiguous float64 ``(n, d)`` array.
@@ -79,7 +79,7 @@ class InterventionSampler:
 
 
 def do_matrix_block(scm: LinearGaussianSCM) -> list[FloatArray | None]:
-    """Every target's :meth:`~acdb_gym.core.scm.LinearGaussianSCM.do_matrix`, bit for bit,
+    """Every target's :meth:`~acdb_gym.core.worlds.linear.LinearGaussianSCM.do_matrix`, bit for bit,
     made in one ``(d, d, d)`` block with no loop over the targets."""
     d = scm.n_nodes
     mixing = scm.mixing.copy()

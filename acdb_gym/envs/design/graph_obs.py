@@ -1,6 +1,6 @@
 """The size-free observation of the design env: per-node and per-pair features, padded.
 
-:class:`~acdb_gym.envs.design_env.InterventionDesignEnv` with ``observation="graph"`` returns a
+:class:`~acdb_gym.envs.design.env.InterventionDesignEnv` with ``observation="graph"`` returns a
 dict of fixed-shape arrays padded to ``max_nodes`` (so that vectorized envs and replay buffers
 can stack episodes of different ``d``) with a node mask saying which rows are real nodes, and an
 ``action_mask`` entry (TorchRL's ``ActionMask`` and RLlib read it from the observation). A
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from acdb_gym.envs.design_env import DesignObservation
+from acdb_gym.envs.design.observation import DesignObservation
 
 __all__ = [
     "DEFAULT_MAX_NODES",

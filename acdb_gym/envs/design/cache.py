@@ -21,8 +21,8 @@ from typing import Generic, TypeVar
 import numpy as np
 
 from acdb_gym.core.graphs import PDAG, cpdag
-from acdb_gym.core.instance import Instance
 from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.discovery import ShiftOrienter, pc_cpdag
 
 __all__ = ["Summary", "clear", "fingerprint", "starting_graph", "summary_of"]

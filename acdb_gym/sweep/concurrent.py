@@ -3,7 +3,7 @@
 An LLM agent spends nearly all of an episode waiting for HTTP replies. With ``concurrency``
 above 1 each worker runs up to that many jobs in one asyncio event loop: jobs whose agent has
 ``act_async`` (:class:`~acdb_gym.agents.base.AsyncAgent`, the LLM agents) run through
-:func:`~acdb_gym.jobs.run_job_async` and the SDKs' async clients; any other job runs as usual,
+:func:`~acdb_gym.sweep.jobs.run_job_async` and the SDKs' async clients; any other job runs as usual,
 blocking the loop while it computes. Every job is the same episode as in a serial run (the
 agents are deterministic given their replies, and the server or the response cache answers
 each request alone), so the rows are the same apart from ``wall_time`` and their order in the
@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from acdb_gym.jobs import Job, run_job, run_job_async
 from acdb_gym.registry import get_agent
+from acdb_gym.sweep.jobs import Job, run_job, run_job_async
 
 __all__ = ["batches", "iter_concurrent", "run_batch"]
 

@@ -7,11 +7,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acdb_gym.core.custom_level import CUSTOM_LADDER
+from acdb_gym.core.ladders.custom import CUSTOM_LADDER
 from acdb_gym.results import ResultRow
 
 if TYPE_CHECKING:
-    from acdb_gym.jobs import Job
+    from acdb_gym.sweep.jobs import Job
 
 __all__ = ["STOP_AFTER_SAME_FAILURES", "FailureWatch", "check_custom_levels"]
 

@@ -5,7 +5,7 @@ An :class:`Instance` is fully determined by ``(spec, seed)``: the seed is split 
 the observational sample and the interventions, so the same seed gives bit-identical instances
 and data in any process.
 
->>> from acdb_gym.core.level_spec import LevelSpec
+>>> from acdb_gym.core.worlds.spec import LevelSpec
 >>> spec = LevelSpec(d=4, k=3, n_obs=50, n_int=10, noise_var=1.0, slack=1)
 >>> a, b = generate_instance(spec, 7), generate_instance(spec, 7)
 >>> a.digest() == b.digest() and a.dag.n_edges == 3
@@ -21,19 +21,19 @@ from functools import cached_property
 
 import numpy as np
 
-from acdb_gym.core.faithfulness import (
+from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag, scale_free_dag
+from acdb_gym.core.graphs.real import topology
+from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION, draw_world
+from acdb_gym.core.worlds.faithfulness import (
     _full_partial_correlations,
     is_faithful,
     min_relevant_partial_correlation,
     weak_edges,
 )
-from acdb_gym.core.families import PARTIAL_CORRELATION, draw_world
-from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag, scale_free_dag
-from acdb_gym.core.level_spec import LINEAR_GAUSSIAN, LevelSpec
-from acdb_gym.core.real_topologies import topology
-from acdb_gym.core.scm import LinearGaussianSCM
-from acdb_gym.core.scm_families import SCM
-from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.mechanisms import SCM
+from acdb_gym.core.worlds.spec import LINEAR_GAUSSIAN, LevelSpec
 
 __all__ = [
     "EDGE_REDRAW_ROUNDS",
@@ -84,7 +84,7 @@ class Instance:
         min_relevant_abs_rho: the acceptance covariate named by ``dependence_measure``: the
             smallest population ``|rho|`` over PC-relevant conditioning sets for the linear
             families, the smallest per-edge correlation ratio or unique contribution for the
-            nonlinear one (:mod:`acdb_gym.core.families`).
+            nonlinear one (:mod:`acdb_gym.core.worlds.acceptance`).
         attempts: draws rejection sampling needed (1 = the first draw was accepted); under
             ``faithfulness_rule="redraw_edges"``, weight draws (the first plus each redraw).
         dependence_measure: ``"partial_correlation"`` or ``"correlation_ratio"``.
@@ -316,7 +316,7 @@ def _finish(
 
 
 def _generate_family(spec: LevelSpec, seed: int) -> Instance:
-    """The other families (:mod:`acdb_gym.core.families`): the same graph and weight draws, then
+    """The other families (:mod:`acdb_gym.core.worlds.acceptance`): the same graph and weight draws, then
     the family's SCM and its own acceptance rule."""
     streams = np.random.SeedSequence(seed).spawn(5)
     graph_rng = np.random.default_rng(streams[_GRAPH])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal, SupportsFloat, get_args
 
 import gymnasium as gym
@@ -11,12 +10,13 @@ from gymnasium import spaces
 from numpy.typing import ArrayLike
 
 from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.instance import Instance
-from acdb_gym.core.ladder import Level, get_level
+from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.core.session import Session
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
-from acdb_gym.envs._design_cache import starting_graph, summary_of
+from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs.actions import real_number
+from acdb_gym.envs.design.cache import starting_graph, summary_of
+from acdb_gym.envs.design.observation import DesignObservation, observation_size
 from acdb_gym.envs.levels import (
     RewardName,
     check_choice,
@@ -40,14 +40,9 @@ Estimator = Literal["pc", "true_cpdag"]
 
 ObservationMode = Literal["flat", "graph"]
 """``"flat"``: one Box whose length depends on ``d``; ``"graph"``: per-node and per-pair
-features padded to ``max_nodes`` (:mod:`acdb_gym.envs.design_graph`)."""
+features padded to ``max_nodes`` (:mod:`acdb_gym.envs.design.graph_obs`)."""
 
 _SHIFT_CLIP = 10.0
-
-
-def observation_size(n_nodes: int) -> int:
-    """Length ``M + 2 d^2 + d + 1`` of the design env's flat observation for ``d = n_nodes``."""
-    return n_nodes * (n_nodes - 1) // 2 + 2 * n_nodes * n_nodes + n_nodes + 1
 
 
 class DesignState:
@@ -140,61 +135,6 @@ class DesignState:
         )
 
 
-@dataclass(frozen=True)
-class DesignObservation:
-    """A decoded design-env observation (the inverse of :meth:`DesignState.observation` for
-    everything agents need).
-
-    Attributes:
-        correlations: observational correlations, upper triangle, row-major.
-        estimate: the current estimate as a PDAG.
-        intervened: boolean ``(d,)``, True where the node was intervened on.
-        shifts: ``(d, d)`` standardized mean shifts, clipped to 10 and divided by 10.
-        budget_fraction: remaining budget / budget (0 when no intervention is allowed).
-    """
-
-    correlations: np.ndarray
-    estimate: PDAG
-    intervened: np.ndarray
-    shifts: np.ndarray
-    budget_fraction: float
-
-    @classmethod
-    def decode(cls, observation: ArrayLike, n_nodes: int | None = None) -> DesignObservation:
-        """Split a flat observation of the design env for ``n_nodes`` variables (inferred from
-        the observation's length when None)."""
-        flat = np.asarray(observation, dtype=np.float32).ravel()
-        if n_nodes is None:
-            n_nodes = next(d for d in range(1, flat.size + 2) if observation_size(d) >= flat.size)
-        if flat.size != observation_size(n_nodes):
-            raise ValueError(
-                f"observation for d={n_nodes} must have {observation_size(n_nodes)} entries, "
-                f"got {flat.size}"
-            )
-        d, m = n_nodes, n_nodes * (n_nodes - 1) // 2
-        graph = flat[m : m + d * d].reshape(d, d)
-        undirected = np.isclose(graph, 0.5) & np.isclose(graph.T, 0.5)
-        estimate = PDAG(np.isclose(graph, 1.0), undirected)
-        rest = flat[m + d * d :]
-        return cls(
-            correlations=flat[:m].copy(),
-            estimate=estimate,
-            intervened=rest[:d] > 0.5,
-            shifts=rest[d : d + d * d].reshape(d, d).copy(),
-            budget_fraction=float(rest[-1]),
-        )
-
-    @property
-    def action_mask(self) -> np.ndarray:
-        """The env's :meth:`~InterventionDesignEnv.action_masks` during an episode:
-        interventions while budget remains, "stop" always."""
-        d = self.intervened.size
-        mask = np.zeros(d + 1, dtype=bool)
-        mask[:d] = self.budget_fraction > 0
-        mask[d] = True
-        return mask
-
-
 class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64]):
     """Intervention design for RL: pick targets, then stop; a fixed estimator builds the graph.
 
@@ -223,7 +163,7 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
     per-node features ``nodes (N, 8)``, per-pair features ``pairs (N, N, 6)``, ``node_mask
     (N,)``, ``action_mask (N + 1,)`` (equal to ``action_masks()``, for TorchRL's ``ActionMask``
     and RLlib) and ``budget (3,)``, padded with zeros to ``N = max_nodes``; the table of
-    features is in :mod:`acdb_gym.envs.design_graph` and DESIGN §8.
+    features is in :mod:`acdb_gym.envs.design.graph_obs` and DESIGN §8.
 
     ``observation="flat"`` (default; what ``models/acdb_design_l1_v0`` reads): a flat
     ``Box(-1, 1, (M + 2 d^2 + d + 1,), float32)`` with ``M = d (d - 1) / 2``:
@@ -254,7 +194,7 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
 
     ## Arguments
 
-    * ``level``, ``ladder``: as ``ACDBEnv`` (a :class:`~acdb_gym.core.ladder.Level` for a
+    * ``level``, ``ladder``: as ``ACDBEnv`` (a :class:`~acdb_gym.core.ladders.shipped.Level` for a
       custom world of any size).
     * ``observation``: ``"flat"`` (default) or ``"graph"`` (size-free, see above).
     * ``max_nodes``: padding size of the graph observation (default 64); at least ``d``.
@@ -316,7 +256,7 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
             -1.0, 1.0, (observation_size(d),), np.float32
         )
         if observation == "graph":
-            from acdb_gym.envs.design_graph import graph_observation_space
+            from acdb_gym.envs.design.graph_obs import graph_observation_space
 
             self.observation_space = graph_observation_space(self.max_nodes)
         self._session: Session | None = None
@@ -446,7 +386,7 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         if self.observation_mode == "flat":
             return flat
         # Imported here: design_graph decodes flat observations with this module's classes.
-        from acdb_gym.envs.design_graph import graph_observation
+        from acdb_gym.envs.design.graph_obs import graph_observation
 
         return graph_observation(
             flat,

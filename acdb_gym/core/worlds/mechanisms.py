@@ -1,7 +1,7 @@
 """SCMs beyond linear-Gaussian: linear with non-Gaussian noise, and nonlinear additive-noise models
 (DESIGN §3.1).
 
-Both follow :class:`~acdb_gym.core.scm.LinearGaussianSCM`'s interface (``n_nodes``, ``dag``,
+Both follow :class:`~acdb_gym.core.worlds.linear.LinearGaussianSCM`'s interface (``n_nodes``, ``dag``,
 ``weights``, ``sample``, ``sample_do``), draw one row of noise per sample from the generator as
 it does (``(n, d)`` values per call, column ``var`` unused under ``do(X_var = value)``), and set
 the intervened column to ``value`` exactly.
@@ -21,8 +21,8 @@ from typing import Literal, get_args
 import numpy as np
 
 from acdb_gym.core.graphs import DAG
-from acdb_gym.core.scm import LinearGaussianSCM
 from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
 
 __all__ = [
     "NOISE_KINDS",
@@ -148,7 +148,7 @@ class LinearNonGaussianSCM:
         out: FloatArray | None = None,
     ) -> FloatArray:
         """``n`` rows under ``do(X_var = value)``: the noise with column ``var`` set to ``value``,
-        times the linear SCM's :meth:`~acdb_gym.core.scm.LinearGaussianSCM.do_matrix`."""
+        times the linear SCM's :meth:`~acdb_gym.core.worlds.linear.LinearGaussianSCM.do_matrix`."""
         _check_do(n, var, value, self.n_nodes)
         noise = standardized_noise(self.noise_kinds, n, rng)
         noise[:, var] = float(value)
