@@ -16,8 +16,8 @@ before it):
   ``essential_graph``;
 * :mod:`~acdb_gym.core.graphs.interventions`: ``covered_edges`` and
   ``minimum_intervention_set``;
-* :mod:`~acdb_gym.core.graphs.real`: the fixed real topologies (Sachs, DREAM4), imported from
-  their module (not re-exported here: they read package data).
+* :mod:`~acdb_gym.core.graphs.real`: the fixed real topologies (Sachs, DREAM4) read from the
+  shipped source files, made acyclic by ``minimum_feedback_arc_set``.
 
 >>> dag = DAG.from_edges(3, [(0, 2), (1, 2)])
 >>> cpdag(dag).directed_edges()
@@ -53,27 +53,47 @@ from acdb_gym.core.graphs.random_dags import (
     random_order_dag,
     scale_free_dag,
 )
+from acdb_gym.core.graphs.real import (
+    FIXED_GRAPHS,
+    REMOVED_EDGES,
+    SACHS_PROTEINS,
+    TOPOLOGY_SIZES,
+    Topology,
+    data_file,
+    minimum_feedback_arc_set,
+    read_edge_list,
+    topology,
+)
 
 __all__ = [
     "DAG",
+    "FIXED_GRAPHS",
     "PDAG",
+    "REMOVED_EDGES",
+    "SACHS_PROTEINS",
+    "TOPOLOGY_SIZES",
     "CycleError",
     "EdgeCount",
     "MeekRule",
+    "Topology",
     "apply_meek_rule1",
     "apply_meek_rule2",
     "apply_meek_rule3",
     "apply_meek_rule4",
     "covered_edges",
     "cpdag",
+    "data_file",
     "essential_graph",
     "find_cycle",
     "has_directed_path",
     "meek_closure",
+    "minimum_feedback_arc_set",
     "minimum_intervention_set",
     "parent_quotas",
     "random_order_dag",
     "reachability",
+    "read_edge_list",
     "scale_free_dag",
     "topological_order",
+    "topology",
 ]
