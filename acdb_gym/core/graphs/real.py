@@ -2,10 +2,12 @@
 (DESIGN §3.2).
 
 The source files ship as package data under ``core/data/real/`` (taken unchanged from the
-``cdt`` wheel, version 0.6.0; licence and attribution in the repository's NOTICE):
+``cdt`` wheel, version 0.6.0, the cytometry file gzip-compressed; licence and attribution in
+``core/data/real/NOTICE``):
 
 - ``sachs_consensus.csv``: the 18-edge consensus graph over 11 proteins (Sachs et al. 2005),
-  which holds the 3-cycle ``PIP3 -> plcg -> PIP2 -> PIP3``;
+  which holds the 3-cycle ``PIP3 -> plcg -> PIP2 -> PIP3``; the Sachs topology is it without
+  ``PIP2 -> PIP3`` (17 arcs; not bnlearn's 17-arc ``sachs`` DAG, which differs in several arcs);
 - ``dream4_insilico100_{1..5}.csv``: the five 100-gene DREAM4 in-silico networks (Marbach et
   al. 2009), 176 to 249 edges, each with feedback cycles.
 
