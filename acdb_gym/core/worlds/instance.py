@@ -31,6 +31,7 @@ from acdb_gym.core.worlds.faithfulness import (
     min_relevant_partial_correlation,
     weak_edges,
 )
+from acdb_gym.core.worlds.fitted import FittedSCM, sachs_fit
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import SCM
 from acdb_gym.core.worlds.spec import LINEAR_GAUSSIAN, LevelSpec
@@ -77,7 +78,8 @@ class Instance:
         seed: the integer seed that fully determines it.
         dag: the true causal graph.
         scm: the SCM over ``dag`` of the spec's family (``scm.weights`` are the effective
-            weights of a linear family, the drawn edge magnitudes of a nonlinear one).
+            weights of a linear family, the drawn edge magnitudes of a nonlinear one, the
+            fitted slopes of a fitted Sachs world).
         d_obs: the observational sample, ``(n_obs, d)``, read-only.
         i_star: the minimum intervention set (DESIGN §3, step 6).
         budget: ``|I*| + spec.slack``.
@@ -263,6 +265,8 @@ def _redraw_weak_edges(
 
 
 def _generate(spec: LevelSpec, seed: int) -> Instance:
+    if spec.fit != "none":
+        return _generate_fitted(spec, seed)
     if spec.family != LINEAR_GAUSSIAN:
         return _generate_family(spec, seed)
     streams = _streams(seed)
@@ -291,7 +295,7 @@ def _finish(
     seed: int,
     streams: list[np.random.SeedSequence],
     dag: DAG,
-    scm: LinearGaussianSCM,
+    scm: LinearGaussianSCM | FittedSCM,
     cov: FloatArray,
     attempts: int,
     weak: int,
@@ -313,6 +317,20 @@ def _finish(
         weak_edges=weak,
         variable_names=names,
     )
+
+
+def _generate_fitted(spec: LevelSpec, seed: int) -> Instance:
+    """The Sachs world fitted to its data (DESIGN §3.3): the graph stream's permutation
+    relabels the proteins exactly as :func:`draw_graph` relabels the Sachs topology; the fit
+    is fixed, so there is no acceptance step (``attempts`` is 1)."""
+    streams = _streams(seed)
+    graph_rng = np.random.default_rng(streams[_GRAPH])
+    fit_kind = "linear" if spec.fit == "linear" else "spline"
+    scm = FittedSCM(sachs_fit(fit_kind), graph_rng.permutation(spec.d))
+    names = [""] * spec.d
+    for protein, name in enumerate(topology("sachs").names):
+        names[int(scm.order[protein])] = name
+    return _finish(spec, seed, streams, scm.dag, scm, scm.covariance(), 1, 0, tuple(names))
 
 
 def _generate_family(spec: LevelSpec, seed: int) -> Instance:

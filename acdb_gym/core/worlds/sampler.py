@@ -18,6 +18,7 @@ import weakref
 import numpy as np
 
 from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.worlds.fitted import FittedSCM
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import SCM, LinearNonGaussianSCM, NonlinearSCM
 
@@ -100,7 +101,7 @@ class FamilySampler:
     """Draws ``do(X_var = value)`` samples of a non-Gaussian or nonlinear SCM through its own
     ``sample_do`` (the same draws as calling it directly)."""
 
-    def __init__(self, scm: LinearNonGaussianSCM | NonlinearSCM) -> None:
+    def __init__(self, scm: LinearNonGaussianSCM | NonlinearSCM | FittedSCM) -> None:
         self._scm = scm
 
     def draw(

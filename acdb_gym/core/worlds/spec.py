@@ -21,6 +21,7 @@ from acdb_gym.core.graphs.real import FIXED_GRAPHS, TOPOLOGY_SIZES
 __all__ = [
     "FAITHFULNESS_RULES",
     "FAMILIES",
+    "FITS",
     "GRAPHS",
     "LINEAR_GAUSSIAN",
     "LINEAR_NONGAUSSIAN",
@@ -39,6 +40,10 @@ FAMILIES: tuple[Family, ...] = get_args(Family)
 GRAPHS: tuple[str, ...] = ("er", "sf", *FIXED_GRAPHS)
 """The values of :attr:`LevelSpec.graph`: the random graph models ``"er"`` (the default) and
 ``"sf"``, and the fixed real topologies (:mod:`acdb_gym.core.graphs.real`)."""
+
+FITS: tuple[str, ...] = ("none", "linear", "spline")
+"""The values of :attr:`LevelSpec.fit`: ``"none"`` (mechanisms drawn per seed, the default), or
+the Sachs world fitted to its cytometry data (:mod:`acdb_gym.core.worlds.fitted`)."""
 
 FAITHFULNESS_RULES = ("reject_world", "redraw_edges")
 """The values of :attr:`LevelSpec.faithfulness_rule`; the first is the default."""
@@ -75,6 +80,9 @@ class LevelSpec:
             or a fixed real topology (``"sachs"``, ``"dream4-1"`` ... ``"dream4-5"``) with its
             nodes relabelled by a uniform permutation per draw; a fixed topology's ``d`` and
             ``k`` must be its own.
+        fit: ``"none"``, or ``"linear"``/``"spline"`` for the Sachs world fitted to the real
+            cytometry data (DESIGN §3.3; needs ``graph="sachs"`` and the default family; the
+            weight, noise and faithfulness fields are then unused).
     """
 
     d: int
@@ -90,6 +98,7 @@ class LevelSpec:
     family: Family = LINEAR_GAUSSIAN
     faithfulness_rule: str = "reject_world"
     graph: str = "er"
+    fit: str = "none"
 
     def __post_init__(self) -> None:
         if self.d < 2:
@@ -128,6 +137,13 @@ class LevelSpec:
             raise ValueError(
                 f"graph {self.graph!r} has (d, k) = {TOPOLOGY_SIZES[self.graph]}, "
                 f"got ({self.d}, {self.k})"
+            )
+        if self.fit not in FITS:
+            raise ValueError(f"fit must be one of {list(FITS)}, got {self.fit!r}")
+        if self.fit != "none" and (self.graph != "sachs" or self.family != LINEAR_GAUSSIAN):
+            raise ValueError(
+                f"fit {self.fit!r} is the Sachs world fitted to its data: it needs graph='sachs' "
+                f"and the default family, got graph {self.graph!r}, family {self.family!r}"
             )
 
     def __repr__(self) -> str:
