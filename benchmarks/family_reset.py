@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Timing, base_parser, fmt_seconds, markdown_table, print_header
 
-from acdb_gym.core import instance as instance_module
 from acdb_gym.core.ladders.shipped import LADDERS, LEVEL_NAMES
+from acdb_gym.core.worlds import instance as instance_module
 from acdb_gym.envs.acdb_env import ACDBEnv
 
 LADDER_NAMES = ("v1", "v1-nongaussian", "v1-nonlinear")

@@ -59,7 +59,7 @@ from acdb_gym.envs import acdb_env, actions
 from acdb_gym.envs.acdb_env import ACDBEnv
 
 try:
-    from acdb_gym.core import _sampler
+    from acdb_gym.core.worlds import sampler as _sampler
 except ImportError:  # the previous revision kept the matrices on the SCM
     _sampler = None
 

@@ -29,6 +29,7 @@ SCRIPTS = (
     "family_reset.py",
     "observation_modes.py",
     "large_worlds.py",
+    "real_reset.py",
 )
 WITH_PEERS = (
     "cpdag_vs_peers.py",

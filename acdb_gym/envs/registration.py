@@ -7,9 +7,16 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.envs.registration import EnvSpec
 
-from acdb_gym.core.ladders.shipped import ALL_LADDERS, LADDERS, LARGE_LADDER, PAPER_LADDERS, Level
+from acdb_gym.core.ladders.shipped import (
+    ALL_LADDERS,
+    LADDERS,
+    LARGE_LADDER,
+    PAPER_LADDERS,
+    REAL_LADDER,
+    Level,
+)
 
-__all__ = ["DESIGN_IDS", "ENV_IDS", "LARGE_IDS", "make_custom", "register_envs"]
+__all__ = ["DESIGN_IDS", "ENV_IDS", "LARGE_IDS", "REAL_IDS", "make_custom", "register_envs"]
 
 ENV_IDS: tuple[str, ...] = tuple(
     level.env_id for ladder in LADDERS.values() for level in ladder.values()
@@ -19,6 +26,10 @@ ENV_IDS: tuple[str, ...] = tuple(
 
 LARGE_IDS: tuple[str, ...] = tuple(level.env_id for level in LARGE_LADDER.values())
 """``ACDB-L{0..4}-large``: d = 20, 50, 100, 200, 500 (registered; not in :data:`ENV_IDS`)."""
+
+REAL_IDS: tuple[str, ...] = tuple(level.env_id for level in REAL_LADDER.values())
+"""``ACDB-<level>-real``: the real ladder (scale-free graphs, the Sachs and DREAM4 wirings, the
+fitted Sachs world; registered, not in :data:`ENV_IDS`)."""
 
 DESIGN_IDS: tuple[str, ...] = tuple(
     f"ACDB-Design-{name}-{ladder}" for ladder in PAPER_LADDERS for name in LADDERS[ladder]

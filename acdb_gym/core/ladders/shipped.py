@@ -26,6 +26,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
+from acdb_gym.core.graphs import TOPOLOGY_SIZES
 from acdb_gym.core.worlds.instance import Instance, InstanceGenerationError, generate_instance
 from acdb_gym.core.worlds.spec import LINEAR_NONGAUSSIAN, NONLINEAR, Family, LevelSpec
 
@@ -38,6 +39,8 @@ __all__ = [
     "LARGE_MANIFEST_SIZE",
     "LEVEL_NAMES",
     "MANIFEST_SIZE",
+    "REAL",
+    "REAL_LADDER",
     "Level",
     "LevelSpec",
     "ManifestEntry",
@@ -48,7 +51,7 @@ __all__ = [
     "write_manifests",
 ]
 
-LadderName = Literal["v0", "v1", "v1-nongaussian", "v1-nonlinear", "large"]
+LadderName = Literal["v0", "v1", "v1-nongaussian", "v1-nonlinear", "large", "real"]
 LEVEL_NAMES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -73,8 +76,9 @@ class Level:
     @property
     def env_id(self) -> str:
         """The Gymnasium id, e.g. ``ACDB-L2-v0``, or ``ACDB-Nonlinear-L2-v1`` on a family
-        ladder (Gymnasium's grammar puts the version last, so the family goes first)."""
-        if self.spec.family in FAMILY_TAGS:
+        ladder (Gymnasium's grammar puts the version last, so the family goes first);
+        ``ACDB-<name>-real`` on the real ladder, whose level names say their family."""
+        if self.spec.family in FAMILY_TAGS and self.ladder != REAL:
             version = self.ladder.split("-", 1)[0]
             return f"ACDB-{FAMILY_TAGS[self.spec.family]}-{self.name}-{version}"
         return f"ACDB-{self.name}-{self.ladder}"
@@ -157,6 +161,42 @@ _LARGE_SPECS = {
     )
 }
 
+# real: worlds on real wirings and scale-free graphs (DESIGN §3.2, §3.3, §7 "Real ladder").
+# SF-L3 is v1 L3 (d = 20, k = 30) on scale-free graphs, so SF and ER pair by size; the Sachs
+# and DREAM4 levels draw v1's standardized mechanisms per seed on the fixed wirings (DREAM4 with
+# the large ladder's edge-redraw rule: a 100-node world whose ~200 edges all pass is rare); the
+# fitted levels are the Sachs world fitted to its cytometry data.
+REAL = "real"
+_V1_L3 = _V1_SPECS["L3"][1]
+_SACHS = LevelSpec(11, 17, 1000, 200, 1.0, 1, standardized=True, graph="sachs")
+_REAL_SPECS: dict[str, tuple[str, LevelSpec]] = {
+    "SF-L3": ("scale-free, v1 L3's size", replace(_V1_L3, graph="sf")),
+    "SF-Nonlinear-L3": (
+        "scale-free, nonlinear",
+        replace(_V1_L3, graph="sf", family=NONLINEAR),
+    ),
+    "Sachs": ("Sachs wiring, linear-Gaussian", _SACHS),
+    "Sachs-Nonlinear": ("Sachs wiring, nonlinear", replace(_SACHS, family=NONLINEAR)),
+    "Sachs-Fitted": ("Sachs fitted to data, linear", replace(_SACHS, fit="linear")),
+    "Sachs-Fitted-Spline": ("Sachs fitted to data, spline", replace(_SACHS, fit="spline")),
+    **{
+        f"DREAM4-{n}": (
+            f"DREAM4 network {n}, linear-Gaussian",
+            LevelSpec(
+                *TOPOLOGY_SIZES[f"dream4-{n}"],
+                1000,
+                100,
+                1.0,
+                1,
+                standardized=True,
+                faithfulness_rule="redraw_edges",
+                graph=f"dream4-{n}",
+            ),
+        )
+        for n in range(1, 6)
+    },
+}
+
 MANIFEST_SIZE = 200
 """Preflighted seeds per level in the shipped manifests of v0, v1 and the family ladders (v0's
 first 8 are the published seeds)."""
@@ -170,9 +210,10 @@ _SEED_BASE = {
     "v1-nongaussian": 100_000,
     "v1-nonlinear": 100_000,
     "large": 200_000,
+    "real": 400_000,
 }
 """Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 uses ``100000 + 1000 * level + i``,
-large ``200000 + 1000 * level + i``, and the family ladders v1's seeds: a seed draws the same first graph in every family, so where both
+large ``200000 + 1000 * level + i``, real ``400000 + 1000 * level + i``, and the family ladders v1's seeds: a seed draws the same first graph in every family, so where both
 accept their first draw a family's instance has the v1 instance's graph (paired comparisons)."""
 
 
@@ -226,7 +267,10 @@ PAPER_LADDERS: tuple[str, ...] = ("v0", "v1")
 LARGE_LADDER: dict[str, Level] = _build("large", _LARGE_SPECS)
 """``large``: L0 to L4 at d = 20, 50, 100, 200, 500, for scaling studies."""
 
-ALL_LADDERS: dict[str, dict[str, Level]] = {**LADDERS, "large": LARGE_LADDER}
+REAL_LADDER: dict[str, Level] = _build(REAL, _REAL_SPECS)
+"""``real``: scale-free graphs, the Sachs and DREAM4 wirings, and the fitted Sachs world."""
+
+ALL_LADDERS: dict[str, dict[str, Level]] = {**LADDERS, "large": LARGE_LADDER, REAL: REAL_LADDER}
 """Every ladder by name: what :func:`get_level`, the sweep and the CLI accept."""
 
 
@@ -252,7 +296,7 @@ def preflight(spec: LevelSpec, base: int, count: int) -> tuple[ManifestEntry, ..
 
 def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  # pragma: no cover
     """Regenerate ``core/ladders/manifests/<ladder>.tsv`` (after an intended generator change)."""
-    every = {**_SPECS, "large": _LARGE_SPECS}
+    every = {**_SPECS, "large": _LARGE_SPECS, REAL: _REAL_SPECS}
     for ladder_name in ladders:
         specs = every[ladder_name]
         count = LARGE_MANIFEST_SIZE if ladder_name == "large" else MANIFEST_SIZE
