@@ -16,6 +16,7 @@ from acdb_gym.core.ladders.shipped import ALL_LADDERS, LADDERS, MANIFEST_SIZE, R
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.registration import ENV_IDS, REAL_IDS
+from acdb_gym.testing import check_acdb_env
 
 LEVELS = (
     "SF-L3",
@@ -109,3 +110,12 @@ def test_acdb_levels_lists_the_real_ladder(capsys: pytest.CaptureFixture[str]) -
     assert "| real | Sachs-Fitted-Spline |" in out and "sachs, fitted (spline) |" in out
     assert "| real | DREAM4-2 |" in out and "dream4-2, linear_gaussian |" in out
     assert "| real | SF-L3 |" in out and "| v0 | L0 |" in out
+
+
+@pytest.mark.parametrize(
+    "env_id",
+    ["ACDB-Sachs-real", "ACDB-Sachs-Nonlinear-real", "ACDB-Sachs-Fitted-Spline-real"],
+)
+def test_real_levels_keep_the_env_contract(env_id: str) -> None:
+    env = gym.make(env_id, panel="active", tools="stats", render_mode="ansi")
+    check_acdb_env(env, seed=7, n_random_steps=25)
