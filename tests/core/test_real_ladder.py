@@ -16,6 +16,7 @@ from acdb_gym.core.ladders.shipped import ALL_LADDERS, LADDERS, MANIFEST_SIZE, R
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.registration import ENV_IDS, REAL_IDS
+from acdb_gym.report.shortcuts import AUDITED_LADDERS, instance_sortability
 from acdb_gym.testing import check_acdb_env
 
 LEVELS = (
@@ -119,3 +120,9 @@ def test_acdb_levels_lists_the_real_ladder(capsys: pytest.CaptureFixture[str]) -
 def test_real_levels_keep_the_env_contract(env_id: str) -> None:
     env = gym.make(env_id, panel="active", tools="stats", render_mode="ansi")
     check_acdb_env(env, seed=7, n_random_steps=25)
+
+
+def test_the_sortability_audit_reads_real_instances() -> None:
+    var, r2 = instance_sortability("real", "Sachs-Fitted-Spline", 0)
+    assert 0.0 <= var <= 1.0 and 0.0 <= r2 <= 1.0
+    assert "real" in AUDITED_LADDERS and "large" not in AUDITED_LADDERS
