@@ -66,7 +66,8 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--ladder",
         default="v0",
         choices=sorted(ALL_LADDERS),
-        help="ladder (large: d = 20 to 500, levels L0-L4, 50 seeds each)",
+        help="ladder (large: d = 20 to 500, levels L0-L4, 50 seeds each; real: scale-free "
+        "graphs, the Sachs and DREAM4 wirings and the fitted Sachs world)",
     )
     p.add_argument(
         "--families",
@@ -77,7 +78,7 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument(
         "--levels",
         default=",".join(LEVEL_NAMES),
-        help="comma-separated levels (with --ladder large, the default is its L0-L4)",
+        help="comma-separated levels (with --ladder large or real, the default is all its levels)",
     )
     p.add_argument(
         "--custom-level",
@@ -441,15 +442,19 @@ def _levels_of(levels: str, ladder: str) -> str:
 
 
 def _levels(args: argparse.Namespace) -> int:
-    print("| ladder | level | axis | d | k | n_obs | n_int | noise_var | slack | random floor |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print(
+        "| ladder | level | axis | d | k | n_obs | n_int | noise_var | slack | random floor "
+        "| world |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for ladder, levels in ALL_LADDERS.items():
         for level in levels.values():
             s = level.spec
             axis = f"{level.axis} ({s.latent} hidden)" if s.latent else level.axis
+            world = f"{s.graph}, " + (f"fitted ({s.fit})" if s.fit != "none" else s.family)
             print(
                 f"| {ladder} | {level.name} | {axis} | {s.d} | {s.k} | {s.n_obs} | "
-                f"{s.n_int} | {s.noise_var} | {s.slack_text} | {s.random_floor:.1%} |"
+                f"{s.n_int} | {s.noise_var} | {s.slack_text} | {s.random_floor:.1%} | {world} |"
             )
     return 0
 
@@ -464,7 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     _sweep_parser(sub)
     _report_parser(sub)
     _leaderboard_parser(sub)
-    sub.add_parser("levels", help="print both ladders' level tables")
+    sub.add_parser("levels", help="print every ladder's level table")
     _mcp_parser(sub)
     _inspect_import_parser(sub)
     sub.add_parser(

@@ -31,6 +31,7 @@ SCRIPTS = (
     "observation_modes.py",
     "large_worlds.py",
     "report_html.py",
+    "real_reset.py",
 )
 WITH_PEERS = (
     "cpdag_vs_peers.py",

@@ -1,4 +1,5 @@
-"""The built wheel carries the manifests as package data, and an installed copy finds them."""
+"""The built wheel carries the manifests and the real-system data files as package data, and an
+installed copy finds them."""
 
 from __future__ import annotations
 
@@ -43,11 +44,18 @@ def test_an_installed_wheel_finds_the_shipped_manifests(tmp_path: Path) -> None:
         for ladder in ("v0", "v1"):
             shipped = archive.read(f"acdb_gym/core/ladders/manifests/{ladder}.tsv")
             assert shipped == (REPO / f"acdb_gym/core/ladders/manifests/{ladder}.tsv").read_bytes()
+        real = sorted((REPO / "acdb_gym/core/data/real").iterdir())
+        assert {"NOTICE", "sachs_cytometry.csv.gz"} <= {path.name for path in real}
+        for path in real:
+            shipped = archive.read(f"acdb_gym/core/data/real/{path.name}")
+            assert shipped == path.read_bytes(), path.name
         archive.extractall(tmp_path / "site")
     # A fresh interpreter that sees only the unpacked wheel (not the working tree).
     code = (
         "import acdb_gym.core.ladders.shipped as ladder; "
         "print(ladder.__file__); "
+        "from acdb_gym.core.graphs import topology; "
+        "print(topology('dream4-2').dag.n_edges); "
         "print(min(len(level.manifest) for levels in ladder.LADDERS.values() "
         "for level in levels.values()))"
     )
@@ -60,6 +68,7 @@ def test_an_installed_wheel_finds_the_shipped_manifests(tmp_path: Path) -> None:
         text=True,
         check=True,
     )
-    location, size = done.stdout.split()
+    location, dream4_edges, size = done.stdout.split()
+    assert int(dream4_edges) == 242
     assert Path(location).is_relative_to(tmp_path / "site")
     assert int(size) == 200

@@ -13,6 +13,7 @@ from acdb_gym.core.ladders.shipped import (
     LADDERS,
     LARGE_LADDER,
     PAPER_LADDERS,
+    REAL_LADDER,
     Level,
 )
 
@@ -22,6 +23,7 @@ __all__ = [
     "FLAT_IDS",
     "HIDDEN_SLACK_IDS",
     "LARGE_IDS",
+    "REAL_IDS",
     "flat_id",
     "make_custom",
     "register_envs",
@@ -39,6 +41,10 @@ LARGE_IDS: tuple[str, ...] = tuple(level.env_id for level in LARGE_LADDER.values
 HIDDEN_SLACK_IDS: tuple[str, ...] = tuple(level.env_id for level in HIDDEN_SLACK_LADDER.values())
 """``ACDB-HiddenSlack-L{0..5}-v1``: v1's levels and instances with a hidden slack (registered;
 not in :data:`ENV_IDS`, whose envs differ from these only in the budget)."""
+
+REAL_IDS: tuple[str, ...] = tuple(level.env_id for level in REAL_LADDER.values())
+"""``ACDB-<level>-real``: the real ladder (scale-free graphs, the Sachs and DREAM4 wirings, the
+fitted Sachs world; registered, not in :data:`ENV_IDS`)."""
 
 DESIGN_IDS: tuple[str, ...] = tuple(
     f"ACDB-Design-{name}-{ladder}" for ladder in PAPER_LADDERS for name in LADDERS[ladder]

@@ -18,13 +18,23 @@ from typing import Final
 
 import numpy as np
 
-from acdb_gym.core.ladders.shipped import LADDERS
+from acdb_gym.core.ladders.shipped import LADDERS, REAL, REAL_LADDER
 from acdb_gym.discovery.sortability import r2_sortability, var_sortability
 from acdb_gym.report.aggregation import Prepared
 from acdb_gym.report.statistics import bootstrap_ci
 from acdb_gym.report.types import InstanceKey, SortabilityRow
 
-__all__ = ["SORT_BASELINES", "by_ladder", "instance_sortability", "sortability_rows"]
+__all__ = [
+    "AUDITED_LADDERS",
+    "SORT_BASELINES",
+    "by_ladder",
+    "instance_sortability",
+    "sortability_rows",
+]
+
+AUDITED_LADDERS: Final = {**LADDERS, REAL: REAL_LADDER}
+"""The ladders whose instances the sortability audit reads (the large ladder's d = 500 worlds
+are left out for their cost)."""
 
 SORT_BASELINES: Final = {"sortnregress": "variance", "r2sortnregress": "R²"}
 """The sort baselines of the shortcut section and the order each sorts by; their control is
@@ -38,7 +48,7 @@ def instance_sortability(ladder: str, level: str, index: int) -> tuple[float, fl
         KeyError: an unknown ladder or level.
         ValueError: a manifest index outside the manifest.
     """
-    instance = LADDERS[ladder][level].instance(index)
+    instance = AUDITED_LADDERS[ladder][level].instance(index)
     adjacency = np.asarray(instance.dag.adjacency)
     return (
         var_sortability(instance.d_obs, adjacency),
@@ -67,7 +77,7 @@ def sortability_rows(prepared: Prepared) -> tuple[SortabilityRow, ...]:
         )
     rows: list[SortabilityRow] = []
     for ladder, levels in sorted(values.items()):
-        ordered = [level for level in LADDERS[ladder] if level in levels]
+        ordered = [level for level in AUDITED_LADDERS[ladder] if level in levels]
         for level in ordered:
             rows.append(_row(ladder, level, [levels[level]]))
         rows.append(_row(ladder, "overall", [levels[level] for level in ordered]))
@@ -78,7 +88,7 @@ def _known_instances(prepared: Prepared) -> set[InstanceKey]:
     keys = set()
     for row in (*prepared.ok, *prepared.failed):
         ladder, level, index = str(row["ladder"]), str(row["level"]), int(row["manifest_index"])
-        known = LADDERS.get(ladder, {}).get(level)
+        known = AUDITED_LADDERS.get(ladder, {}).get(level)
         if known is not None and 0 <= index < len(known.manifest):
             keys.add((ladder, level, index))
     return keys

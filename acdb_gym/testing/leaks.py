@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core.worlds.fitted import FittedSCM
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import LinearNonGaussianSCM, NonlinearSCM
@@ -87,7 +88,9 @@ def _hidden_of(instance: Instance) -> _Hidden:
 def _search(value: Any, hidden: _Hidden, path: str) -> str | None:
     if value is None or isinstance(value, bool | np.bool_):
         return None
-    if isinstance(value, Instance | LinearGaussianSCM | LinearNonGaussianSCM | NonlinearSCM):
+    if isinstance(
+        value, Instance | LinearGaussianSCM | LinearNonGaussianSCM | NonlinearSCM | FittedSCM
+    ):
         return f"{path} is the hidden {type(value).__name__}"
     if isinstance(value, DAG | PDAG):
         truth = hidden.instance.dag

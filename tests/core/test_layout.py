@@ -18,7 +18,16 @@ from acdb_gym.core.graphs import DAG, cpdag, minimum_intervention_set
 CORE = Path(acdb_gym.core.__file__).parent
 ROOT = CORE.parent.parent
 
-GRAPH_MODULES = ("_matrix", "dag", "random_dags", "meek", "equivalence", "interventions", "admg")
+GRAPH_MODULES = (
+    "_matrix",
+    "dag",
+    "random_dags",
+    "meek",
+    "equivalence",
+    "interventions",
+    "admg",
+    "real",
+)
 """The graph package's modules, bottom up, as its docstring lists them."""
 
 NAMES_BEFORE_THE_SPLIT = {

@@ -52,6 +52,17 @@ def test_samples_are_the_manifest_seeds() -> None:
         acdb(ladder="v1", levels="L0", panel="passive")
 
 
+def test_the_real_ladder_runs_with_all_its_levels_by_default() -> None:
+    task = acdb(ladder="real", seeds=1)
+    ids = [sample.id for sample in task.dataset]
+    assert ids[:3] == ["real-SF-L3-000", "real-SF-Nonlinear-L3-000", "real-Sachs-000"]
+    assert len(ids) == 11
+    fitted = acdb(ladder="real", levels="Sachs-Fitted-Spline", seeds=2)
+    assert [s.id for s in fitted.dataset] == [f"real-Sachs-Fitted-Spline-{i:03d}" for i in range(2)]
+    with pytest.raises(ValueError, match="ladder must be one of"):
+        acdb(ladder="large", levels="L0")
+
+
 def test_tools_are_the_llm_agents_tools() -> None:
     for spec in build_tools("llm_stats", panel="active", n_nodes=4):
         info = tool_info(spec)

@@ -9,7 +9,8 @@ before it):
 
 * :mod:`~acdb_gym.core.graphs.dag`: ``DAG``, ``PDAG``, ``CycleError`` and traversals
   (``topological_order``, ``find_cycle``, ``has_directed_path``, ``reachability``);
-* :mod:`~acdb_gym.core.graphs.random_dags`: ``random_order_dag``, the benchmark's graph model;
+* :mod:`~acdb_gym.core.graphs.random_dags`: ``random_order_dag`` and
+  ``scale_free_dag``, the benchmark's graph models;
 * :mod:`~acdb_gym.core.graphs.meek`: Meek's rules R1-R4 and ``meek_closure``;
 * :mod:`~acdb_gym.core.graphs.equivalence`: ``cpdag`` and the interventional
   ``essential_graph``;
@@ -18,6 +19,8 @@ before it):
 * :mod:`~acdb_gym.core.graphs.admg`: graphs with hidden variables: ``ADMG``,
   ``latent_projection``, ``mag``, the ``PAG`` of its equivalence class (``pag``) and the
   three together (``latent_truth``).
+* :mod:`~acdb_gym.core.graphs.real`: the fixed real topologies (Sachs, DREAM4) read from the
+  shipped source files, made acyclic by ``minimum_feedback_arc_set``.
 
 >>> dag = DAG.from_edges(3, [(0, 2), (1, 2)])
 >>> cpdag(dag).directed_edges()
@@ -58,23 +61,45 @@ from acdb_gym.core.graphs.meek import (
     apply_meek_rule4,
     meek_closure,
 )
-from acdb_gym.core.graphs.random_dags import EdgeCount, random_order_dag
+from acdb_gym.core.graphs.random_dags import (
+    EdgeCount,
+    parent_quotas,
+    random_order_dag,
+    scale_free_dag,
+)
+from acdb_gym.core.graphs.real import (
+    FIXED_GRAPHS,
+    REMOVED_EDGES,
+    SACHS_PROTEINS,
+    TOPOLOGY_SIZES,
+    Topology,
+    data_file,
+    minimum_feedback_arc_set,
+    read_edge_list,
+    topology,
+)
 
 __all__ = [
     "ADMG",
     "DAG",
+    "FIXED_GRAPHS",
     "PAG",
     "PDAG",
+    "REMOVED_EDGES",
+    "SACHS_PROTEINS",
+    "TOPOLOGY_SIZES",
     "CycleError",
     "EdgeCount",
     "LatentTruth",
     "MeekRule",
+    "Topology",
     "apply_meek_rule1",
     "apply_meek_rule2",
     "apply_meek_rule3",
     "apply_meek_rule4",
     "covered_edges",
     "cpdag",
+    "data_file",
     "essential_graph",
     "find_cycle",
     "has_directed_path",
@@ -84,9 +109,14 @@ __all__ = [
     "latent_truth",
     "mag",
     "meek_closure",
+    "minimum_feedback_arc_set",
     "minimum_intervention_set",
     "pag",
+    "parent_quotas",
     "random_order_dag",
     "reachability",
+    "read_edge_list",
+    "scale_free_dag",
     "topological_order",
+    "topology",
 ]

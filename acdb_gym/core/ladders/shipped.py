@@ -30,6 +30,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
+from acdb_gym.core.graphs import TOPOLOGY_SIZES
 from acdb_gym.core.worlds.instance import Instance, InstanceGenerationError, generate_instance
 from acdb_gym.core.worlds.spec import LINEAR_NONGAUSSIAN, NONLINEAR, Family, LevelSpec
 
@@ -47,6 +48,9 @@ __all__ = [
     "LATENT_LADDER",
     "LEVEL_NAMES",
     "MANIFEST_SIZE",
+    "REAL",
+    "REAL_LADDER",
+    "REAL_PAIRS",
     "Level",
     "LevelSpec",
     "ManifestEntry",
@@ -59,7 +63,7 @@ __all__ = [
 ]
 
 LadderName = Literal[
-    "v0", "v1", "v1-nongaussian", "v1-nonlinear", "v1-hidden", "large", "v1-latent"
+    "v0", "v1", "v1-nongaussian", "v1-nonlinear", "v1-hidden", "large", "v1-latent", "real"
 ]
 LEVEL_NAMES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
@@ -87,10 +91,11 @@ class Level:
         """The Gymnasium id, e.g. ``ACDB-L2-v0``, ``ACDB-Nonlinear-L2-v2`` on a family ladder,
         ``ACDB-HiddenSlack-L2-v1`` with a hidden slack, ``ACDB-Latent-L2-v1`` on the ladder with
         hidden confounders (Gymnasium's grammar puts the version last, so the family and the
-        slack go first; a family ladder's version is :data:`FAMILY_VERSIONS`')."""
+        slack go first; a family ladder's version is :data:`FAMILY_VERSIONS`'), and
+        ``ACDB-<name>-real`` on the real ladder, whose level names say their family."""
         if self.spec.latent:
             return f"ACDB-Latent-{self.name}-{self.ladder.split('-', 1)[0]}"
-        tags = FAMILY_TAGS.get(self.spec.family, "")
+        tags = FAMILY_TAGS.get(self.spec.family, "") if self.ladder != REAL else ""
         tags += HIDDEN_SLACK_TAG if self.spec.hidden_slack else ""
         if tags:
             version = FAMILY_VERSIONS.get(self.ladder, self.ladder.split("-", 1)[0])
@@ -206,6 +211,46 @@ _LATENT_SPECS = {
     "L5": ("confounding", LevelSpec(12, 12, 1000, 200, 1.0, 1, standardized=True, latent=4)),
 }
 
+# real: worlds on real wirings and scale-free graphs (DESIGN §3.3, §3.4, §7 "Real ladder").
+# SF-L3 is v1 L3 (d = 20, k = 30) on scale-free graphs, so SF and ER pair by size; the Sachs
+# and DREAM4 levels draw v1's standardized mechanisms per seed on the fixed wirings (DREAM4 with
+# the large ladder's edge-redraw rule: a 100-node world whose ~200 edges all pass is rare); the
+# fitted levels are the Sachs world fitted to its cytometry data.
+REAL = "real"
+_V1_L3 = _V1_SPECS["L3"][1]
+_SACHS = LevelSpec(11, 17, 1000, 200, 1.0, 1, standardized=True, graph="sachs")
+_REAL_SPECS: dict[str, tuple[str, LevelSpec]] = {
+    "SF-L3": ("scale-free, v1 L3's size", replace(_V1_L3, graph="sf")),
+    "SF-Nonlinear-L3": (
+        "scale-free, nonlinear",
+        replace(_V1_L3, graph="sf", family=NONLINEAR),
+    ),
+    "Sachs": ("Sachs wiring, linear-Gaussian", _SACHS),
+    "Sachs-Nonlinear": ("Sachs wiring, nonlinear", replace(_SACHS, family=NONLINEAR)),
+    "Sachs-Fitted": ("Sachs fitted to data, linear", replace(_SACHS, fit="linear")),
+    "Sachs-Fitted-Spline": ("Sachs fitted to data, spline", replace(_SACHS, fit="spline")),
+    **{
+        f"DREAM4-{n}": (
+            f"DREAM4 network {n}, linear-Gaussian",
+            LevelSpec(
+                *TOPOLOGY_SIZES[f"dream4-{n}"],
+                1000,
+                100,
+                1.0,
+                1,
+                standardized=True,
+                faithfulness_rule="redraw_edges",
+                graph=f"dream4-{n}",
+            ),
+        )
+        for n in range(1, 6)
+    },
+}
+
+REAL_PAIRS: dict[str, str] = {"SF-Nonlinear-L3": "SF-L3", "Sachs-Nonlinear": "Sachs"}
+"""The real ladder's nonlinear levels hold the seeds of their linear-Gaussian twin, index for
+index (:func:`preflight_paired`), so each nonlinear world has its twin's graph and weights."""
+
 MANIFEST_SIZE = 200
 """Preflighted seeds per level in the shipped manifests of v0, v1 and the family ladders (v0's
 first 8 are the published seeds)."""
@@ -219,9 +264,10 @@ _SEED_BASE = {
     "v1-hidden": 100_000,
     "large": 200_000,
     "v1-latent": 300_000,
+    "real": 400_000,
 }
 """Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 uses ``100000 + 1000 * level + i``,
-large ``200000 + 1000 * level + i``, v1-latent ``300000 + 1000 * level + i``. The family ladders hold v1's manifest seeds, index for
+large ``200000 + 1000 * level + i``, v1-latent ``300000 + 1000 * level + i``, real ``400000 + 1000 * level + i``. The family ladders hold v1's manifest seeds, index for
 index (:func:`preflight_paired`): a family instance has the graph and weights of v1's instance
 of the same seed (DESIGN §3.1), so every instance pairs with v1's. ``v1-hidden`` uses v1's seeds
 too, and its instances are v1's (graph, weights, data) with only the budget changed: the slack
@@ -285,11 +331,15 @@ instance's budget is ``|I*|`` plus a slack drawn from v1's slack to ``+ HIDDEN_S
 LATENT_LADDER: dict[str, Level] = _build("v1-latent", _LATENT_SPECS)
 """``v1-latent``: L0 to L5 with hidden common causes (``ACDB-Latent-L{0..5}-v1``)."""
 
+REAL_LADDER: dict[str, Level] = _build(REAL, _REAL_SPECS)
+"""``real``: scale-free graphs, the Sachs and DREAM4 wirings, and the fitted Sachs world."""
+
 ALL_LADDERS: dict[str, dict[str, Level]] = {
     **LADDERS,
     "v1-hidden": HIDDEN_SLACK_LADDER,
     "large": LARGE_LADDER,
     "v1-latent": LATENT_LADDER,
+    REAL: REAL_LADDER,
 }
 """Every ladder by name: what :func:`get_level`, the sweep and the CLI accept."""
 
@@ -335,6 +385,7 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
         "v1-hidden": _HIDDEN_SPECS,
         "large": _LARGE_SPECS,
         "v1-latent": _LATENT_SPECS,
+        REAL: _REAL_SPECS,
     }
     for ladder_name in ladders:
         specs = every[ladder_name]
@@ -348,7 +399,12 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
             entries = {
                 name: preflight(spec, _SEED_BASE[ladder_name] + 1000 * index, count)
                 for index, (name, (_, spec)) in enumerate(specs.items())
+                if name not in REAL_PAIRS
             }
+            for name, linear in REAL_PAIRS.items():
+                if name in specs:
+                    entries[name] = preflight_paired(specs[name][1], REAL_LADDER[linear])
+            entries = {name: entries[name] for name in specs}
         header = (
             f"Ladder {ladder_name}: {count} preflighted seeds per level and the digest of the\n"
             f"instance each generates. Regenerate with "
@@ -367,4 +423,4 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
 if __name__ == "__main__":  # pragma: no cover - maintenance entry point
     import sys
 
-    _write_shipped_manifests(ladders=sys.argv[1:] or (*_SPECS, "large", "v1-latent"))
+    _write_shipped_manifests(ladders=sys.argv[1:] or (*_SPECS, "v1-hidden", "large", "v1-latent", REAL))

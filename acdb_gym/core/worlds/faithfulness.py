@@ -13,7 +13,7 @@ import numpy as np
 from scipy import sparse
 
 from acdb_gym.core.graphs import DAG
-from acdb_gym.core.types import FloatArray
+from acdb_gym.core.types import FloatArray, IntArray
 
 __all__ = [
     "is_faithful",
@@ -108,22 +108,41 @@ def min_relevant_partial_correlation(dag: DAG, cov: FloatArray, *, max_size: int
     ``|S| <= max_size`` (the tests PC runs before it can keep the edge).
 
     A difficulty covariate: the smaller it is, the more samples PC needs to keep every edge.
-    Returns ``inf`` for a graph without edges. All sets of one size are evaluated in one
-    batched matrix inversion.
+    Returns ``inf`` for a graph without edges. All sets of one size are built as integer
+    arrays and evaluated in one batched matrix inversion (so a hub with dozens of neighbours,
+    as in the DREAM4 networks, costs array operations, not Python tuples).
     """
     skeleton = dag.skeleton()
-    by_size: dict[int, set[tuple[int, ...]]] = {}
+    rows: dict[int, list[IntArray]] = {}
     for i, j in dag.edges():
         for end, other in ((i, j), (j, i)):
-            neighbours = [int(v) for v in np.flatnonzero(skeleton[end]) if v != other]
-            for size in range(min(max_size, len(neighbours)) + 1):
-                for cond in combinations(neighbours, size):
-                    by_size.setdefault(size, set()).add((i, j, *cond))
+            neighbours = np.flatnonzero(skeleton[end])
+            neighbours = neighbours[neighbours != other].astype(np.int64)
+            for size in range(min(max_size, neighbours.size) + 1):
+                # Every size-``size`` subset in ascending order (as ``combinations`` gives it)
+                # after ``(i, j)``. A set reached from both ends is evaluated twice, which
+                # leaves the minimum as it is.
+                subsets = _ascending_subsets(neighbours, size)
+                pair = np.broadcast_to(np.array([i, j], dtype=np.int64), (subsets.shape[0], 2))
+                rows.setdefault(size, []).append(np.hstack([pair, subsets]))
     smallest = np.inf
-    for index_sets in by_size.values():
-        index = np.array(sorted(index_sets))
+    for size_rows in rows.values():
+        index = np.vstack(size_rows)
         blocks = cov[index[:, :, None], index[:, None, :]]
         precision = np.linalg.inv(blocks)
         rho = precision[:, 0, 1] / np.sqrt(precision[:, 0, 0] * precision[:, 1, 1])
         smallest = min(smallest, float(np.abs(rho).min()))
     return float(smallest)
+
+
+def _ascending_subsets(values: IntArray, size: int) -> IntArray:
+    """The ``size``-subsets of the sorted ``values`` as rows, each in ascending order
+    (``size`` 0, 1 or 2)."""
+    if size == 0:
+        return np.zeros((1, 0), dtype=np.int64)
+    if size == 1:
+        return values[:, None]
+    if size == 2:
+        first, second = np.triu_indices(values.size, k=1)
+        return np.column_stack([values[first], values[second]])
+    return np.array(list(combinations(values.tolist(), size)), dtype=np.int64)

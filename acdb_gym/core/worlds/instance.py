@@ -23,8 +23,9 @@ from functools import cached_property
 
 import numpy as np
 
-from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag
+from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag, scale_free_dag
 from acdb_gym.core.graphs.admg import ADMG, LatentTruth, latent_truth
+from acdb_gym.core.graphs.real import topology
 from acdb_gym.core.types import FloatArray, readonly
 from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION, Acceptance, draw_world
 from acdb_gym.core.worlds.faithfulness import (
@@ -33,6 +34,7 @@ from acdb_gym.core.worlds.faithfulness import (
     min_relevant_partial_correlation,
     weak_edges,
 )
+from acdb_gym.core.worlds.fitted import FittedSCM, sachs_fit
 from acdb_gym.core.worlds.latent import (
     LatentSCM,
     draw_latent_graph,
@@ -51,6 +53,7 @@ __all__ = [
     "GenerationDeadlineError",
     "Instance",
     "InstanceGenerationError",
+    "draw_graph",
     "generate_instance",
     "instance_slack",
 ]
@@ -112,7 +115,8 @@ class Instance:
         seed: the integer seed that fully determines it.
         dag: the true causal graph.
         scm: the SCM over ``dag`` of the spec's family (``scm.weights`` are the effective
-            weights of a linear family, the drawn edge magnitudes of a nonlinear one).
+            weights of a linear family, the drawn edge magnitudes of a nonlinear one, the
+            fitted slopes of a fitted Sachs world).
         d_obs: the observational sample, ``(n_obs, d)``, read-only.
         i_star: the minimum intervention set (DESIGN §3, step 6).
         budget: ``|I*| + slack``: ``spec.slack``, or the instance's own draw when the level
@@ -129,6 +133,9 @@ class Instance:
         admg: on a latent level (``spec.latent > 0``), the latent projection the agent is scored
             against; ``dag`` is then its directed part and ``scm`` a
             :class:`~acdb_gym.core.worlds.latent.LatentSCM`. None on a causally sufficient level.
+        variable_names: on a fixed real topology, the real name of each variable in this
+            instance's labelling (kept from agents; prompts show ``X0..`` unless asked for
+            names); None on a random graph.
     """
 
     spec: LevelSpec
@@ -143,6 +150,7 @@ class Instance:
     dependence_measure: str = PARTIAL_CORRELATION
     weak_edges: int = 0
     admg: ADMG | None = None
+    variable_names: tuple[str, ...] | None = None
 
     @cached_property
     def latent_truth(self) -> LatentTruth | None:
@@ -212,6 +220,28 @@ def instance_slack(spec: LevelSpec, seed: int) -> int:
         return spec.slack
     stream = np.random.SeedSequence(seed).spawn(_SLACK + 1)[_SLACK]
     return int(np.random.default_rng(stream).integers(spec.slack, spec.slack_max + 1))
+
+
+def draw_graph(spec: LevelSpec, rng: np.random.Generator) -> tuple[DAG, tuple[str, ...] | None]:
+    """One graph draw of ``spec.graph`` from the graph stream (DESIGN §3, step 1), and the
+    variable names of a fixed topology in the drawn labelling (None for a random graph).
+
+    ``"er"`` is :func:`~acdb_gym.core.graphs.random_order_dag` (its draws unchanged),
+    ``"sf"`` :func:`~acdb_gym.core.graphs.scale_free_dag`; a fixed topology's node ``s``
+    becomes node ``order[s]`` for a uniform permutation ``order = rng.permutation(d)``.
+    """
+    if spec.graph == "er":
+        return random_order_dag(spec.d, n_edges=spec.k, rng=rng), None
+    if spec.graph == "sf":
+        return scale_free_dag(spec.d, n_edges=spec.k, rng=rng), None
+    source = topology(spec.graph)
+    order = rng.permutation(spec.d)
+    adjacency = np.zeros((spec.d, spec.d), dtype=np.bool_)
+    adjacency[np.ix_(order, order)] = source.dag.adjacency
+    names = [""] * spec.d
+    for position, name in enumerate(source.names):
+        names[int(order[position])] = name
+    return DAG(adjacency), tuple(names)
 
 
 def _draw_weights(spec: LevelSpec, dag: DAG, rng: np.random.Generator) -> FloatArray:
@@ -298,12 +328,12 @@ def _generate_cached(spec: LevelSpec, seed: int) -> Instance:
 
 def _redraw_weak_edges(
     spec: LevelSpec, graph_rng: np.random.Generator, weight_rng: np.random.Generator
-) -> tuple[DAG, LinearGaussianSCM, FloatArray, int, int]:
+) -> tuple[DAG, LinearGaussianSCM, FloatArray, int, int, tuple[str, ...] | None]:
     """``faithfulness_rule="redraw_edges"``: one graph; the weights of the edges that fail the
     check are redrawn (magnitude and sign, row-major) up to :data:`EDGE_REDRAW_ROUNDS` times,
     then the world is accepted as it is. Returns the graph, SCM, population covariance, weight
-    draws and the edges still failing."""
-    dag = random_order_dag(spec.d, n_edges=spec.k, rng=graph_rng)
+    draws, the edges still failing and the variable names."""
+    dag, names = draw_graph(spec, graph_rng)
     weights = _draw_weights(spec, dag, weight_rng)
     draws = 1
     while True:
@@ -314,7 +344,7 @@ def _redraw_weak_edges(
         weak = weak_edges(dag, cov, spec.faithfulness_eps, precision=precision)
         n_weak = int(weak.sum())
         if n_weak == 0 or draws > EDGE_REDRAW_ROUNDS:
-            return dag, scm, cov, draws, n_weak
+            return dag, scm, cov, draws, n_weak, names
         magnitude = weight_rng.uniform(spec.weight_low, spec.weight_high, size=n_weak)
         sign = np.where(weight_rng.random(n_weak) < 0.5, -1.0, 1.0)
         weights = weights.copy()
@@ -323,6 +353,8 @@ def _redraw_weak_edges(
 
 
 def _generate(spec: LevelSpec, seed: int, deadline: float | None = None) -> Instance:
+    if spec.fit != "none":
+        return _generate_fitted(spec, seed)
     if spec.latent:
         return _generate_latent(spec, seed, deadline)
     if spec.family != LINEAR_GAUSSIAN:
@@ -332,8 +364,10 @@ def _generate(spec: LevelSpec, seed: int, deadline: float | None = None) -> Inst
     weight_rng = np.random.default_rng(streams[_WEIGHTS])
     if spec.faithfulness_rule == "redraw_edges":
         return _finish(spec, seed, streams, *_redraw_weak_edges(spec, graph_rng, weight_rng))
-    dag, _, scm, cov, attempts = _accepted_linear_world(spec, seed, graph_rng, weight_rng, deadline)
-    return _finish(spec, seed, streams, dag, scm, cov, attempts, 0)
+    dag, _, scm, cov, attempts, names = _accepted_linear_world(
+        spec, seed, graph_rng, weight_rng, deadline
+    )
+    return _finish(spec, seed, streams, dag, scm, cov, attempts, 0, names)
 
 
 def _accepted_linear_world(
@@ -342,7 +376,7 @@ def _accepted_linear_world(
     graph_rng: np.random.Generator,
     weight_rng: np.random.Generator,
     deadline: float | None = None,
-) -> tuple[DAG, FloatArray, LinearGaussianSCM, FloatArray, int]:
+) -> tuple[DAG, FloatArray, LinearGaussianSCM, FloatArray, int, tuple[str, ...] | None]:
     """DESIGN §3, steps 1-4 under ``"reject_world"``: graphs and weights drawn until the world
     passes the faithfulness check. Returns the graph, the drawn weights, the SCM, its
     population covariance and the number of draws."""
@@ -350,14 +384,14 @@ def _accepted_linear_world(
     while True:
         attempts += 1
         # DESIGN §3, step 1; its draw order is fixed by the manifest digests.
-        dag = random_order_dag(spec.d, n_edges=spec.k, rng=graph_rng)
+        dag, names = draw_graph(spec, graph_rng)
         weights = _draw_weights(spec, dag, weight_rng)
         scm = _build_scm(spec, weights)
         cov = scm.covariance()
         if _passes_full_set_check(dag, cov, spec.faithfulness_eps) and is_faithful(
             dag, cov, spec.faithfulness_eps
         ):
-            return dag, weights, scm, cov, attempts
+            return dag, weights, scm, cov, attempts, names
         if attempts == MAX_ATTEMPTS:
             raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)
         _check_deadline(deadline, spec, seed, attempts)
@@ -368,10 +402,11 @@ def _finish(
     seed: int,
     streams: list[np.random.SeedSequence],
     dag: DAG,
-    scm: LinearGaussianSCM,
+    scm: LinearGaussianSCM | FittedSCM,
     cov: FloatArray,
     attempts: int,
     weak: int,
+    names: tuple[str, ...] | None = None,
 ) -> Instance:
     """The instance of an accepted world: its observational sample, I* and budget."""
     d_obs = scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
@@ -387,7 +422,22 @@ def _finish(
         min_relevant_abs_rho=min_relevant_partial_correlation(dag, cov),
         attempts=attempts,
         weak_edges=weak,
+        variable_names=names,
     )
+
+
+def _generate_fitted(spec: LevelSpec, seed: int) -> Instance:
+    """The Sachs world fitted to its data (DESIGN §3.4): the graph stream's permutation
+    relabels the proteins exactly as :func:`draw_graph` relabels the Sachs topology; the fit
+    is fixed, so there is no acceptance step (``attempts`` is 1)."""
+    streams = _streams(seed)
+    graph_rng = np.random.default_rng(streams[_GRAPH])
+    fit_kind = "linear" if spec.fit == "linear" else "spline"
+    scm = FittedSCM(sachs_fit(fit_kind), graph_rng.permutation(spec.d))
+    names = [""] * spec.d
+    for protein, name in enumerate(topology("sachs").names):
+        names[int(scm.order[protein])] = name
+    return _finish(spec, seed, streams, scm.dag, scm, scm.covariance(), 1, 0, tuple(names))
 
 
 def _generate_family(spec: LevelSpec, seed: int, deadline: float | None = None) -> Instance:
@@ -402,7 +452,7 @@ def _generate_family(spec: LevelSpec, seed: int, deadline: float | None = None) 
     calibration_rng = np.random.default_rng(streams[_CALIBRATION])
     linear_spec = replace(spec, family=LINEAR_GAUSSIAN)
     try:
-        dag, weights, linear, cov, attempts = _accepted_linear_world(
+        dag, weights, linear, cov, attempts, names = _accepted_linear_world(
             linear_spec, seed, graph_rng, weight_rng, deadline
         )
     except InstanceGenerationError:
@@ -426,6 +476,7 @@ def _generate_family(spec: LevelSpec, seed: int, deadline: float | None = None) 
         min_relevant_abs_rho=acceptance.min_dependence,
         attempts=attempts + redraws - 1,
         dependence_measure=acceptance.measure,
+        variable_names=names,
     )
 
 

@@ -24,6 +24,7 @@ from scipy.special import ndtri
 
 from acdb_gym.core.graphs import DAG
 from acdb_gym.core.types import FloatArray, IntArray, readonly
+from acdb_gym.core.worlds.fitted import FittedSCM
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 
 __all__ = [
@@ -405,8 +406,8 @@ class NonlinearSCM:
         return out
 
 
-SCM = LinearGaussianSCM | LinearNonGaussianSCM | NonlinearSCM
-"""Any family's SCM (DESIGN §3.1)."""
+SCM = LinearGaussianSCM | LinearNonGaussianSCM | NonlinearSCM | FittedSCM
+"""Any family's SCM (DESIGN §3.1), or the fitted Sachs world (§3.4)."""
 
 
 def readonly_copy(array: FloatArray) -> FloatArray:

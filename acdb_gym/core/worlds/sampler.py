@@ -20,6 +20,7 @@ import weakref
 import numpy as np
 
 from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.worlds.fitted import FittedSCM
 from acdb_gym.core.worlds.latent import LatentSCM
 from acdb_gym.core.worlds.linear import (
     DO_MATRIX_MAX_D,
@@ -127,7 +128,7 @@ class FamilySampler:
     """Draws ``do(X_var = value)`` samples of a non-Gaussian or nonlinear SCM through its own
     ``sample_do`` (the same draws as calling it directly)."""
 
-    def __init__(self, scm: LinearNonGaussianSCM | NonlinearSCM | LatentSCM) -> None:
+    def __init__(self, scm: LinearNonGaussianSCM | NonlinearSCM | LatentSCM | FittedSCM) -> None:
         self._scm = scm
 
     def draw(

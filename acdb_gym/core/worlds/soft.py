@@ -29,6 +29,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from acdb_gym.core.types import FloatArray
+from acdb_gym.core.worlds.fitted import FittedSCM
 from acdb_gym.core.worlds.latent import LatentSCM
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import SCM, LinearNonGaussianSCM, standardized_noise
@@ -154,6 +155,13 @@ def sample_soft(
         return out
     if isinstance(scm, LinearGaussianSCM | LinearNonGaussianSCM):
         return _linear_soft(scm, kind, var, float(value), n, rng, out)
+    if isinstance(scm, FittedSCM):
+        change = float(value) if kind == "shift" else scale_factor(value)
+        samples = scm.sample_soft(kind, var, change, n, rng)
+        if out is None:
+            return samples
+        out[...] = samples
+        return out
     noise = rng.standard_normal((n, d))
     if kind == "shift":
         samples = scm.propagate(noise, shift=(var, float(value)))

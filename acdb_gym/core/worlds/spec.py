@@ -19,9 +19,13 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from acdb_gym.core.graphs.real import FIXED_GRAPHS, TOPOLOGY_SIZES
+
 __all__ = [
     "FAITHFULNESS_RULES",
     "FAMILIES",
+    "FITS",
+    "GRAPHS",
     "LINEAR_GAUSSIAN",
     "LINEAR_NONGAUSSIAN",
     "NONLINEAR",
@@ -35,6 +39,14 @@ LINEAR_GAUSSIAN: Family = "linear_gaussian"
 LINEAR_NONGAUSSIAN: Family = "linear_nongaussian"
 NONLINEAR: Family = "nonlinear"
 FAMILIES: tuple[Family, ...] = get_args(Family)
+
+GRAPHS: tuple[str, ...] = ("er", "sf", *FIXED_GRAPHS)
+"""The values of :attr:`LevelSpec.graph`: the random graph models ``"er"`` (the default) and
+``"sf"``, and the fixed real topologies (:mod:`acdb_gym.core.graphs.real`)."""
+
+FITS: tuple[str, ...] = ("none", "linear", "spline")
+"""The values of :attr:`LevelSpec.fit`: ``"none"`` (mechanisms drawn per seed, the default), or
+the Sachs world fitted to its cytometry data (:mod:`acdb_gym.core.worlds.fitted`)."""
 
 FAITHFULNESS_RULES = ("reject_world", "redraw_edges")
 """The values of :attr:`LevelSpec.faithfulness_rule`; the first is the default."""
@@ -77,6 +89,14 @@ class LevelSpec:
             :mod:`~acdb_gym.core.worlds.latent`): each a root with two observed children, a pair
             not adjacent in the observed graph; ``d`` and ``k`` count the observed nodes and the
             edges among them. ``0`` (the default) is a causally sufficient level.
+        graph: the graph model (:data:`GRAPHS`, DESIGN §3 step 1 and §3.3): ``"er"`` (uniform
+            random order, uniform edge set), ``"sf"`` (scale-free, preferential attachment),
+            or a fixed real topology (``"sachs"``, ``"dream4-1"`` ... ``"dream4-5"``) with its
+            nodes relabelled by a uniform permutation per draw; a fixed topology's ``d`` and
+            ``k`` must be its own.
+        fit: ``"none"``, or ``"linear"``/``"spline"`` for the Sachs world fitted to the real
+            cytometry data (DESIGN §3.4; needs ``graph="sachs"`` and the default family; the
+            weight, noise and faithfulness fields are then unused).
     """
 
     d: int
@@ -93,6 +113,8 @@ class LevelSpec:
     faithfulness_rule: str = "reject_world"
     slack_max: int | None = None
     latent: int = 0
+    graph: str = "er"
+    fit: str = "none"
 
     def __post_init__(self) -> None:
         if self.d < 2:
@@ -138,6 +160,23 @@ class LevelSpec:
         if self.latent and self.faithfulness_rule != "reject_world":
             raise ValueError(
                 f"latent worlds use faithfulness_rule 'reject_world', got {self.faithfulness_rule!r}"
+            )
+
+        if self.graph not in GRAPHS:
+            raise ValueError(f"graph must be one of {list(GRAPHS)}, got {self.graph!r}")
+        if self.graph in TOPOLOGY_SIZES and (self.d, self.k) != TOPOLOGY_SIZES[self.graph]:
+            raise ValueError(
+                f"graph {self.graph!r} has (d, k) = {TOPOLOGY_SIZES[self.graph]}, "
+                f"got ({self.d}, {self.k})"
+            )
+        if self.latent and self.graph != "er":
+            raise ValueError(f"latent worlds draw ER graphs (graph='er'), got graph {self.graph!r}")
+        if self.fit not in FITS:
+            raise ValueError(f"fit must be one of {list(FITS)}, got {self.fit!r}")
+        if self.fit != "none" and (self.graph != "sachs" or self.family != LINEAR_GAUSSIAN):
+            raise ValueError(
+                f"fit {self.fit!r} is the Sachs world fitted to its data: it needs graph='sachs' "
+                f"and the default family, got graph {self.graph!r}, family {self.family!r}"
             )
 
     def __repr__(self) -> str:

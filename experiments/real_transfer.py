@@ -1,0 +1,142 @@
+"""Does the ranking transfer? Agents on ER vs scale-free graphs vs the real wirings vs the
+fitted Sachs world, from sweep rows, on a chosen range of manifest indices.
+
+The rows come from sweeps like these (``--seeds 200`` runs indices 0-199; the script keeps
+the indices asked for, so claims use ``--indices 100-199`` and exploration ``0-99``)::
+
+    A=pc,pc_greedy,sortnregress
+    acdb sweep --ladder v1 --levels L3 --seeds 200 --agents $A --out runs/real-transfer
+    acdb sweep --ladder v1-nonlinear --levels L3 --seeds 200 --agents $A --out runs/real-transfer
+    acdb sweep --ladder real --levels SF-L3,SF-Nonlinear-L3,Sachs,Sachs-Nonlinear,Sachs-Fitted,\\
+        Sachs-Fitted-Spline,DREAM4-5 --seeds 200 --agents $A --out runs/real-transfer
+
+then ``python experiments/real_transfer.py runs/real-transfer/results.jsonl --indices 100-199``.
+
+It prints, in markdown, directed F1 per agent row and level (mean and 95 % bootstrap CI over
+seeds, from ``acdb_gym.report``), then per level the paired sign-flip tests of each pair of
+agent rows on the same worlds (``pc_greedy`` vs ``pc``, ``pc`` vs ``sortnregress``: does the
+order of agents hold on each kind of world?), and the ER-to-SF change of each agent (v1 L3 vs
+real SF-L3 and the nonlinear pair: the same d, k, samples and slack, different worlds, so the
+difference is of means, with a bootstrap CI of the difference).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
+
+LEVELS: tuple[tuple[str, str, str], ...] = (
+    ("v1", "L3", "ER"),
+    ("real", "SF-L3", "SF"),
+    ("v1-nonlinear", "L3", "ER nonlinear"),
+    ("real", "SF-Nonlinear-L3", "SF nonlinear"),
+    ("real", "Sachs", "Sachs"),
+    ("real", "Sachs-Nonlinear", "Sachs nonlinear"),
+    ("real", "Sachs-Fitted", "Sachs fitted (linear)"),
+    ("real", "Sachs-Fitted-Spline", "Sachs fitted (spline)"),
+    *((("real", f"DREAM4-{n}", f"DREAM4-{n}")) for n in range(1, 6)),
+)
+"""``(ladder, level, column)`` in table order; levels without rows are left out."""
+
+ER_SF_PAIRS = (("ER", "SF"), ("ER nonlinear", "SF nonlinear"))
+AGENT_PAIRS = (
+    (("pc_greedy", "active"), ("pc", "observational")),
+    (("pc", "observational"), ("sortnregress", "observational")),
+)
+
+PerSeed = dict[tuple[str, str, str, str], dict[int, float]]
+
+
+def load(path: Path, first: int, last: int, metric: str) -> PerSeed:
+    """``(ladder, level, agent, panel) -> {manifest_index: value}`` over ok rows with
+    ``first <= manifest_index <= last`` (repeats averaged)."""
+    sums: dict[tuple[str, str, str, str], dict[int, list[float]]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row: dict[str, Any] = json.loads(line)
+        index = row.get("manifest_index")
+        if row.get("status") != "ok" or index is None or not first <= index <= last:
+            continue
+        key = (row["ladder"], row["level"], row["agent"], row["panel"])
+        sums.setdefault(key, {}).setdefault(int(index), []).append(float(row[metric]))
+    return {key: {i: float(np.mean(v)) for i, v in by.items()} for key, by in sums.items()}
+
+
+def _cell(values: list[float]) -> str:
+    estimate = bootstrap_ci([np.array(values) * 100])
+    return f"{estimate.mean:.1f} [{estimate.low:.1f}, {estimate.high:.1f}]"
+
+
+def tables(per_seed: PerSeed) -> str:
+    """The three markdown tables."""
+    present = [entry for entry in LEVELS if any(k[:2] == entry[:2] for k in per_seed)]
+    rows = sorted({(k[2], k[3]) for k in per_seed})
+    out = ["Directed F1 (%), mean [95 % CI] over seeds; n seeds per level in the header.", ""]
+    header = ["agent"]
+    for ladder, level, column in present:
+        n = max(len(v) for k, v in per_seed.items() if k[:2] == (ladder, level))
+        header.append(f"{column} (n={n})")
+    out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for agent, panel in rows:
+        cells = [f"{agent} ({panel})"]
+        for ladder, level, _ in present:
+            values = per_seed.get((ladder, level, agent, panel))
+            cells.append(_cell(list(values.values())) if values else "–")
+        out.append("| " + " | ".join(cells) + " |")
+    out += ["", "Paired on the same worlds (sign-flip test; difference in points).", ""]
+    out += ["| level | comparison | n | mean difference | p |", "|---|---|---|---|---|"]
+    for ladder, level, column in present:
+        for a, b in AGENT_PAIRS:
+            first = per_seed.get((ladder, level, *a))
+            second = per_seed.get((ladder, level, *b))
+            if not first or not second:
+                continue
+            shared = sorted(set(first) & set(second))
+            diff = np.array([first[i] - second[i] for i in shared])
+            p = sign_flip_pvalue(diff)
+            out.append(
+                f"| {column} | {a[0]} − {b[0]} | {diff.size} | {diff.mean() * 100:+.1f} | {p:.3g} |"
+            )
+    by_column = {column: (ladder, level) for ladder, level, column in present}
+    out += ["", "ER → SF (different worlds of the same size; difference of means).", ""]
+    out += ["| agent | from → to | mean difference [95 % CI] |", "|---|---|---|"]
+    for agent, panel in rows:
+        for er, sf in ER_SF_PAIRS:
+            if er not in by_column or sf not in by_column:
+                continue
+            x = per_seed.get((*by_column[er], agent, panel))
+            y = per_seed.get((*by_column[sf], agent, panel))
+            if not x or not y:
+                continue
+            rng = np.random.default_rng(0)
+            xs, ys = np.array(list(x.values())), np.array(list(y.values()))
+            boot = [
+                rng.choice(ys, ys.size).mean() - rng.choice(xs, xs.size).mean() for _ in range(2000)
+            ]
+            low, high = np.percentile(boot, [2.5, 97.5]) * 100
+            change = (ys.mean() - xs.mean()) * 100
+            out.append(
+                f"| {agent} ({panel}) | {er} → {sf} | {change:+.1f} [{low:+.1f}, {high:+.1f}] |"
+            )
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path, help="a results.jsonl with the sweeps' rows")
+    parser.add_argument("--indices", default="100-199", help="manifest indices FIRST-LAST")
+    parser.add_argument("--metric", default="directed_f1")
+    args = parser.parse_args()
+    first, last = (int(part) for part in args.indices.split("-"))
+    print(tables(load(args.results, first, last, args.metric)))
+
+
+if __name__ == "__main__":
+    main()
