@@ -1,18 +1,25 @@
-"""Evaluate a size-free targeting policy on held-out manifest seeds of every level of both ladders.
+"""Evaluate a size-free targeting policy on manifest indices of every level of both ladders.
 
-    python experiments/eval_design_policy.py --model models/acdb_design_graph/model.zip \\
-        --instances 100 --out models/acdb_design_graph/evaluation.json
+    python experiments/eval_design_policy.py --model runs/selected/model.zip --split test \\
+        --instances 100 --out runs/selected/evaluation.json
+
+``--split validation`` plays manifest indices 0, 1, ... (the range checkpoints are selected on);
+``--split test`` (the default) plays indices 100, 101, ... (the test split every claim comes
+from) and **refuses** a file without a valid selection record
+(:func:`acdb_gym.agents.rl.selection.check_selected`, written by
+``experiments/select_design_policy.py`` on the validation range), before any evaluation: test
+numbers exist only for a checkpoint that was not chosen on them. Training uses seeds >= 2**32,
+never a manifest index.
 
 For each ladder level and each estimator (``pc`` and ``true_cpdag``) every targeter runs once on
-the same instances: the level's manifest seeds 8, 9, ... (the first 8 are the published table's;
-the rest are benchmark seeds no policy trained on, training uses seeds >= 2**32). Targeters:
-the policy (design env, ``observation="graph"``), random targeting, greedy max-degree,
-``pc_active``'s rule and the privileged I*-oracle (design env, flat observation; the dynamics
-do not depend on the observation mode, so the rows are paired). Per level: the paired sign-flip
-test of the policy against each comparator on directed F1 and on interventions used. Over
-levels: a stratified sign-flip test of the sum over levels of the mean F1 differences. A custom
-level of d = 40 (no training level has more than 30 variables) is evaluated the same way, and
-the policy also runs on it through ACDBEnv, as ``rl:PATH`` does in a sweep.
+the same instances. Targeters: the policy (design env, ``observation="graph"``), random
+targeting, greedy max-degree, ``pc_active``'s rule and the privileged I*-oracle (design env,
+flat observation; the dynamics do not depend on the observation mode, so the rows are paired).
+Per level: the paired sign-flip test of the policy against each comparator on directed F1 and
+on interventions used. Over levels: a stratified sign-flip test of the sum over levels of the
+mean F1 differences. A custom level of d = 40 (no training level has more than 30 variables) is
+evaluated the same way, and the policy also runs on it through ACDBEnv, as ``rl:PATH`` does in
+a sweep.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import torch
 import acdb_gym  # noqa: F401  (registers the env ids)
 from acdb_gym.agents.base import Agent, run_episode
 from acdb_gym.agents.rl.agent import RLAgent
+from acdb_gym.agents.rl.selection import TEST_INDICES, VALIDATION_INDICES, check_selected
 from acdb_gym.agents.rl.train import TEST_SEED_BASE
 from acdb_gym.agents.rl.training_worlds import UNSEEN_SIZE_LEVEL
 from acdb_gym.baselines.targeting import (
@@ -49,8 +57,7 @@ from acdb_gym.envs.design.env import InterventionDesignEnv
 
 COMPARATORS = ("random", "greedy", "pc_active", "oracle")
 ESTIMATORS = ("true_cpdag", "pc")
-PUBLISHED = 8
-"""Manifest seeds 0..7 are the published table's; evaluation starts at index 8."""
+SPLITS = {"validation": VALIDATION_INDICES, "test": TEST_INDICES}
 CUSTOM = UNSEEN_SIZE_LEVEL
 
 
@@ -141,17 +148,21 @@ def _p(p: float) -> str:
     return f"p={p:.2g}" if p >= 1e-4 else "p<1e-4"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, required=True)
-    parser.add_argument("--instances", type=int, default=100, help="held-out seeds per level")
+    parser.add_argument("--split", choices=tuple(SPLITS), default="test")
+    parser.add_argument("--instances", type=int, default=100, help="manifest indices per level")
     parser.add_argument("--custom-instances", type=int, default=30, help="d = 40 instances")
     parser.add_argument("--resamples", type=int, default=10_000, help="sign-flip resamples")
     parser.add_argument("--seed", type=int, default=0, help="seed of random targeting")
     parser.add_argument("--out", type=Path, default=None, help="JSON results (+ .md table)")
-    args = parser.parse_args()
-    if not 1 <= args.instances <= 200 - PUBLISHED:
-        parser.error(f"--instances must be in [1, {200 - PUBLISHED}], got {args.instances}")
+    args = parser.parse_args(argv)
+    split = SPLITS[args.split]
+    if not 1 <= args.instances <= len(split):
+        parser.error(f"--instances must be in [1, {len(split)}], got {args.instances}")
+    selection = check_selected(args.model) if args.split == "test" else None
+    indices = list(split)[: args.instances]
 
     policy = RLAgent.load(args.model, name="policy")
     rows: list[dict[str, Any]] = []
@@ -161,7 +172,7 @@ def main() -> None:
     start = time.perf_counter()
     for ladder in PAPER_LADDERS:
         for level in LADDERS[ladder].values():
-            instances = [level.instance(i) for i in range(PUBLISHED, PUBLISHED + args.instances)]
+            instances = [level.instance(i) for i in indices]
             for estimator in ESTIMATORS:
                 outcomes = run_level(level, instances, estimator, policy, args.seed)
                 for name in COMPARATORS:
@@ -204,7 +215,9 @@ def main() -> None:
         summary = {
             "model": str(args.model),
             "metadata": policy.metadata.__dict__,
-            "manifest_indices": [PUBLISHED, PUBLISHED + args.instances - 1],
+            "split": args.split,
+            "manifest_indices": [indices[0], indices[-1]],
+            "selection": selection,
             "custom_level": repr(CUSTOM.spec),
             "custom_seeds_from": TEST_SEED_BASE,
             "levels": rows + custom_rows,

@@ -1,0 +1,142 @@
+"""The train / validation / test protocol of targeting policies, and the selection record.
+
+Policies train on generated seeds only (``>= 2**32``, :data:`~acdb_gym.agents.rl.train.
+TRAIN_SEED_LOW`), a checkpoint is chosen on the **validation** range of manifest indices
+(:data:`VALIDATION_INDICES`, 0-99 of every level) and the chosen file is evaluated once on the
+**test** split (:data:`TEST_INDICES`, 100-199, the range every claim of the project comes from).
+
+The selection step writes a record into the chosen ``.zip`` (member :data:`SELECTION_MEMBER`):
+the indices it was chosen on, every candidate's validation score, and a digest of the file's
+other members. :func:`check_selected` refuses a file without a record, with a record whose
+digest does not match (the weights changed after selection) or whose indices touch the test
+split; ``experiments/eval_design_policy.py`` calls it before any test evaluation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "SELECTION_MEMBER",
+    "TEST_INDICES",
+    "VALIDATION_INDICES",
+    "UnselectedPolicyError",
+    "check_selected",
+    "content_digest",
+    "write_selection",
+]
+
+SELECTION_MEMBER = "selection.json"
+VALIDATION_INDICES = range(0, 100)
+"""Manifest indices checkpoints are selected on (every level of v0 and v1)."""
+TEST_INDICES = range(100, 200)
+"""Manifest indices of the test split: evaluated once, for a selected file only."""
+
+
+class UnselectedPolicyError(ValueError):
+    """A policy file lacks a valid selection record, so test numbers must not be reported."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(
+            f"{path}: {reason}; select it on the validation range first "
+            "(python experiments/select_design_policy.py, see models/README.md)"
+        )
+
+
+def content_digest(path: str | Path) -> str:
+    """SHA-256 over the names and bytes of every member but the selection record."""
+    sha = hashlib.sha256()
+    with zipfile.ZipFile(path) as archive:
+        for name in sorted(archive.namelist()):
+            if name == SELECTION_MEMBER:
+                continue
+            sha.update(name.encode() + b"\0")
+            sha.update(hashlib.sha256(archive.read(name)).digest())
+    return sha.hexdigest()
+
+
+def write_selection(
+    path: str | Path,
+    *,
+    indices: Sequence[int],
+    scores: Mapping[str, float],
+    chosen: str,
+    details: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Write the selection record into the chosen ``.zip`` (replacing an older record).
+
+    Args:
+        path: the chosen policy file.
+        indices: the manifest indices it was selected on (inside :data:`VALIDATION_INDICES`).
+        scores: every candidate's validation score, by name.
+        chosen: the name of the chosen candidate (a key of ``scores``).
+        details: anything else worth keeping (levels, estimators, command).
+
+    Raises:
+        ValueError: indices outside the validation range, or ``chosen`` not among ``scores``.
+    """
+    path = Path(path)
+    outside = sorted(set(indices) - set(VALIDATION_INDICES))
+    if not indices or outside:
+        raise ValueError(
+            f"selection indices must be a non-empty subset of the validation manifest indices "
+            f"{VALIDATION_INDICES.start}-{VALIDATION_INDICES.stop - 1}, got {outside or 'none'}"
+        )
+    if chosen not in scores:
+        raise ValueError(f"chosen must be one of {sorted(scores)}, got {chosen!r}")
+    record = {
+        "split": "validation",
+        "indices": [min(indices), max(indices)],
+        "n_indices": len(set(indices)),
+        "scores": {name: float(value) for name, value in scores.items()},
+        "chosen": chosen,
+        "content_sha256": content_digest(path),
+        **dict(details or {}),
+    }
+    with zipfile.ZipFile(path) as archive:
+        members = {
+            name: archive.read(name) for name in archive.namelist() if name != SELECTION_MEMBER
+        }
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+        archive.writestr(SELECTION_MEMBER, json.dumps(record, indent=2) + "\n")
+    return record
+
+
+def check_selected(path: str | Path) -> dict[str, Any]:
+    """The selection record of ``path``, checked before a test evaluation.
+
+    Raises:
+        UnselectedPolicyError: no record, a malformed one, one made on indices that touch the
+            test split, or a digest that no longer matches the file's content.
+    """
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if SELECTION_MEMBER not in archive.namelist():
+                raise UnselectedPolicyError(path, f"it has no {SELECTION_MEMBER} record")
+            record = json.loads(archive.read(SELECTION_MEMBER))
+    except (zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise UnselectedPolicyError(path, f"unreadable selection record ({error})") from None
+    if not isinstance(record, dict) or record.get("split") != "validation":
+        raise UnselectedPolicyError(path, "its selection record is not a validation record")
+    bounds = record.get("indices")
+    if (
+        not isinstance(bounds, list)
+        or len(bounds) != 2
+        or not all(isinstance(b, int) for b in bounds)
+        or bounds[0] < VALIDATION_INDICES.start
+        or bounds[1] >= TEST_INDICES.start
+    ):
+        raise UnselectedPolicyError(
+            path, f"it was selected on indices {bounds!r}, not inside the validation range"
+        )
+    if record.get("content_sha256") != content_digest(path):
+        raise UnselectedPolicyError(path, "its content changed after selection (digest differs)")
+    return record

@@ -1,0 +1,101 @@
+"""The selection record: test numbers only for a checkpoint chosen on the validation range."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+import zipfile
+from dataclasses import asdict
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from acdb_gym.agents.rl.agent import PolicyMetadata, RLAgent  # noqa: E402
+from acdb_gym.agents.rl.graph_policy import NetworkConfig, NodeMessagePolicy, save_network  # noqa: E402
+from acdb_gym.agents.rl.selection import (  # noqa: E402
+    SELECTION_MEMBER,
+    UnselectedPolicyError,
+    check_selected,
+    write_selection,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "experiments" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture()
+def policy(tmp_path: Path) -> Path:
+    torch.manual_seed(0)
+    network = NodeMessagePolicy(NetworkConfig(hidden=8, layers=1))
+    metadata = asdict(PolicyMetadata("ppo", "v0+v1", "mix", 0, "pc", observation="graph"))
+    return save_network(network, tmp_path / "model", metadata)
+
+
+def test_a_selected_file_passes_and_still_loads(policy: Path) -> None:
+    record = write_selection(policy, indices=range(20), scores={"a": 0.7, "b": 0.8}, chosen="b")
+    assert check_selected(policy) == record
+    assert record["indices"] == [0, 19]
+    RLAgent.load(policy)  # the extra member does not disturb loading
+
+
+def test_unselected_changed_or_test_selected_files_are_refused(policy: Path) -> None:
+    with pytest.raises(UnselectedPolicyError, match=r"no selection\.json"):
+        check_selected(policy)
+    with pytest.raises(ValueError, match="validation"):
+        write_selection(policy, indices=range(90, 110), scores={"a": 1.0}, chosen="a")
+    write_selection(policy, indices=range(10), scores={"a": 1.0}, chosen="a")
+    # Swapping the weights after selection breaks the digest.
+    with zipfile.ZipFile(policy, "a") as archive:
+        archive.writestr("extra.txt", "changed")
+    with pytest.raises(UnselectedPolicyError, match="digest"):
+        check_selected(policy)
+    # A hand-written record that claims test indices is refused too.
+    forged = policy.with_name("forged.zip")
+    with zipfile.ZipFile(policy) as source, zipfile.ZipFile(forged, "w") as target:
+        for name in source.namelist():
+            data = source.read(name)
+            if name == SELECTION_MEMBER:
+                record = json.loads(data)
+                data = json.dumps({**record, "indices": [100, 199]}).encode()
+            target.writestr(name, data)
+    with pytest.raises(UnselectedPolicyError, match="validation range"):
+        check_selected(forged)
+
+
+def test_eval_script_refuses_test_numbers_before_evaluating(
+    policy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = _script("eval_design_policy")
+    played: list[object] = []
+    monkeypatch.setattr(script, "run_level", lambda *args: played.append(args))
+    out = tmp_path / "evaluation.json"
+    with pytest.raises(UnselectedPolicyError):
+        script.main(["--model", str(policy), "--split", "test", "--out", str(out)])
+    assert not played and not out.exists()
+
+
+def test_selection_script_writes_a_record_the_eval_script_accepts(
+    policy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    select = _script("select_design_policy")
+    other = tmp_path / "other.zip"
+    shutil.copyfile(policy, other)
+    scores = {str(policy): 0.5, str(other): 0.6}
+    monkeypatch.setattr(select, "validation_score", lambda model, indices: scores[str(model)])
+    out = tmp_path / "chosen" / "model.zip"
+    select.main(["--candidates", str(policy), str(other), "--instances", "3", "--out", str(out)])
+    record = check_selected(out)
+    assert record["chosen"] == str(other) and record["indices"] == [0, 2]
