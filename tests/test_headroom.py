@@ -43,13 +43,15 @@ def test_samples_are_common_and_scores_match_the_scorer() -> None:
 
 def test_best_is_never_below_a_heuristic_and_rows_resume(tmp_path: Path) -> None:
     script = _script()
-    argv = ["--out", str(tmp_path), "--levels", "v1:L1", "--indices", "0-2"]
+    argv = ["--out", str(tmp_path), "--levels", "v1:L1", "--indices", "0-2", "--fresh"]
     script.main([*argv, "--random-repeats", "2"])
     rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").open()]
     assert len(rows) == 6  # 3 instances x 2 estimators
     for row in rows:
         assert row["best"] >= max(row["random"], row["greedy"], row["pc_active"])
         assert row["best"] <= 1.0
+        assert 0.0 <= row["best_fresh"] <= 1.0  # the best sequence replayed on fresh samples
     script.main([*argv, "--random-repeats", "2"])  # resumes: nothing new
     assert len((tmp_path / "rows.jsonl").read_text().splitlines()) == 6
-    assert "| v1 L1 | pc | 3 |" in (tmp_path / "headroom.md").read_text()
+    table = (tmp_path / "headroom.md").read_text()
+    assert "| v1 L1 | pc | 3 |" in table and "best, fresh samples" in table
