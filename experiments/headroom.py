@@ -26,7 +26,10 @@ heuristic is ``(mean_h - mean_random) / (mean_best - mean_random)``.
 
 Regimes change the budget (``--budget-delta``: ``|I*| + slack + delta``; ``--budget-from-i-star
 K``: ``|I*| + K``; at least 1) or the samples per experiment (``--n-int``), for the search of
-regimes where targeting matters (give each regime its own ``--out``).
+regimes where targeting matters (give each regime its own ``--out``). ``--fresh`` also replays
+the hindsight-best sequence, and greedy, on fresh samples of the same world (stream
+``(seed, i, 32)``): the part of the hindsight gain that comes from knowing the world rather than
+which noisy tests happened to come out right.
 """
 
 from __future__ import annotations
