@@ -176,7 +176,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     observational panel ``intervene`` is invalid; with ``tools="raw"`` the statistics tools
     are invalid. Their specs (:mod:`acdb_gym.core.tools`) define their payloads and results.
     Every kind is an element of the space, but ``action_space.sample()`` draws only the kinds
-    the variant carries out (a :class:`~acdb_gym.envs.actions.VariantOneOf`), so a
+    the variant carries out (a :class:`~acdb_gym.envs.action_space.VariantOneOf`), so a
     random-action rollout submits; ``sample(mask=...)`` draws from every kind.
 
     **Stated hypotheses.** An ``intervene`` payload may carry one more key, ``hypothesis``: the
