@@ -19,8 +19,7 @@ from typing import Any
 import numpy as np
 
 from acdb_gym.core import tools
-from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.core.graphs.admg import ADMG, PAG
+from acdb_gym.core.graphs import ADMG, DAG, PAG, PDAG
 from acdb_gym.core.types import is_integer
 from acdb_gym.envs.action_types import (
     BIDIRECTED,

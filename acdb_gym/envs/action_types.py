@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from acdb_gym.core import tools
-from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.core.graphs.admg import ADMG, PAG
+from acdb_gym.core.graphs import ADMG, DAG, PAG, PDAG
 from acdb_gym.core.tools import StatisticTool
 from acdb_gym.core.types import is_integer
 

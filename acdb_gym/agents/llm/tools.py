@@ -24,8 +24,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from acdb_gym.core import tools as tool_specs
-from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.graphs.admg import ADMG, PAG
+from acdb_gym.core.graphs import ADMG, PAG, PDAG
 from acdb_gym.core.tools import TOOLS_RAW, TOOLS_STATS, StatisticTool
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, Panel
 from acdb_gym.envs.acdb_env import STEP_LIMITS

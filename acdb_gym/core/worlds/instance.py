@@ -23,8 +23,15 @@ from functools import cached_property
 
 import numpy as np
 
-from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag, scale_free_dag
-from acdb_gym.core.graphs.admg import ADMG, LatentTruth, latent_truth
+from acdb_gym.core.graphs import (
+    ADMG,
+    DAG,
+    LatentTruth,
+    latent_truth,
+    minimum_intervention_set,
+    random_order_dag,
+    scale_free_dag,
+)
 from acdb_gym.core.graphs.real import topology
 from acdb_gym.core.types import FloatArray, readonly
 from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION, Acceptance, draw_world
