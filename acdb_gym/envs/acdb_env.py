@@ -1,13 +1,20 @@
-"""The ACDB Gymnasium environment (DESIGN §8)."""
+"""The ACDB Gymnasium environment (DESIGN §8).
+
+Over 500 lines because :class:`ACDBEnv`'s docstring is the env's reference (about 150 lines:
+its variants, spaces, rewards and ``info`` keys, read with ``help()`` as Gymnasium envs are);
+the code itself is one concept, an episode's step loop. Its parts live beside it: the typed
+actions and their space (:mod:`~acdb_gym.envs.actions`), the observation type and space
+(:mod:`~acdb_gym.envs.observation_space`), the observation blocks
+(:mod:`~acdb_gym.envs.observations`), level arguments and rewards (:mod:`~acdb_gym.envs.levels`).
+"""
 
 from __future__ import annotations
 
 import warnings
-from typing import Any, SupportsFloat, TypedDict, cast, get_args
+from typing import Any, SupportsFloat, cast, get_args
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.ladders.shipped import Level, get_level
@@ -18,8 +25,6 @@ from acdb_gym.core.types import (
     PANEL_ACTIVE,
     PANEL_OBSERVATIONAL,
     PANELS,
-    FloatArray,
-    IntArray,
     Panel,
     is_integer,
     readonly,
@@ -34,7 +39,7 @@ from acdb_gym.core.worlds.soft import (
     episode_kinds,
 )
 from acdb_gym.envs import actions, observations
-from acdb_gym.envs.actions import VALUE_BOUND, Action
+from acdb_gym.envs.actions import Action
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.envs.levels import (
     RewardName,
@@ -43,6 +48,14 @@ from acdb_gym.envs.levels import (
     choose_instance,
     final_info_copy,
     reward_of,
+)
+from acdb_gym.envs.observation_space import (
+    KINDS_KEY,
+    LEGACY_VALUES_KEY,
+    OBSERVATION_KEYS,
+    VALUES_KEY,
+    Observation,
+    observation_space,
 )
 from acdb_gym.envs.observations import OBSERVATION_MODES, ObservationMode, StatsObservation
 from acdb_gym.envs.privileged import HiddenInstanceAccess
@@ -69,74 +82,6 @@ __all__ = [
 
 STEP_LIMITS: dict[Tools, int] = {TOOLS_RAW: 16, TOOLS_STATS: 32}
 """Default internal step limit per tool variant (the paper's protocol)."""
-
-
-class Observation(TypedDict):
-    """One observation of :class:`ACDBEnv` (the Observation Space table of its docstring)."""
-
-    observational: FloatArray
-    interventional: FloatArray
-    targets: IntArray
-    intervention_values: FloatArray
-    budget_remaining: IntArray
-    steps_remaining: IntArray
-    tool_result: FloatArray
-
-
-OBSERVATION_KEYS: tuple[str, ...] = tuple(Observation.__annotations__)
-"""The keys of an observation, in order (``observation="raw"``)."""
-STATS_OBSERVATION_KEYS: tuple[str, ...] = tuple(StatsObservation.__annotations__)
-"""The keys of an observation with ``observation="stats"``, in order."""
-KINDS_KEY = "kinds"
-"""The observation key of each experiment's kind, present unless ``interventions="hard"``."""
-VALUES_KEY = "intervention_values"
-"""The observation key of each experiment's intervention value."""
-LEGACY_VALUES_KEY = "values"
-"""The former name of :data:`VALUES_KEY`, deprecated: ``legacy_values_key=True`` restores it
-in 0.1.x, and 0.2.0 removes the option. It was renamed because stable-baselines3's
-``MultiInputPolicy`` keeps one module per key in a torch ``ModuleDict``, which has a method
-``values``, so the policy could not be built."""
-
-
-def observation_space(
-    level: Level,
-    max_steps: int,
-    observation: ObservationMode = "raw",
-    interventions: InterventionMode = "hard",
-    *,
-    legacy_values_key: bool = False,
-) -> spaces.Space[Observation]:
-    """The ``Dict`` space of :class:`Observation` (or, with ``observation="stats"``,
-    :class:`StatsObservation`) for a level and a step limit, plus :data:`KINDS_KEY` unless
-    ``interventions`` is ``"hard"``; with ``legacy_values_key`` the key :data:`VALUES_KEY` is
-    named :data:`LEGACY_VALUES_KEY`."""
-    spec = level.spec
-    d, m = spec.d, observations.observation_slots(spec)
-    space = spaces.Dict(
-        {
-            **observations.data_spaces(spec, observation),
-            "targets": spaces.Box(0, d, (m,), np.int64),
-            (LEGACY_VALUES_KEY if legacy_values_key else VALUES_KEY): spaces.Box(
-                -VALUE_BOUND, VALUE_BOUND, (m,), np.float64
-            ),
-            "budget_remaining": spaces.Box(0, m, (1,), np.int64),
-            "steps_remaining": spaces.Box(0, max_steps, (1,), np.int64),
-            "tool_result": spaces.Box(
-                np.array([-np.inf, 0.0, 0.0]), np.array([np.inf, 1.0, 1.0]), (3,), np.float64
-            ),
-            **(
-                {}
-                if interventions == "hard"
-                else {KINDS_KEY: spaces.Box(0, KIND_UNUSED, (m,), np.int64)}
-            ),
-        }
-    )
-    keys = OBSERVATION_KEYS if observation == "raw" else STATS_OBSERVATION_KEYS
-    keys += () if interventions == "hard" else (KINDS_KEY,)
-    if legacy_values_key:
-        keys = tuple(LEGACY_VALUES_KEY if key == VALUES_KEY else key for key in keys)
-    assert tuple(space.spaces) == tuple(sorted(keys))
-    return cast("spaces.Space[Observation]", space)
 
 
 _TOOL_OK = readonly(np.array([0.0, 0.0, 1.0]))
@@ -176,7 +121,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     observational panel ``intervene`` is invalid; with ``tools="raw"`` the statistics tools
     are invalid. Their specs (:mod:`acdb_gym.core.tools`) define their payloads and results.
     Every kind is an element of the space, but ``action_space.sample()`` draws only the kinds
-    the variant carries out (a :class:`~acdb_gym.envs.actions.VariantOneOf`), so a
+    the variant carries out (a :class:`~acdb_gym.envs.action_space.VariantOneOf`), so a
     random-action rollout submits; ``sample(mask=...)`` draws from every kind.
 
     **Stated hypotheses.** An ``intervene`` payload may carry one more key, ``hypothesis``: the
