@@ -142,6 +142,12 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "report's Revision section); part of the job id",
     )
     p.add_argument(
+        "--named",
+        action="store_true",
+        help="LLM agents are told the variables' real names (levels over a real topology "
+        "only: the real ladder's Sachs and DREAM4 levels); part of the job id",
+    )
+    p.add_argument(
         "--requests-per-minute",
         type=float,
         help="LLM request limit shared by all workers (state in OUT/llm_rate_limit.json)",
@@ -316,6 +322,7 @@ def _sweep(args: argparse.Namespace) -> int:
         "max_retries": args.max_retries,
         "trust_model": True if args.trust_model else None,
         "state_hypothesis": True if args.state_hypothesis else None,
+        "named": True if args.named else None,
         "prompt_cache": False if args.no_prompt_cache else None,
         "text_turns": args.text_turns,
         "thinking_budget": args.thinking_budget,

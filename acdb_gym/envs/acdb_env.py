@@ -16,7 +16,7 @@ from typing import Any, SupportsFloat, cast, get_args
 import gymnasium as gym
 import numpy as np
 
-from acdb_gym.core.graphs import PDAG
+from acdb_gym.core.graphs import PDAG, TOPOLOGY_SIZES
 from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.core.latent_scoring import pdag_view
 from acdb_gym.core.session import Session, SessionError
@@ -53,6 +53,7 @@ from acdb_gym.envs.observation_space import (
     KINDS_KEY,
     LEGACY_VALUES_KEY,
     OBSERVATION_KEYS,
+    STATS_OBSERVATION_KEYS,
     VALUES_KEY,
     Observation,
     observation_space,
@@ -64,6 +65,7 @@ __all__ = [
     "KINDS_KEY",
     "LEGACY_VALUES_KEY",
     "OBSERVATION_KEYS",
+    "STATS_OBSERVATION_KEYS",
     "STEP_LIMITS",
     "VALUES_KEY",
     "ACDBEnv",
@@ -225,6 +227,10 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     * ``render_mode``: ``"ansi"`` (text) or ``"rgb_array"`` (picture).
     * ``legacy_values_key``: deprecated; ``True`` names the key ``intervention_values`` by its
       former name ``values`` (acdb_gym 0.1.x only; 0.2.0 removes the option).
+    * ``named``: on a level over a fixed real topology (``graph="sachs"`` or ``"dream4-N"``),
+      ``reset``'s ``info["variable_names"]`` gives each variable's real name in this world's
+      labelling (DESIGN §2, "Anonymous names"), for studying what a model knows of the system
+      from its names; off by default, and refused on a level without real names.
 
     ## Version History
 
@@ -254,9 +260,19 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         interventions: InterventionMode = "hard",
         render_mode: str | None = None,
         legacy_values_key: bool = False,
+        named: bool = False,
     ) -> None:
         check_level_arguments(level, ladder)
         self.level: Level = level if isinstance(level, Level) else get_level(ladder, level)
+        if not isinstance(named, bool):
+            raise ValueError(f"named must be True or False, got {named!r}")
+        if named and self.level.spec.graph not in TOPOLOGY_SIZES:
+            raise ValueError(
+                "named=True shows the real names of a fixed real topology (graph 'sachs' or "
+                f"'dream4-1' .. 'dream4-5'); level {self.level.name} has graph "
+                f"{self.level.spec.graph!r}, whose variables have no names"
+            )
+        self.named = named
         check_choice("panel", panel, PANELS)
         check_choice("tools", tools, TOOL_VARIANTS)
         check_choice("reward", reward, get_args(RewardName))
@@ -352,7 +368,11 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         }
         if self.latent:  # only on a level with hidden confounders: its number of latents
             self._static_info["latent"] = self.level.spec.latent
-        return self._observation(), self._info()
+        reset_info = self._info()
+        if self.named:  # only asked for: the real names of this world's labelling
+            assert self._instance.variable_names is not None
+            reset_info["variable_names"] = list(self._instance.variable_names)
+        return self._observation(), reset_info
 
     def step(
         self, action: tuple[int, dict[str, Any]]

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from acdb_gym.core.graphs import TOPOLOGY_SIZES
 from acdb_gym.core.ladders.custom import CUSTOM_LADDER, MAX_CUSTOM_SEEDS, CustomLevel
 from acdb_gym.core.ladders.shipped import LEVEL_NAMES, get_level
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, PANELS, Panel
@@ -118,6 +119,17 @@ class SweepConfig:
             raise ValueError("concurrency above 1 needs backend='process'")
         for agent in self.agents:
             get_agent(agent)
+        if self.agent_options.get("named") and not self.custom_levels:
+            unnamed = [
+                level
+                for level in self.levels
+                if get_level(self.ladder, level).spec.graph not in TOPOLOGY_SIZES
+            ]
+            if unnamed:
+                raise ValueError(
+                    f"--named needs levels over a real topology (the real ladder's Sachs and "
+                    f"DREAM4 levels); {self.ladder} {', '.join(unnamed)} have no variable names"
+                )
 
     def _check_custom(self) -> None:
         names = tuple(custom.name for custom in self.custom_levels)
