@@ -139,10 +139,12 @@ def p_text(test: PairedTest) -> str:
 
 def test_text(test: PairedTest) -> str:
     """``+4.6 points (95% CI [+3.0, +6.1], p = 0.0002)``."""
-    return (
-        f"{pts(test.mean_difference)} points (95% CI [{pts(test.ci_low)}, {pts(test.ci_high)}], "
-        f"{p_text(test)})"
-    )
+    return f"{pts(test.mean_difference)} points ({inline_text(test)})"
+
+
+def inline_text(test: PairedTest) -> str:
+    """``95% CI [+3.0, +6.1], p = 0.0002``."""
+    return f"95% CI [{pts(test.ci_low)}, {pts(test.ci_high)}], {p_text(test)}"
 
 
 def verdict(test: PairedTest, a: str, b: str) -> str:
@@ -298,10 +300,16 @@ def block_families() -> str:
         f"changes PC's directed F1 by {delta('pc', ng)} and pc_greedy's by {delta('pc_greedy', ng)}"
         f", and moves lingam from {mean('lingam', 'v1')} to {mean('lingam', ng)}; nonlinear "
         f"worlds change pc by {delta('pc', nl)}, pc_greedy by {delta('pc_greedy', nl)}, pc_rank "
-        f"by {delta('pc_rank', nl)} (pc_rank {mean('pc_rank', nl)} against pc {mean('pc', nl)}), "
-        f"sortnregress by {delta('sortnregress', nl)} and lingam by {delta('lingam', nl)} "
-        f"(lingam {mean('lingam', nl)} against pc_greedy {mean('pc_greedy', nl)} and "
-        f"sortnregress {mean('sortnregress', nl)})."
+        f"by {delta('pc_rank', nl)}, sortnregress by {delta('sortnregress', nl)} and lingam by "
+        f"{delta('lingam', nl)}; there pc_greedy reaches {mean('pc_greedy', nl)}, pc "
+        f"{mean('pc', nl)}, pc_rank {mean('pc_rank', nl)}, sortnregress "
+        f"{mean('sortnregress', nl)} and lingam {mean('lingam', nl)}."
+    )
+    nonlinear = [r for r in rows if r["ladder"] == nl]
+    rank = pair(nonlinear, "pc_rank", "pc")
+    lines[-1] += (
+        f" On the nonlinear worlds pc_rank − pc is {test_text(rank)}: "
+        f"{verdict(rank, 'pc_rank', 'pc')}."
     )
     return "\n".join(lines) + "\n"
 
@@ -322,8 +330,9 @@ def block_lingam_active() -> str:
         f"On v1's test split (indices 100–199), lingam → lingam_active directed F1: "
         f"{' and '.join(rescue)}. On `v1-nongaussian` (6 levels × indices 100–199, "
         f"{cost.n} instances) lingam reaches {100 * cost.mean_b:.1f}%, lingam_active "
-        f"{100 * cost.mean_a:.1f}% ({test_text(cost)}; {verdict(cost, 'lingam_active', 'lingam')}) "
-        f"and pc_active {100 * active.mean_a:.1f}% ({test_text(active)} against lingam).\n"
+        f"{100 * cost.mean_a:.1f}% ({pts(cost.mean_difference)} points, {inline_text(cost)}: "
+        f"{verdict(cost, 'lingam_active', 'lingam')}) and pc_active {100 * active.mean_a:.1f}% "
+        f"({pts(active.mean_difference)} points against lingam, {inline_text(active)}).\n"
     )
 
 
@@ -490,8 +499,20 @@ def block_rl_l1_summary() -> str:
         f"targeting ({vs(true, 'random')}) and {f1(true, 'greedy')} for greedy max-degree "
         f"targeting ({vs(true, 'greedy')}); with PC, {f1(pc, 'policy')} against "
         f"{f1(pc, 'random')} ({vs(pc, 'random')}) and {f1(pc, 'greedy')} "
-        f"({vs(pc, 'greedy')}).\n"
+        f"({vs(pc, 'greedy')}). At α = 0.05, {_l1_verdict(true, 'the true CPDAG')}; "
+        f"{_l1_verdict(pc, 'PC')}.\n"
     )
+
+
+def _l1_verdict(result: dict[str, Any], estimator: str) -> str:
+    parts = []
+    for name in ("random", "greedy"):
+        test = result["policy_vs"][name]
+        if test["p_value"] >= ALPHA:
+            parts.append(f"not distinguishable from {name} targeting")
+        else:
+            parts.append(f"{'above' if test['mean_difference'] > 0 else 'below'} {name} targeting")
+    return f"with {estimator} the policy is {' and '.join(parts)}"
 
 
 def block_d40() -> str:

@@ -7,7 +7,9 @@ and every file in docs/claims/ must be pasted somewhere (so no computed claim is
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,3 +64,28 @@ def test_a_hand_edit_is_caught() -> None:
     assert marked_blocks(text) == {"x": "numbers\n"}
     with pytest.raises(AssertionError, match="not closed"):
         marked_blocks("<!-- claims:y -->\nopen\n")
+
+
+def test_paste_replaces_only_the_marked_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "readme_claims", ROOT / "experiments" / "readme_claims.py"
+    )
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "readme_claims", script)  # its dataclasses look it up
+    spec.loader.exec_module(script)
+    claims, document = tmp_path / "claims", tmp_path / "README.md"
+    claims.mkdir()
+    (claims / "x.md").write_text("new | table\n")
+    document.write_text("keep\n<!-- claims:x -->\nstale\n<!-- /claims:x -->\nkeep -1\n")
+    monkeypatch.setattr(script, "CLAIMS", claims)
+    monkeypatch.setattr(script, "DOCUMENTS", (document,))
+    script.paste(["x"])
+    assert (
+        document.read_text()
+        == "keep\n<!-- claims:x -->\nnew | table\n<!-- /claims:x -->\nkeep -1\n"
+    )
+    assert marked_blocks(document.read_text()) == {"x": "new | table\n"}
+    assert script.wrap_prose("a -1 and 1e-4\n| -1 |") == "a −1 and 1e-4\n| -1 |"
