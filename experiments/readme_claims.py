@@ -16,7 +16,7 @@ replaces the text between ``<!-- claims:<name> -->`` and ``<!-- /claims:<name> -
 README.md and models/README.md with the block; ``tests/test_readme_claims.py`` checks that
 every marked block equals its file byte for byte, so a hand edit or a stale paste fails.
 
-From scratch the sweeps (about 16,600 episodes), the latent table and the RL evaluations took
+From scratch the sweeps (about 16,700 episodes), the latent table and the RL evaluations took
 about 30 minutes on the project's 2 cores shared with other jobs (load average 6-9); with the run
 directories present, under a minute.
 
