@@ -98,9 +98,16 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument(
         "--seeds",
         type=int,
-        default=8,
+        default=None,
         help=f"first N manifest seeds per level (1-{MANIFEST_SIZE}; custom levels "
-        f"1-{MAX_CUSTOM_SEEDS})",
+        f"1-{MAX_CUSTOM_SEEDS}; default 8)",
+    )
+    p.add_argument(
+        "--indices",
+        default=None,
+        metavar="START:STOP",
+        help="manifest indices START to STOP-1 of every level, in place of --seeds: 0:100 is "
+        "the development split, 100:200 the test split that claims come from (DESIGN §7)",
     )
     p.add_argument(
         "--agents", default=",".join(OFFLINE_AGENTS), help="comma-separated agents, listed below"
@@ -332,8 +339,10 @@ def _sweep(args: argparse.Namespace) -> int:
     }
     if args.requests_per_minute is not None or args.tokens_per_minute is not None:
         options["rate_limit_file"] = str(args.out / "llm_rate_limit.json")
+    first_index, seeds = _seed_range(args)
     common: dict[str, Any] = {
-        "seeds": args.seeds,
+        "seeds": seeds,
+        "first_index": first_index,
         "agents": parse_list(args.agents, what="agents"),
         "panels": parse_panels(args.panels),
         "repeats": args.repeats,
@@ -361,6 +370,17 @@ def _sweep(args: argparse.Namespace) -> int:
     if not args.no_report:
         _write_report(args.out, [], args.prices)
     return status
+
+
+def _seed_range(args: argparse.Namespace) -> tuple[int, int]:
+    """``(first_index, seeds)`` from ``--indices`` or ``--seeds``."""
+    from acdb_gym.sweep.run import parse_indices
+
+    if args.indices is None:
+        return 0, 8 if args.seeds is None else args.seeds
+    if args.seeds is not None:
+        raise ValueError("--indices runs in place of --seeds; give one of them")
+    return parse_indices(args.indices)
 
 
 def _custom_config(args: argparse.Namespace, common: dict[str, Any]) -> Any:

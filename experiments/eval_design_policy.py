@@ -1,11 +1,12 @@
 """Evaluate a size-free targeting policy on held-out manifest seeds of every level of both ladders.
 
     python experiments/eval_design_policy.py --model models/acdb_design_graph/model.zip \\
-        --instances 100 --out models/acdb_design_graph/evaluation.json
+        --first-index 100 --instances 100 --out models/acdb_design_graph/evaluation_test.json
 
 For each ladder level and each estimator (``pc`` and ``true_cpdag``) every targeter runs once on
-the same instances: the level's manifest seeds 8, 9, ... (the first 8 are the published table's;
-the rest are benchmark seeds no policy trained on, training uses seeds >= 2**32). Targeters:
+the same instances: the level's manifest indices ``--first-index`` (default 100, the test split
+of DESIGN §7; 0-99 are for development) onwards, seeds no policy trained on (training uses
+seeds >= 2**32). Targeters:
 the policy (design env, ``observation="graph"``), random targeting, greedy max-degree,
 ``pc_active``'s rule and the privileged I*-oracle (design env, flat observation; the dynamics
 do not depend on the observation mode, so the rows are paired). Per level: the paired sign-flip
@@ -49,8 +50,9 @@ from acdb_gym.envs.design.env import InterventionDesignEnv
 
 COMPARATORS = ("random", "greedy", "pc_active", "oracle")
 ESTIMATORS = ("true_cpdag", "pc")
-PUBLISHED = 8
-"""Manifest seeds 0..7 are the published table's; evaluation starts at index 8."""
+TEST_SPLIT = 100
+"""Manifest indices 100-199 are the test split (DESIGN §7); 0-99 are for development."""
+MANIFEST = 200
 CUSTOM = UNSEEN_SIZE_LEVEL
 
 
@@ -144,14 +146,24 @@ def _p(p: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, required=True)
+    parser.add_argument(
+        "--first-index", type=int, default=TEST_SPLIT, help="first manifest index per level"
+    )
     parser.add_argument("--instances", type=int, default=100, help="held-out seeds per level")
-    parser.add_argument("--custom-instances", type=int, default=30, help="d = 40 instances")
+    parser.add_argument(
+        "--custom-instances", type=int, default=30, help="d = 40 instances (0: none)"
+    )
     parser.add_argument("--resamples", type=int, default=10_000, help="sign-flip resamples")
     parser.add_argument("--seed", type=int, default=0, help="seed of random targeting")
     parser.add_argument("--out", type=Path, default=None, help="JSON results (+ .md table)")
     args = parser.parse_args()
-    if not 1 <= args.instances <= 200 - PUBLISHED:
-        parser.error(f"--instances must be in [1, {200 - PUBLISHED}], got {args.instances}")
+    if not 0 <= args.first_index < MANIFEST:
+        parser.error(f"--first-index must be in [0, {MANIFEST}), got {args.first_index}")
+    if not 1 <= args.instances <= MANIFEST - args.first_index:
+        top = MANIFEST - args.first_index
+        parser.error(f"--instances must be in [1, {top}], got {args.instances}")
+    if args.custom_instances < 0:
+        parser.error(f"--custom-instances must be at least 0, got {args.custom_instances}")
 
     policy = RLAgent.load(args.model, name="policy")
     rows: list[dict[str, Any]] = []
@@ -161,7 +173,8 @@ def main() -> None:
     start = time.perf_counter()
     for ladder in PAPER_LADDERS:
         for level in LADDERS[ladder].values():
-            instances = [level.instance(i) for i in range(PUBLISHED, PUBLISHED + args.instances)]
+            indices = range(args.first_index, args.first_index + args.instances)
+            instances = [level.instance(i) for i in indices]
             for estimator in ESTIMATORS:
                 outcomes = run_level(level, instances, estimator, policy, args.seed)
                 for name in COMPARATORS:
@@ -188,7 +201,7 @@ def main() -> None:
     }
     custom = custom_instances(args.custom_instances)
     custom_rows = []
-    for estimator in ESTIMATORS:
+    for estimator in ESTIMATORS if custom else ():
         row = {"ladder": "custom", "level": "d=40", "estimator": estimator, "n": len(custom)}
         row |= compare(run_level(CUSTOM, custom, estimator, policy, args.seed), args.resamples)
         custom_rows.append(row)
@@ -197,19 +210,20 @@ def main() -> None:
     seconds = time.perf_counter() - start
     table = markdown(rows + custom_rows, totals)
     print(table)
-    print(f"policy through ACDBEnv on d = 40: mean directed F1 {np.mean(via_acdb):.3f}")
+    if via_acdb:
+        print(f"policy through ACDBEnv on d = 40: mean directed F1 {np.mean(via_acdb):.3f}")
     print(f"{seconds:.0f} s")
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         summary = {
             "model": str(args.model),
             "metadata": policy.metadata.__dict__,
-            "manifest_indices": [PUBLISHED, PUBLISHED + args.instances - 1],
+            "manifest_indices": [args.first_index, args.first_index + args.instances - 1],
             "custom_level": repr(CUSTOM.spec),
             "custom_seeds_from": TEST_SEED_BASE,
             "levels": rows + custom_rows,
             "sum_over_levels": totals,
-            "custom_via_acdb_env_f1": float(np.mean(via_acdb)),
+            "custom_via_acdb_env_f1": float(np.mean(via_acdb)) if via_acdb else None,
             "seconds": seconds,
         }
         args.out.write_text(json.dumps(summary, indent=2) + "\n")
