@@ -54,7 +54,7 @@ from acdb_gym.sweep.run import SweepConfig, run_sweep
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "runs" / "claims"
 CLAIMS = ROOT / "docs" / "claims"
-DOCUMENTS = (ROOT / "README.md", ROOT / "models" / "README.md")
+DOCUMENTS = (ROOT / "README.md", ROOT / "docs" / "results.md", ROOT / "models" / "README.md")
 FIRST, COUNT = 100, 100
 """The test split: manifest indices 100-199 of every level."""
 GRAPH_POLICY = ROOT / "models" / "acdb_design_graph"

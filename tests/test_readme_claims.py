@@ -1,7 +1,7 @@
 """The READMEs' claims are the blocks `experiments/readme_claims.py` wrote, byte for byte.
 
-Every ``<!-- claims:NAME -->`` ... ``<!-- /claims:NAME -->`` block in README.md and
-models/README.md must equal ``docs/claims/NAME.md`` (so a hand edit or a stale paste fails),
+Every ``<!-- claims:NAME -->`` ... ``<!-- /claims:NAME -->`` block in README.md,
+docs/results.md and models/README.md must equal ``docs/claims/NAME.md`` (so a hand edit or a stale paste fails),
 and every file in docs/claims/ must be pasted somewhere (so no computed claim is left out).
 """
 
@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CLAIMS = ROOT / "docs" / "claims"
-DOCUMENTS = (ROOT / "README.md", ROOT / "models" / "README.md")
+DOCUMENTS = (ROOT / "README.md", ROOT / "docs" / "results.md", ROOT / "models" / "README.md")
 OPEN = re.compile(r"<!-- claims:([a-z0-9-]+) -->\n")
 
 
@@ -35,7 +35,7 @@ def marked_blocks(text: str) -> dict[str, str]:
 
 def all_blocks() -> dict[tuple[str, str], str]:
     return {
-        (document.name if document.parent == ROOT else "models/README.md", name): block
+        (str(document.relative_to(ROOT)), name): block
         for document in DOCUMENTS
         for name, block in marked_blocks(document.read_text()).items()
     }
