@@ -1,5 +1,10 @@
-"""The ``acdb`` command: ``acdb sweep``, ``acdb report``, ``acdb train``, ``acdb levels``,
-``acdb mcp`` and ``acdb inspect-import``."""
+"""The ``acdb`` command: ``acdb sweep``, ``acdb report``, ``acdb leaderboard``, ``acdb train``,
+``acdb levels``, ``acdb mcp`` and ``acdb inspect-import``.
+
+Over 500 lines because it holds one argument parser and one short handler per command, which
+share the one-line error handling; the work of each command lives in its own package (the
+sweep, the report, the integrations), so this module is only the command line.
+"""
 
 from __future__ import annotations
 
@@ -93,9 +98,16 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument(
         "--seeds",
         type=int,
-        default=8,
+        default=None,
         help=f"first N manifest seeds per level (1-{MANIFEST_SIZE}; custom levels "
-        f"1-{MAX_CUSTOM_SEEDS})",
+        f"1-{MAX_CUSTOM_SEEDS}; default 8)",
+    )
+    p.add_argument(
+        "--indices",
+        default=None,
+        metavar="START:STOP",
+        help="manifest indices START to STOP-1 of every level, in place of --seeds: 0:100 is "
+        "the development split, 100:200 the test split that claims come from (DESIGN §7)",
     )
     p.add_argument(
         "--agents", default=",".join(OFFLINE_AGENTS), help="comma-separated agents, listed below"
@@ -135,6 +147,12 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action="store_true",
         help="LLM agents also state their current graph with every intervention (the "
         "report's Revision section); part of the job id",
+    )
+    p.add_argument(
+        "--named",
+        action="store_true",
+        help="LLM agents are told the variables' real names (levels over a real topology "
+        "only: the real ladder's Sachs and DREAM4 levels); part of the job id",
     )
     p.add_argument(
         "--requests-per-minute",
@@ -311,6 +329,7 @@ def _sweep(args: argparse.Namespace) -> int:
         "max_retries": args.max_retries,
         "trust_model": True if args.trust_model else None,
         "state_hypothesis": True if args.state_hypothesis else None,
+        "named": True if args.named else None,
         "prompt_cache": False if args.no_prompt_cache else None,
         "text_turns": args.text_turns,
         "thinking_budget": args.thinking_budget,
@@ -320,8 +339,10 @@ def _sweep(args: argparse.Namespace) -> int:
     }
     if args.requests_per_minute is not None or args.tokens_per_minute is not None:
         options["rate_limit_file"] = str(args.out / "llm_rate_limit.json")
+    first_index, seeds = _seed_range(args)
     common: dict[str, Any] = {
-        "seeds": args.seeds,
+        "seeds": seeds,
+        "first_index": first_index,
         "agents": parse_list(args.agents, what="agents"),
         "panels": parse_panels(args.panels),
         "repeats": args.repeats,
@@ -349,6 +370,17 @@ def _sweep(args: argparse.Namespace) -> int:
     if not args.no_report:
         _write_report(args.out, [], args.prices)
     return status
+
+
+def _seed_range(args: argparse.Namespace) -> tuple[int, int]:
+    """``(first_index, seeds)`` from ``--indices`` or ``--seeds``."""
+    from acdb_gym.sweep.run import parse_indices
+
+    if args.indices is None:
+        return 0, 8 if args.seeds is None else args.seeds
+    if args.seeds is not None:
+        raise ValueError("--indices runs in place of --seeds; give one of them")
+    return parse_indices(args.indices)
 
 
 def _custom_config(args: argparse.Namespace, common: dict[str, Any]) -> Any:

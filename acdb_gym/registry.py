@@ -54,9 +54,11 @@ LLM_OPTIONS: Final = (
     "text_turns",
     "thinking_budget",
     "reasoning_effort",
+    "named",
 )
 """The sweep options that define an LLM agent (part of its job id when given;
-``state_hypothesis`` is given only when on, so the paper protocol's job ids stay)."""
+``state_hypothesis`` and ``named`` are given only when on, so the paper protocol's job ids
+stay)."""
 
 _REQUIRED: Final = ("provider", "model")
 """The LLM options without which the agent cannot be built."""
@@ -215,6 +217,7 @@ def _llm(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
         temperature=0.0 if temperature is None else float(temperature),
         cache_dir=Path(options["cache_dir"]) if options.get("cache_dir") else None,
         state_hypothesis=bool(options.get("state_hypothesis")),
+        named=bool(options.get("named")),
         text_turns=int(options.get("text_turns") or 0),
         thinking_budget=options.get("thinking_budget"),
         reasoning_effort=options.get("reasoning_effort"),

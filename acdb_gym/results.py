@@ -1,5 +1,9 @@
 """The results file of a sweep: its name, its typed row, its one appender and its one reader.
 
+Over 500 lines because the row's schema, the appender and the reader are one contract (what
+the appender writes is exactly what the reader accepts, checked against the same field types)
+and each part is short; most of the length is the row's documented fields.
+
 A run directory holds :data:`RESULTS_FILE`, one JSON object per line, one line per finished job
 (DESIGN §10). Every line is written by :class:`ResultsAppender` as
 ``json.dumps(row, sort_keys=True) + "\\n"`` in a single ``os.write`` on an ``O_APPEND``

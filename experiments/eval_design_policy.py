@@ -1,25 +1,25 @@
-"""Evaluate a size-free targeting policy on manifest indices of every level of both ladders.
+"""Evaluate a size-free targeting policy on held-out manifest seeds of every level of both ladders.
 
-    python experiments/eval_design_policy.py --model runs/selected/model.zip --split test \\
-        --instances 100 --out runs/selected/evaluation.json
+    python experiments/eval_design_policy.py --model models/acdb_design_graph/model.zip \\
+        --first-index 100 --instances 100 --out models/acdb_design_graph/evaluation_test.json
 
-``--split validation`` plays manifest indices 0, 1, ... (the range checkpoints are selected on);
-``--split test`` (the default) plays indices 100, 101, ... (the test split every claim comes
-from) and **refuses** a file without a valid selection record
-(:func:`acdb_gym.agents.rl.selection.check_selected`, written by
-``experiments/select_design_policy.py`` on the validation range), before any evaluation: test
-numbers exist only for a checkpoint that was not chosen on them. Training uses seeds >= 2**32,
-never a manifest index.
+Indices 100-199 are the test split: the script refuses, before any evaluation, to play any of
+them for a policy file without a valid selection record (a ``.selection.json`` beside it,
+written by ``experiments/select_design_policy.py`` on validation indices 0-99;
+:func:`acdb_gym.agents.rl.selection.check_selected`), so test numbers exist only for a
+checkpoint that was not chosen on them.
 
 For each ladder level and each estimator (``pc`` and ``true_cpdag``) every targeter runs once on
-the same instances. Targeters: the policy (design env, ``observation="graph"``), random
-targeting, greedy max-degree, ``pc_active``'s rule and the privileged I*-oracle (design env,
-flat observation; the dynamics do not depend on the observation mode, so the rows are paired).
-Per level: the paired sign-flip test of the policy against each comparator on directed F1 and
-on interventions used. Over levels: a stratified sign-flip test of the sum over levels of the
-mean F1 differences. A custom level of d = 40 (no training level has more than 30 variables) is
-evaluated the same way, and the policy also runs on it through ACDBEnv, as ``rl:PATH`` does in
-a sweep.
+the same instances: the level's manifest indices ``--first-index`` (default 100, the test split
+of DESIGN §7; 0-99 are for development) onwards, seeds no policy trained on (training uses
+seeds >= 2**32). Targeters:
+the policy (design env, ``observation="graph"``), random targeting, greedy max-degree,
+``pc_active``'s rule and the privileged I*-oracle (design env, flat observation; the dynamics
+do not depend on the observation mode, so the rows are paired). Per level: the paired sign-flip
+test of the policy against each comparator on directed F1 and on interventions used. Over
+levels: a stratified sign-flip test of the sum over levels of the mean F1 differences. A custom
+level of d = 40 (no training level has more than 30 variables) is evaluated the same way, and
+the policy also runs on it through ACDBEnv, as ``rl:PATH`` does in a sweep.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import torch
 import acdb_gym  # noqa: F401  (registers the env ids)
 from acdb_gym.agents.base import Agent, run_episode
 from acdb_gym.agents.rl.agent import RLAgent
-from acdb_gym.agents.rl.selection import TEST_INDICES, VALIDATION_INDICES, check_selected
+from acdb_gym.agents.rl.selection import TEST_INDICES, check_selected
 from acdb_gym.agents.rl.train import TEST_SEED_BASE
 from acdb_gym.agents.rl.training_worlds import UNSEEN_SIZE_LEVEL
 from acdb_gym.baselines.targeting import (
@@ -57,7 +57,9 @@ from acdb_gym.envs.design.env import InterventionDesignEnv
 
 COMPARATORS = ("random", "greedy", "pc_active", "oracle")
 ESTIMATORS = ("true_cpdag", "pc")
-SPLITS = {"validation": VALIDATION_INDICES, "test": TEST_INDICES}
+TEST_SPLIT = 100
+"""Manifest indices 100-199 are the test split (DESIGN §7); 0-99 are for development."""
+MANIFEST = 200
 CUSTOM = UNSEEN_SIZE_LEVEL
 
 
@@ -151,18 +153,27 @@ def _p(p: float) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, required=True)
-    parser.add_argument("--split", choices=tuple(SPLITS), default="test")
-    parser.add_argument("--instances", type=int, default=100, help="manifest indices per level")
-    parser.add_argument("--custom-instances", type=int, default=30, help="d = 40 instances")
+    parser.add_argument(
+        "--first-index", type=int, default=TEST_SPLIT, help="first manifest index per level"
+    )
+    parser.add_argument("--instances", type=int, default=100, help="held-out seeds per level")
+    parser.add_argument(
+        "--custom-instances", type=int, default=30, help="d = 40 instances (0: none)"
+    )
     parser.add_argument("--resamples", type=int, default=10_000, help="sign-flip resamples")
     parser.add_argument("--seed", type=int, default=0, help="seed of random targeting")
     parser.add_argument("--out", type=Path, default=None, help="JSON results (+ .md table)")
     args = parser.parse_args(argv)
-    split = SPLITS[args.split]
-    if not 1 <= args.instances <= len(split):
-        parser.error(f"--instances must be in [1, {len(split)}], got {args.instances}")
-    selection = check_selected(args.model) if args.split == "test" else None
-    indices = list(split)[: args.instances]
+    if not 0 <= args.first_index < MANIFEST:
+        parser.error(f"--first-index must be in [0, {MANIFEST}), got {args.first_index}")
+    if not 1 <= args.instances <= MANIFEST - args.first_index:
+        top = MANIFEST - args.first_index
+        parser.error(f"--instances must be in [1, {top}], got {args.instances}")
+    if args.custom_instances < 0:
+        parser.error(f"--custom-instances must be at least 0, got {args.custom_instances}")
+    selection = None
+    if args.first_index + args.instances > TEST_INDICES.start:
+        selection = check_selected(args.model)  # test numbers only for a selected file
 
     policy = RLAgent.load(args.model, name="policy")
     rows: list[dict[str, Any]] = []
@@ -172,6 +183,7 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     for ladder in PAPER_LADDERS:
         for level in LADDERS[ladder].values():
+            indices = range(args.first_index, args.first_index + args.instances)
             instances = [level.instance(i) for i in indices]
             for estimator in ESTIMATORS:
                 outcomes = run_level(level, instances, estimator, policy, args.seed)
@@ -199,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     custom = custom_instances(args.custom_instances)
     custom_rows = []
-    for estimator in ESTIMATORS:
+    for estimator in ESTIMATORS if custom else ():
         row = {"ladder": "custom", "level": "d=40", "estimator": estimator, "n": len(custom)}
         row |= compare(run_level(CUSTOM, custom, estimator, policy, args.seed), args.resamples)
         custom_rows.append(row)
@@ -208,21 +220,21 @@ def main(argv: list[str] | None = None) -> None:
     seconds = time.perf_counter() - start
     table = markdown(rows + custom_rows, totals)
     print(table)
-    print(f"policy through ACDBEnv on d = 40: mean directed F1 {np.mean(via_acdb):.3f}")
+    if via_acdb:
+        print(f"policy through ACDBEnv on d = 40: mean directed F1 {np.mean(via_acdb):.3f}")
     print(f"{seconds:.0f} s")
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         summary = {
             "model": str(args.model),
             "metadata": policy.metadata.__dict__,
-            "split": args.split,
-            "manifest_indices": [indices[0], indices[-1]],
+            "manifest_indices": [args.first_index, args.first_index + args.instances - 1],
             "selection": selection,
             "custom_level": repr(CUSTOM.spec),
             "custom_seeds_from": TEST_SEED_BASE,
             "levels": rows + custom_rows,
             "sum_over_levels": totals,
-            "custom_via_acdb_env_f1": float(np.mean(via_acdb)),
+            "custom_via_acdb_env_f1": float(np.mean(via_acdb)) if via_acdb else None,
             "seconds": seconds,
         }
         args.out.write_text(json.dumps(summary, indent=2) + "\n")

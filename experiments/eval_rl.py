@@ -1,9 +1,11 @@
 """Compare a trained intervention policy with random, greedy and oracle targeting.
 
-    python experiments/eval_rl.py --model models/acdb_design_l1_v0/model.zip --episodes 200
+    python experiments/eval_rl.py --model models/acdb_design_l1_v0/model.zip --indices 100:200
 
-Every targeter runs once on the same held-out test instances (seeds 10**9 + 10**6 + i, never
-trained, validated or benchmarked on) in the design env with the policy's own estimator, so
+Every targeter runs once on the same held-out test instances in the design env: with
+``--indices START:STOP`` the policy's level's manifest indices START to STOP-1 (100:200 is the
+test split of DESIGN §7), otherwise ``--episodes`` generated seeds 10**9 + 10**6 + i (never
+trained, validated or benchmarked on), with the policy's own estimator, so
 the rows are paired. The policy is tested against random targeting (and greedy) with a paired
 sign-flip permutation test on the per-instance differences of the terminal reward. With the PC
 estimator the policy also runs through ACDBEnv, as in a sweep, on the same instances; its
@@ -32,7 +34,9 @@ from acdb_gym.baselines.targeting import (
     evaluate_targeting,
     sign_flip_p_value,
 )
+from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.envs.design.env import InterventionDesignEnv
+from acdb_gym.sweep.run import parse_indices
 
 N_RESAMPLES = 100_000
 """Sign-flip resamples: the smallest two-sided p-value this can report is about 2e-5."""
@@ -48,6 +52,12 @@ def main() -> None:
         default=None,
         help="the design env's estimator (default: the one the policy was trained with)",
     )
+    parser.add_argument(
+        "--indices",
+        default=None,
+        metavar="START:STOP",
+        help="manifest indices of the policy's level, in place of --episodes generated seeds",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of random targeting")
     parser.add_argument("--out", type=Path, default=None, help="write the results as JSON here")
     args = parser.parse_args()
@@ -59,7 +69,16 @@ def main() -> None:
     env = InterventionDesignEnv(
         meta.level, ladder=meta.ladder, estimator=estimator, shift=meta.shift, alpha=meta.alpha
     )
-    instances = held_out_instances(meta.level, TEST_SEED_BASE, args.episodes, ladder=meta.ladder)
+    if args.indices is None:
+        instances = held_out_instances(
+            meta.level, TEST_SEED_BASE, args.episodes, ladder=meta.ladder
+        )
+        where = f"seeds {TEST_SEED_BASE}..{TEST_SEED_BASE + len(instances) - 1}"
+    else:
+        first, count = parse_indices(args.indices)
+        level = get_level(meta.ladder, meta.level)
+        instances = [level.instance(i) for i in range(first, first + count)]
+        where = f"manifest indices {first}..{first + count - 1}"
 
     # 2. Every targeter on every instance, same estimator.
     agents: dict[str, Agent] = {
@@ -92,7 +111,7 @@ def main() -> None:
     print(
         f"{meta.algo} policy {args.model} ({meta.timesteps} steps, trained with "
         f"estimator={meta.estimator}) on {len(instances)} held-out {meta.ladder} {meta.level} "
-        f"instances (seeds {TEST_SEED_BASE}..{TEST_SEED_BASE + len(instances) - 1}), "
+        f"instances ({where}), "
         f"estimator={estimator}, {seconds:.0f} s"
     )
     print(f"{'targeting':<14} {'mean reward':>12} {'s.e.':>7} {'interventions':>14}")
@@ -118,7 +137,7 @@ def main() -> None:
             "metadata": meta.__dict__,
             "estimator": estimator,
             "episodes": len(instances),
-            "seeds": [TEST_SEED_BASE, TEST_SEED_BASE + len(instances) - 1],
+            "instances": where,
             "targeting": {
                 name: {
                     "mean_reward": result.mean_reward,

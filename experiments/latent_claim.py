@@ -8,13 +8,15 @@ paired difference in directed F1 and its two-sided paired sign-flip p-value
 (:func:`acdb_gym.report.statistics.sign_flip_pvalue`, 200,000 sign patterns), and how many
 instances the oracle scored 100% on every field.
 
-Run: ``python experiments/latent_claim.py [--first 100] [--last 199] [--levels L0 L1 ...]``.
+Run: ``python experiments/latent_claim.py [--first 100] [--last 199] [--levels L0 L1 ...]``;
+``experiments/readme_claims.py`` pastes its table into the README.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -31,23 +33,19 @@ def _perfect(score: dict[str, float]) -> bool:
     return all(v == 1.0 for v in rates) and score["shd"] == 0
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--first", type=int, default=100)
-    parser.add_argument("--last", type=int, default=199)
-    parser.add_argument("--levels", nargs="+", default=list(LEVEL_NAMES))
-    args = parser.parse_args()
-    start = time.perf_counter()
+def claim_markdown(first: int, last: int, levels: Sequence[str] = LEVEL_NAMES) -> str:
+    """The claim's table and its two sentences, as Markdown (what ``main`` prints)."""
     pooled: dict[str, list[float]] = {"fci": [], "fci_active": [], "fci_bi": [], "act_bi": []}
     perfect = total = 0
-    print(
-        "| level | n | fci Dir F1 | fci_active Dir F1 | difference | p | fci Bi F1 | fci_active Bi F1 |"
-    )
-    print("|---|---|---|---|---|---|---|---|")
-    for name in args.levels:
+    lines = [
+        "| level | n | fci Dir F1 | fci_active Dir F1 | difference | p | fci Bi F1 | "
+        "fci_active Bi F1 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name in levels:
         level = LATENT_LADDER[name]
         rows: dict[str, list[float]] = {key: [] for key in pooled}
-        for index in range(args.first, args.last + 1):
+        for index in range(first, last + 1):
             fci = run_episode(ACDBEnv(level), FCIAgent(), manifest_index=index).score
             env = ACDBEnv(level, panel="active")
             active = run_episode(env, FCIActiveAgent(), manifest_index=index).score
@@ -58,25 +56,38 @@ def main() -> None:
             rows["fci_active"].append(active["directed_f1"])
             rows["fci_bi"].append(fci["bidirected_f1"])
             rows["act_bi"].append(active["bidirected_f1"])
-        difference = np.array(rows["fci_active"]) - np.array(rows["fci"])
-        print(
-            f"| {name} | {difference.size} | {100 * np.mean(rows['fci']):.1f} | "
-            f"{100 * np.mean(rows['fci_active']):.1f} | {100 * difference.mean():+.1f} | "
-            f"{sign_flip_pvalue(difference):.2g} | {100 * np.mean(rows['fci_bi']):.1f} | "
-            f"{100 * np.mean(rows['act_bi']):.1f} |"
-        )
+        lines.append(_line(name, rows))
         for key in pooled:
             pooled[key].extend(rows[key])
+    lines.append(_line("all", pooled))
     difference = np.array(pooled["fci_active"]) - np.array(pooled["fci"])
-    print(
-        f"| all | {difference.size} | {100 * np.mean(pooled['fci']):.1f} | "
-        f"{100 * np.mean(pooled['fci_active']):.1f} | {100 * difference.mean():+.1f} | "
-        f"{sign_flip_pvalue(difference):.2g} | {100 * np.mean(pooled['fci_bi']):.1f} | "
-        f"{100 * np.mean(pooled['act_bi']):.1f} |"
-    )
     wins, losses = int((difference > 0).sum()), int((difference < 0).sum())
-    print(f"\nfci_active higher on {wins}, lower on {losses} of {difference.size} instances")
-    print(f"oracle 100% on every field: {perfect} of {total} instances")
+    lines += [
+        "",
+        f"fci_active is higher on {wins} and lower on {losses} of the {difference.size} "
+        f"instances; the oracle scores 100% on every field of {perfect} of {total}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _line(name: str, rows: dict[str, list[float]]) -> str:
+    difference = np.array(rows["fci_active"]) - np.array(rows["fci"])
+    return (
+        f"| {name} | {difference.size} | {100 * np.mean(rows['fci']):.1f} | "
+        f"{100 * np.mean(rows['fci_active']):.1f} | {100 * difference.mean():+.1f} | "
+        f"{sign_flip_pvalue(difference):.2g} | {100 * np.mean(rows['fci_bi']):.1f} | "
+        f"{100 * np.mean(rows['act_bi']):.1f} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--first", type=int, default=100)
+    parser.add_argument("--last", type=int, default=199)
+    parser.add_argument("--levels", nargs="+", default=list(LEVEL_NAMES))
+    args = parser.parse_args()
+    start = time.perf_counter()
+    print(claim_markdown(args.first, args.last, args.levels), end="")
     print(f"wall time {time.perf_counter() - start:.0f} s")
 
 

@@ -6,9 +6,10 @@
 Every candidate (a size-free graph policy, ``observation="graph"``) plays the first
 ``--instances`` validation manifest indices (0, 1, ...; never 100-199) of every level of v0 and
 v1 with both estimators; its score is the mean over those 24 (level, estimator) cells of the
-mean directed F1. The best candidate is copied to ``--out`` with a selection record
-(:mod:`acdb_gym.agents.rl.selection`): the only kind of file
-``experiments/eval_design_policy.py --split test`` evaluates.
+mean directed F1. The best candidate is copied to ``--out`` (left in place when it is already
+there) and a selection record is written beside it (``model.selection.json``,
+:mod:`acdb_gym.agents.rl.selection`): the only kind of file
+``experiments/eval_design_policy.py`` evaluates on the test split (indices 100-199).
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         chosen=chosen,
         details={"metric": "mean directed F1 over v0+v1 levels x {true_cpdag, pc}"},
     )
-    print(f"chose {chosen}; written with its selection record to {args.out}")
+    print(f"chose {chosen}: {args.out} with its selection record beside it")
 
 
 if __name__ == "__main__":

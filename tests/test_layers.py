@@ -148,3 +148,25 @@ def test_the_checks_see_a_circle_and_an_arrow_up() -> None:
     assert _resolve("acdb_gym.sweep.run.run_sweep") == "acdb_gym.sweep.run"
     assert _resolve("acdb_gym.core.ladders.LADDERS") == "acdb_gym.core.ladders"
     assert _resolve("acdb_gym.nowhere") is None
+
+
+# --------------------------------------------------------------------------- file sizes
+MAX_LINES = 500
+"""A module longer than this says why in its docstring (a sentence starting ``Over 500 lines``)."""
+
+
+def _long_modules_without_a_reason() -> list[str]:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") <= MAX_LINES:
+            continue
+        docstring = ast.get_docstring(ast.parse(text)) or ""
+        if "Over 500 lines" not in docstring:
+            found.append(f"{path.relative_to(PACKAGE.parent)} ({text.count(chr(10))} lines)")
+    return found
+
+
+def test_no_long_module_without_a_reason() -> None:
+    # One concept per file: split where a reader would, or say in the docstring why not.
+    assert _long_modules_without_a_reason() == []

@@ -357,3 +357,26 @@ def test_a_script_registering_its_own_agent_runs_it_on_several_workers(tmp_path:
     subprocess.run([sys.executable, str(script), str(out)], check=True, capture_output=True)
     rows = load_rows(out / "results.jsonl")
     assert len(rows) == 4 and all(row["status"] == "ok" for row in rows)
+
+
+def test_first_index_runs_the_test_split_indices(tmp_path: Path) -> None:
+    config = _config(tmp_path, seeds=2, first_index=198)
+    assert config.indices == range(198, 200)
+    assert {job.manifest_index for job in plan_jobs(config)} == {198, 199}
+    with pytest.raises(ValueError, match="first_index must be in \\[0, 199\\], got 200"):
+        _config(tmp_path, first_index=200)
+    with pytest.raises(ValueError, match="seeds must be in \\[1, 2\\] from first_index 198"):
+        _config(tmp_path, seeds=3, first_index=198)
+
+
+def test_cli_indices_run_a_manifest_range(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["sweep", "--agents", "oracle", "--levels", "L0", "--no-progress", "--no-report"]
+    assert cli_main([*args, "--indices", "100:102", "--out", str(tmp_path)]) == 0
+    rows = load_rows(tmp_path / "results.jsonl")
+    assert sorted(r["manifest_index"] for r in rows) == [100, 101]
+    assert cli_main([*args, "--indices", "100:102", "--seeds", "2", "--out", str(tmp_path)]) == 2
+    assert "--indices runs in place of --seeds" in capsys.readouterr().err
+    assert cli_main([*args, "--indices", "5:5", "--out", str(tmp_path)]) == 2
+    assert "START:STOP with 0 <= START < STOP, got '5:5'" in capsys.readouterr().err

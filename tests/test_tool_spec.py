@@ -17,9 +17,9 @@ import pytest
 
 from acdb_gym.agents.llm import build_tools
 from acdb_gym.agents.llm.conversation import Request
+from acdb_gym.agents.llm.parsing import parse_tool_arguments
 from acdb_gym.agents.llm.prompts import format_statistic, task_prompt
 from acdb_gym.agents.llm.providers import AnthropicAdapter, OpenAIAdapter
-from acdb_gym.agents.llm.tools import parse_tool_arguments
 from acdb_gym.core import stats
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.tools import StatisticTool, ToolResult, registered_tool, statistics_tools

@@ -21,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.graphs.admg import ADMG, PAG
+from acdb_gym.core.graphs import ADMG, PAG, PDAG
 from acdb_gym.discovery import shift_pvalues
 from acdb_gym.discovery.fci import codable_graph, shared_fci_pag
 from acdb_gym.envs import actions

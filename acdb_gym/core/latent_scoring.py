@@ -23,8 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.core.graphs.admg import ADMG, PAG, LatentTruth, latent_truth, mag
+from acdb_gym.core.graphs import ADMG, DAG, PAG, PDAG, LatentTruth, latent_truth, mag
 from acdb_gym.core.types import BoolMatrix
 
 __all__ = [

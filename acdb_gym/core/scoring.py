@@ -18,8 +18,15 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from acdb_gym.core.graphs import DAG, PDAG, cpdag, essential_graph, minimum_intervention_set
-from acdb_gym.core.graphs.admg import ADMG, PAG
+from acdb_gym.core.graphs import (
+    ADMG,
+    DAG,
+    PAG,
+    PDAG,
+    cpdag,
+    essential_graph,
+    minimum_intervention_set,
+)
 from acdb_gym.core.latent_scoring import LatentTruth, latent_scores
 from acdb_gym.core.types import BoolMatrix
 

@@ -24,8 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from acdb_gym.core import stats, tools
-from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.core.graphs.admg import ADMG, PAG
+from acdb_gym.core.graphs import ADMG, DAG, PAG, PDAG
 from acdb_gym.core.scoring import ScoreReport, SubmissionTypeError, check_submission, score
 from acdb_gym.core.types import FloatArray, is_integer, readonly
 from acdb_gym.core.worlds.instance import Instance

@@ -21,8 +21,7 @@ from collections import OrderedDict
 import numpy as np
 from numpy.typing import ArrayLike
 
-from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.graphs.admg import ADMG, PAG
+from acdb_gym.core.graphs import ADMG, PAG, PDAG
 from acdb_gym.discovery._common import (
     as_data_matrix,
     check_min_rows,

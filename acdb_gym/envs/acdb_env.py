@@ -1,15 +1,22 @@
-"""The ACDB Gymnasium environment (DESIGN §8)."""
+"""The ACDB Gymnasium environment (DESIGN §8).
+
+Over 500 lines because :class:`ACDBEnv`'s docstring is the env's reference (about 150 lines:
+its variants, spaces, rewards and ``info`` keys, read with ``help()`` as Gymnasium envs are);
+the code itself is one concept, an episode's step loop. Its parts live beside it: the typed
+actions and their space (:mod:`~acdb_gym.envs.actions`), the observation type and space
+(:mod:`~acdb_gym.envs.observation_space`), the observation blocks
+(:mod:`~acdb_gym.envs.observations`), level arguments and rewards (:mod:`~acdb_gym.envs.levels`).
+"""
 
 from __future__ import annotations
 
 import warnings
-from typing import Any, SupportsFloat, TypedDict, cast, get_args
+from typing import Any, SupportsFloat, cast, get_args
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
-from acdb_gym.core.graphs import PDAG
+from acdb_gym.core.graphs import PDAG, TOPOLOGY_SIZES
 from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.core.latent_scoring import pdag_view
 from acdb_gym.core.session import Session, SessionError
@@ -18,8 +25,6 @@ from acdb_gym.core.types import (
     PANEL_ACTIVE,
     PANEL_OBSERVATIONAL,
     PANELS,
-    FloatArray,
-    IntArray,
     Panel,
     is_integer,
     readonly,
@@ -34,7 +39,7 @@ from acdb_gym.core.worlds.soft import (
     episode_kinds,
 )
 from acdb_gym.envs import actions, observations
-from acdb_gym.envs.actions import VALUE_BOUND, Action
+from acdb_gym.envs.actions import Action
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.envs.levels import (
     RewardName,
@@ -44,6 +49,15 @@ from acdb_gym.envs.levels import (
     final_info_copy,
     reward_of,
 )
+from acdb_gym.envs.observation_space import (
+    KINDS_KEY,
+    LEGACY_VALUES_KEY,
+    OBSERVATION_KEYS,
+    STATS_OBSERVATION_KEYS,
+    VALUES_KEY,
+    Observation,
+    observation_space,
+)
 from acdb_gym.envs.observations import OBSERVATION_MODES, ObservationMode, StatsObservation
 from acdb_gym.envs.privileged import HiddenInstanceAccess
 
@@ -51,6 +65,7 @@ __all__ = [
     "KINDS_KEY",
     "LEGACY_VALUES_KEY",
     "OBSERVATION_KEYS",
+    "STATS_OBSERVATION_KEYS",
     "STEP_LIMITS",
     "VALUES_KEY",
     "ACDBEnv",
@@ -69,74 +84,6 @@ __all__ = [
 
 STEP_LIMITS: dict[Tools, int] = {TOOLS_RAW: 16, TOOLS_STATS: 32}
 """Default internal step limit per tool variant (the paper's protocol)."""
-
-
-class Observation(TypedDict):
-    """One observation of :class:`ACDBEnv` (the Observation Space table of its docstring)."""
-
-    observational: FloatArray
-    interventional: FloatArray
-    targets: IntArray
-    intervention_values: FloatArray
-    budget_remaining: IntArray
-    steps_remaining: IntArray
-    tool_result: FloatArray
-
-
-OBSERVATION_KEYS: tuple[str, ...] = tuple(Observation.__annotations__)
-"""The keys of an observation, in order (``observation="raw"``)."""
-STATS_OBSERVATION_KEYS: tuple[str, ...] = tuple(StatsObservation.__annotations__)
-"""The keys of an observation with ``observation="stats"``, in order."""
-KINDS_KEY = "kinds"
-"""The observation key of each experiment's kind, present unless ``interventions="hard"``."""
-VALUES_KEY = "intervention_values"
-"""The observation key of each experiment's intervention value."""
-LEGACY_VALUES_KEY = "values"
-"""The former name of :data:`VALUES_KEY`, deprecated: ``legacy_values_key=True`` restores it
-in 0.1.x, and 0.2.0 removes the option. It was renamed because stable-baselines3's
-``MultiInputPolicy`` keeps one module per key in a torch ``ModuleDict``, which has a method
-``values``, so the policy could not be built."""
-
-
-def observation_space(
-    level: Level,
-    max_steps: int,
-    observation: ObservationMode = "raw",
-    interventions: InterventionMode = "hard",
-    *,
-    legacy_values_key: bool = False,
-) -> spaces.Space[Observation]:
-    """The ``Dict`` space of :class:`Observation` (or, with ``observation="stats"``,
-    :class:`StatsObservation`) for a level and a step limit, plus :data:`KINDS_KEY` unless
-    ``interventions`` is ``"hard"``; with ``legacy_values_key`` the key :data:`VALUES_KEY` is
-    named :data:`LEGACY_VALUES_KEY`."""
-    spec = level.spec
-    d, m = spec.d, observations.observation_slots(spec)
-    space = spaces.Dict(
-        {
-            **observations.data_spaces(spec, observation),
-            "targets": spaces.Box(0, d, (m,), np.int64),
-            (LEGACY_VALUES_KEY if legacy_values_key else VALUES_KEY): spaces.Box(
-                -VALUE_BOUND, VALUE_BOUND, (m,), np.float64
-            ),
-            "budget_remaining": spaces.Box(0, m, (1,), np.int64),
-            "steps_remaining": spaces.Box(0, max_steps, (1,), np.int64),
-            "tool_result": spaces.Box(
-                np.array([-np.inf, 0.0, 0.0]), np.array([np.inf, 1.0, 1.0]), (3,), np.float64
-            ),
-            **(
-                {}
-                if interventions == "hard"
-                else {KINDS_KEY: spaces.Box(0, KIND_UNUSED, (m,), np.int64)}
-            ),
-        }
-    )
-    keys = OBSERVATION_KEYS if observation == "raw" else STATS_OBSERVATION_KEYS
-    keys += () if interventions == "hard" else (KINDS_KEY,)
-    if legacy_values_key:
-        keys = tuple(LEGACY_VALUES_KEY if key == VALUES_KEY else key for key in keys)
-    assert tuple(space.spaces) == tuple(sorted(keys))
-    return cast("spaces.Space[Observation]", space)
 
 
 _TOOL_OK = readonly(np.array([0.0, 0.0, 1.0]))
@@ -176,7 +123,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     observational panel ``intervene`` is invalid; with ``tools="raw"`` the statistics tools
     are invalid. Their specs (:mod:`acdb_gym.core.tools`) define their payloads and results.
     Every kind is an element of the space, but ``action_space.sample()`` draws only the kinds
-    the variant carries out (a :class:`~acdb_gym.envs.actions.VariantOneOf`), so a
+    the variant carries out (a :class:`~acdb_gym.envs.action_space.VariantOneOf`), so a
     random-action rollout submits; ``sample(mask=...)`` draws from every kind.
 
     **Stated hypotheses.** An ``intervene`` payload may carry one more key, ``hypothesis``: the
@@ -280,6 +227,10 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     * ``render_mode``: ``"ansi"`` (text) or ``"rgb_array"`` (picture).
     * ``legacy_values_key``: deprecated; ``True`` names the key ``intervention_values`` by its
       former name ``values`` (acdb_gym 0.1.x only; 0.2.0 removes the option).
+    * ``named``: on a level over a fixed real topology (``graph="sachs"`` or ``"dream4-N"``),
+      ``reset``'s ``info["variable_names"]`` gives each variable's real name in this world's
+      labelling (DESIGN §2, "Anonymous names"), for studying what a model knows of the system
+      from its names; off by default, and refused on a level without real names.
 
     ## Version History
 
@@ -309,9 +260,19 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         interventions: InterventionMode = "hard",
         render_mode: str | None = None,
         legacy_values_key: bool = False,
+        named: bool = False,
     ) -> None:
         check_level_arguments(level, ladder)
         self.level: Level = level if isinstance(level, Level) else get_level(ladder, level)
+        if not isinstance(named, bool):
+            raise ValueError(f"named must be True or False, got {named!r}")
+        if named and self.level.spec.graph not in TOPOLOGY_SIZES:
+            raise ValueError(
+                "named=True shows the real names of a fixed real topology (graph 'sachs' or "
+                f"'dream4-1' .. 'dream4-5'); level {self.level.name} has graph "
+                f"{self.level.spec.graph!r}, whose variables have no names"
+            )
+        self.named = named
         check_choice("panel", panel, PANELS)
         check_choice("tools", tools, TOOL_VARIANTS)
         check_choice("reward", reward, get_args(RewardName))
@@ -407,7 +368,11 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         }
         if self.latent:  # only on a level with hidden confounders: its number of latents
             self._static_info["latent"] = self.level.spec.latent
-        return self._observation(), self._info()
+        reset_info = self._info()
+        if self.named:  # only asked for: the real names of this world's labelling
+            assert self._instance.variable_names is not None
+            reset_info["variable_names"] = list(self._instance.variable_names)
+        return self._observation(), reset_info
 
     def step(
         self, action: tuple[int, dict[str, Any]]

@@ -34,14 +34,8 @@ from acdb_gym import __version__
 from acdb_gym.agents.llm import INVALID_ACTION, prompts
 from acdb_gym.agents.llm.conversation import ToolSpec
 from acdb_gym.agents.llm.feedback import describe_result, n_experiments
-from acdb_gym.agents.llm.tools import (
-    ToolCallError,
-    Variant,
-    build_tools,
-    check_variant,
-    env_kwargs_for,
-    parse_tool_arguments,
-)
+from acdb_gym.agents.llm.parsing import ToolCallError, parse_tool_arguments
+from acdb_gym.agents.llm.tools import Variant, build_tools, check_variant, env_kwargs_for
 from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel

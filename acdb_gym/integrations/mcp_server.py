@@ -1,5 +1,10 @@
 """ACDB episodes as an MCP server over stdio: ``acdb mcp --ladder v1 --level L2 --out RUN_DIR``.
 
+Over 500 lines because the server's two modes (one episode, or a run directory of many) share
+its tool list, transcript limits and run-directory rules, which are its security surface
+(SECURITY.md) and read best in one place; the episode protocol itself is
+:class:`~acdb_gym.integrations.episode.ToolEpisode`.
+
 Needs ``pip install 'acdb_gym[mcp]'``. Any MCP-capable agent (an IDE assistant, an agent SDK,
 ``mcp`` client code) can then play episodes with the LLM agents' protocol
 (:class:`~acdb_gym.integrations.episode.ToolEpisode`):

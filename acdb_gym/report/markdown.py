@@ -1,5 +1,5 @@
-"""The report document ``report.md``: run header, per-ladder sections, tests, the Revision
-section (:mod:`acdb_gym.report.revision`, when rows carry revision records), failures, files.
+"""The report's document (:func:`report_parts`; ``report.md`` and ``report.html`` both render
+it): run header, per-ladder sections, tests, the Revision section (:mod:`acdb_gym.report.revision`, when rows carry revision records), failures, files.
 
 Each ladder section holds Table 2, Table 3 and the random floor (rendered from the bodies of
 :mod:`acdb_gym.report.tables`), a precision-vs-recall paragraph per agent row, the
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from acdb_gym.report.document import Image, Part, Table, markdown_text
+from acdb_gym.report.document import Image, Part, Table
 from acdb_gym.report.load import RESULTS_FILE
 from acdb_gym.report.order_audit import order_audit_parts
 from acdb_gym.report.power import POWER, POWER_ALPHA, TARGET_DIFFERENCE, min_sign_flip_seeds
@@ -54,41 +54,12 @@ from acdb_gym.report.types import (
     Summary,
 )
 
-__all__ = ["markdown_report", "paired_test_parts", "report_parts"]
+__all__ = ["paired_test_parts", "report_parts"]
 
 CORRELATION_PROBE: Final = "llm_corr_obs"
 MIN_SEEDS: Final = min_sign_flip_seeds(POWER_ALPHA)
 # |P - R| below this (in fraction units) counts as balanced in the precision-vs-recall paragraph.
 BALANCE_TOLERANCE: Final = 0.01
-
-
-def markdown_report(
-    run_dir: Path,
-    summary: Summary,
-    tests: Sequence[PairedTest],
-    problems: Sequence[str],
-    files: ReportFiles,
-    sortability: Sequence[SortabilityRow] = (),
-    *,
-    revisions: Sequence[RevisionSummary] = (),
-    order_audit: Sequence[MarginalOrderRow] = (),
-) -> str:
-    """The text of ``report.md``: :func:`report_parts` rendered as Markdown.
-
-    Returns:
-        The Markdown text, ending with a newline.
-    """
-    parts = report_parts(
-        run_dir,
-        summary,
-        tests,
-        problems,
-        files,
-        sortability,
-        revisions=revisions,
-        order_audit=order_audit,
-    )
-    return markdown_text(parts)
 
 
 def report_parts(

@@ -165,6 +165,8 @@ def _prepare(job: Job, options: dict[str, Any], out: Path | None) -> tuple[Any, 
     env_kwargs: dict[str, Any] = {"panel": job.panel, "tools": job.tools}
     if spec.max_steps is not None:
         env_kwargs["max_steps"] = spec.max_steps
+    if job.agent_config.get("named"):  # the LLM agents' named option reads the env's names
+        env_kwargs["named"] = True
     level = job.level_of()
     if job.level_spec:
         from acdb_gym.envs.registration import make_custom

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from acdb_gym.core.graphs import TOPOLOGY_SIZES
 from acdb_gym.core.ladders.custom import CUSTOM_LADDER, MAX_CUSTOM_SEEDS, CustomLevel
 from acdb_gym.core.ladders.shipped import LEVEL_NAMES, get_level
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, PANELS, Panel
@@ -60,8 +61,11 @@ class SweepConfig:
             ``"large"``, ...), or ``"custom"`` with ``custom_levels``.
         levels: level names (the large ladder has L0 to L4; on ``"custom"``, the custom
             levels' names, in their order).
-        seeds: the first ``seeds`` manifest seeds of each level (at most the manifest size, 200;
-            a custom level's are preflighted, up to 1000).
+        seeds: how many manifest seeds of each level, from ``first_index`` on (at most the
+            manifest size, 200; a custom level's are preflighted, up to 1000).
+        first_index: the first manifest index of each level: the sweep runs indices
+            ``first_index`` to ``first_index + seeds - 1``. Indices 0-99 are for development,
+            100-199 the test split that claims come from (DESIGN §7).
         agents: agent names (see :data:`acdb_gym.registry.AGENTS`; ``rl:PATH`` for a saved
             policy).
         panels: ``"active"`` and/or ``"observational"``.
@@ -80,6 +84,7 @@ class SweepConfig:
     ladder: str = "v0"
     levels: tuple[str, ...] = LEVEL_NAMES
     seeds: int = 8
+    first_index: int = 0
     agents: tuple[str, ...] = OFFLINE_AGENTS
     panels: tuple[Panel, ...] = PANELS
     repeats: int = 1
@@ -99,8 +104,14 @@ class SweepConfig:
             if self.custom_levels
             else min(len(get_level(self.ladder, lv).manifest) for lv in self.levels)
         )
-        if not 1 <= self.seeds <= manifest_size:
-            raise ValueError(f"seeds must be in [1, {manifest_size}], got {self.seeds}")
+        if not 0 <= self.first_index < manifest_size:
+            top = manifest_size - 1
+            raise ValueError(f"first_index must be in [0, {top}], got {self.first_index}")
+        if not 1 <= self.seeds <= manifest_size - self.first_index:
+            top = manifest_size - self.first_index
+            raise ValueError(
+                f"seeds must be in [1, {top}] from first_index {self.first_index}, got {self.seeds}"
+            )
         for panel in self.panels:
             if panel not in PANELS:
                 raise ValueError(f"panels must be among {list(PANELS)}, got {panel!r}")
@@ -118,6 +129,17 @@ class SweepConfig:
             raise ValueError("concurrency above 1 needs backend='process'")
         for agent in self.agents:
             get_agent(agent)
+        if self.agent_options.get("named") and not self.custom_levels:
+            unnamed = [
+                level
+                for level in self.levels
+                if get_level(self.ladder, level).spec.graph not in TOPOLOGY_SIZES
+            ]
+            if unnamed:
+                raise ValueError(
+                    f"--named needs levels over a real topology (the real ladder's Sachs and "
+                    f"DREAM4 levels); {self.ladder} {', '.join(unnamed)} have no variable names"
+                )
 
     def _check_custom(self) -> None:
         names = tuple(custom.name for custom in self.custom_levels)
@@ -128,6 +150,11 @@ class SweepConfig:
             raise ValueError(f"levels must be the custom levels' names {names}, got {self.levels}")
         if len(set(names)) != len(names):
             raise ValueError(f"custom level names must differ, got {list(names)}")
+
+    @property
+    def indices(self) -> range:
+        """The manifest indices every level runs."""
+        return range(self.first_index, self.first_index + self.seeds)
 
     def level_spec(self, level: str) -> str:
         """The canonical spec text of a custom level of this sweep; ``""`` for a shipped one."""
@@ -162,7 +189,7 @@ def plan_jobs(config: SweepConfig) -> list[Job]:
         agent_config = _agent_config(spec, config.agent_options)
         for panel in _panels_for(spec, config.panels):
             for level in config.levels:
-                for index in range(config.seeds):
+                for index in config.indices:
                     for repeat in range(config.repeats):
                         jobs.append(
                             Job(
@@ -296,7 +323,7 @@ def run_sweep(config: SweepConfig) -> SweepSummary:
     for name in dict.fromkeys(config.agents):
         get_agent(name).check_ready(config.agent_options)
     for custom in config.custom_levels:
-        custom.level(config.seeds)
+        custom.level(config.indices.stop)
     with RunDirectoryLock(config.out):
         return _run_locked(config, start)
 
@@ -377,6 +404,22 @@ def parse_panels(text: str) -> tuple[Panel, ...]:
     """Split a comma-separated CLI list of panels, in the order given."""
     by_name: dict[str, Panel] = {panel: panel for panel in PANELS}
     return tuple(by_name[item] for item in parse_list(text, PANELS, what="panels"))
+
+
+def parse_indices(text: str) -> tuple[int, int]:
+    """``START:STOP`` (half-open, as a Python slice) as ``(first_index, seeds)``.
+
+    >>> parse_indices("100:200")
+    (100, 100)
+    """
+    start, sep, stop = text.partition(":")
+    try:
+        first, end = int(start), int(stop)
+    except ValueError:
+        first = end = -1
+    if not sep or first < 0 or end <= first:
+        raise ValueError(f"indices must be START:STOP with 0 <= START < STOP, got {text!r}")
+    return first, end - first
 
 
 def parse_list(text: str, allowed: Iterable[str] | None = None, *, what: str) -> tuple[str, ...]:

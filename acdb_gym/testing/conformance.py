@@ -22,13 +22,13 @@ from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs import actions
-from acdb_gym.envs.acdb_env import (
+from acdb_gym.envs.actions import ActionKind
+from acdb_gym.envs.observation_space import (
     KINDS_KEY,
     OBSERVATION_KEYS,
     STATS_OBSERVATION_KEYS,
     VALUES_KEY,
 )
-from acdb_gym.envs.actions import ActionKind
 from acdb_gym.envs.privileged import hidden_instance_of
 from acdb_gym.testing.leaks import find_hidden_leak
 

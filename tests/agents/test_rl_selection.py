@@ -6,7 +6,6 @@ import importlib.util
 import json
 import shutil
 import sys
-import zipfile
 from dataclasses import asdict
 from pathlib import Path
 from types import ModuleType
@@ -18,9 +17,9 @@ torch = pytest.importorskip("torch")
 from acdb_gym.agents.rl.agent import PolicyMetadata, RLAgent  # noqa: E402
 from acdb_gym.agents.rl.graph_policy import NetworkConfig, NodeMessagePolicy, save_network  # noqa: E402
 from acdb_gym.agents.rl.selection import (  # noqa: E402
-    SELECTION_MEMBER,
     UnselectedPolicyError,
     check_selected,
+    record_path,
     write_selection,
 )
 
@@ -48,31 +47,27 @@ def test_a_selected_file_passes_and_still_loads(policy: Path) -> None:
     record = write_selection(policy, indices=range(20), scores={"a": 0.7, "b": 0.8}, chosen="b")
     assert check_selected(policy) == record
     assert record["indices"] == [0, 19]
-    RLAgent.load(policy)  # the extra member does not disturb loading
+    assert record_path(policy).name == "model.selection.json"
+    RLAgent.load(policy)
 
 
 def test_unselected_changed_or_test_selected_files_are_refused(policy: Path) -> None:
-    with pytest.raises(UnselectedPolicyError, match=r"no selection\.json"):
+    with pytest.raises(UnselectedPolicyError, match="no selection record"):
         check_selected(policy)
     with pytest.raises(ValueError, match="validation"):
         write_selection(policy, indices=range(90, 110), scores={"a": 1.0}, chosen="a")
     write_selection(policy, indices=range(10), scores={"a": 1.0}, chosen="a")
-    # Swapping the weights after selection breaks the digest.
-    with zipfile.ZipFile(policy, "a") as archive:
-        archive.writestr("extra.txt", "changed")
+    # A hand-written record that claims test indices is refused.
+    record = json.loads(record_path(policy).read_text())
+    record_path(policy).write_text(json.dumps({**record, "indices": [100, 199]}))
+    with pytest.raises(UnselectedPolicyError, match="validation range"):
+        check_selected(policy)
+    record_path(policy).write_text(json.dumps(record))
+    check_selected(policy)
+    # Replacing the file after selection breaks the digest.
+    policy.write_bytes(policy.read_bytes() + b"changed")
     with pytest.raises(UnselectedPolicyError, match="digest"):
         check_selected(policy)
-    # A hand-written record that claims test indices is refused too.
-    forged = policy.with_name("forged.zip")
-    with zipfile.ZipFile(policy) as source, zipfile.ZipFile(forged, "w") as target:
-        for name in source.namelist():
-            data = source.read(name)
-            if name == SELECTION_MEMBER:
-                record = json.loads(data)
-                data = json.dumps({**record, "indices": [100, 199]}).encode()
-            target.writestr(name, data)
-    with pytest.raises(UnselectedPolicyError, match="validation range"):
-        check_selected(forged)
 
 
 def test_eval_script_refuses_test_numbers_before_evaluating(
@@ -83,7 +78,9 @@ def test_eval_script_refuses_test_numbers_before_evaluating(
     monkeypatch.setattr(script, "run_level", lambda *args: played.append(args))
     out = tmp_path / "evaluation.json"
     with pytest.raises(UnselectedPolicyError):
-        script.main(["--model", str(policy), "--split", "test", "--out", str(out)])
+        script.main(["--model", str(policy), "--first-index", "100", "--out", str(out)])
+    with pytest.raises(UnselectedPolicyError):  # a range that reaches into the test split
+        script.main(["--model", str(policy), "--first-index", "95", "--instances", "10"])
     assert not played and not out.exists()
 
 

@@ -7,8 +7,7 @@ import pytest
 
 from acdb_gym.agents.base import run_episode
 from acdb_gym.baselines.latent import FCIActiveAgent, FCIAgent, resolve_pag
-from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.graphs.admg import ADMG, PAG
+from acdb_gym.core.graphs import ADMG, PAG, PDAG
 from acdb_gym.core.ladders.custom import resolve_level
 from acdb_gym.discovery.fci import codable_graph, fci_pag, pag_from_causallearn
 from acdb_gym.envs.acdb_env import ACDBEnv

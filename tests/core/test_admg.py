@@ -15,10 +15,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from acdb_gym.core.graphs import DAG, CycleError
-from acdb_gym.core.graphs.admg import (
+from acdb_gym.core.graphs import (
     ADMG,
+    DAG,
     PAG,
+    CycleError,
     inducing_path_adjacency,
     is_mag,
     latent_projection,

@@ -13,8 +13,7 @@ import itertools
 import numpy as np
 import pytest
 
-from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.core.graphs.admg import ADMG, PAG, latent_projection, mag
+from acdb_gym.core.graphs import ADMG, DAG, PAG, PDAG, latent_projection, mag
 from acdb_gym.core.latent_scoring import latent_truth
 from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS, SubmissionTypeError, score
 from tests.core._graph_oracles import random_dag_matrix

@@ -26,6 +26,7 @@ GRAPH_MODULES = (
     "equivalence",
     "interventions",
     "admg",
+    "pag",
     "real",
 )
 """The graph package's modules, bottom up, as its docstring lists them."""

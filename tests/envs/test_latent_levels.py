@@ -7,8 +7,7 @@ import pytest
 
 from acdb_gym.agents.base import run_episode
 from acdb_gym.baselines.classical import OracleAgent, PCAgent
-from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.graphs.admg import ADMG, PAG
+from acdb_gym.core.graphs import ADMG, PAG, PDAG
 from acdb_gym.core.ladders.custom import resolve_level
 from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS
 from acdb_gym.envs import actions

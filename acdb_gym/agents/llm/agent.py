@@ -44,6 +44,7 @@ from .calls import (
 from .checks import check_arguments, check_thinking
 from .conversation import Exchange, ModelReply, Request, ToolChoice, ToolResult, ToolSpec
 from .feedback import describe_result, n_experiments, text_turn_note
+from .parsing import ToolCallError, parse_tool_arguments
 from .providers import (
     Provider,
     ProviderAdapter,
@@ -52,14 +53,7 @@ from .providers import (
 from .ratelimit import RateLimiter
 from .records import Redactor, ResponseCache, TranscriptWriter, capped_record
 from .requests import TEMPERATURE_REFUSED, CallStats, Requests
-from .tools import (
-    ToolCallError,
-    Variant,
-    build_tools,
-    check_variant,
-    env_kwargs_for,
-    parse_tool_arguments,
-)
+from .tools import Variant, build_tools, check_variant, env_kwargs_for
 
 __all__ = ["API_KEY_ENV", "INVALID_ACTION", "MAX_BACKOFF", "MAX_RETRY_AFTER", "LLMAgent"]
 
@@ -134,6 +128,7 @@ class LLMAgent:
             ...), sent as given.
         rate_limiter: a limiter shared with other agents (and processes), consulted before
             every HTTP request; None sends at once.
+        named: the session prompt also names the variables (``ACDBEnv(named=True)`` only).
 
     Raises:
         ValueError: a bad argument, or no API key for the provider's own API (a custom
@@ -162,6 +157,7 @@ class LLMAgent:
         thinking_budget: int | None = None,
         reasoning_effort: str | None = None,
         rate_limiter: RateLimiter | None = None,
+        named: bool = False,
     ) -> None:
         check_variant(variant)
         check_arguments(provider, model, temperature, timeout, max_retries, backoff, max_tokens)
@@ -182,6 +178,7 @@ class LLMAgent:
         self.backoff = float(backoff)
         self.max_tokens = max_tokens
         self.state_hypothesis = bool(state_hypothesis)
+        self.named = bool(named)
         self.transcript_path: Path | None = transcript_path
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV[provider])
         key = key or None
@@ -265,6 +262,7 @@ class LLMAgent:
             budget=int(info["budget"]),
             max_steps=int(observation["steps_remaining"][0]),
             n_int=int(np.shape(observation["interventional"])[1]),
+            real_names=prompts.real_names(info) if self.named else None,
         )
         self._history: list[Exchange] = []
         self._pending: _Pending | None = None

@@ -14,7 +14,8 @@ X0,X1
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +33,7 @@ __all__ = [
     "format_statistic",
     "multiple_calls_error",
     "no_tool_call_error",
+    "real_names",
     "session_prompt",
     "status_line",
     "task_prompt",
@@ -199,6 +201,7 @@ def session_prompt(
     budget: int,
     max_steps: int,
     n_int: int,
+    real_names: Sequence[str] | None = None,
 ) -> str:
     """The static first user message of an episode.
 
@@ -209,12 +212,20 @@ def session_prompt(
         budget: interventions allowed (ignored in the observational panel).
         max_steps: the step limit.
         n_int: samples returned by each intervention.
+        real_names: each variable's real name (the ``named`` option on a real topology), given
+            in a line after the variables; the tools keep ``X0 ..``. None (the default) names
+            nothing, as the benchmark's protocol requires.
     """
     check_variant(variant)
     data = np.asarray(observational, dtype=np.float64)
     n_obs, n_nodes = data.shape
     names = variable_names(n_nodes)
     lines = [f"Variables (d = {n_nodes}): {', '.join(names)}"]
+    if real_names is not None:
+        if len(real_names) != n_nodes:
+            raise ValueError(f"real_names must name {n_nodes} variables, got {len(real_names)}")
+        pairs = ", ".join(f"{name} = {real}" for name, real in zip(names, real_names, strict=True))
+        lines.append(f"The variables are measured quantities of a real system: {pairs}.")
     if variant == "llm_corr_obs":
         return "\n".join(
             [*lines, f"Step limit: {max_steps} tool calls.", "", *_summary_lines(data, names)]
@@ -297,3 +308,18 @@ def multiple_calls_error(n_calls: int) -> str:
         f"Error: your reply made {n_calls} tool calls; call exactly one tool per turn. None of "
         "them was executed, and this turn used a step."
     )
+
+
+def real_names(info: Mapping[str, Any]) -> list[str]:
+    """The variables' real names from ``reset``'s ``info`` (``ACDBEnv(named=True)``).
+
+    Raises:
+        ValueError: the env was not made with ``named=True`` (its info has no names).
+    """
+    names = info.get("variable_names")
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise ValueError(
+            "the named option needs an env made with named=True on a level over a real "
+            "topology (its reset info then holds variable_names)"
+        )
+    return names

@@ -1,4 +1,5 @@
-"""RL policies as agents: loading and acting (:mod:`~acdb_gym.agents.rl.agent`), the size-free
+"""RL policies as agents: the policy file and its safe loading
+(:mod:`~acdb_gym.agents.rl.policy_file`), acting (:mod:`~acdb_gym.agents.rl.agent`), the size-free
 message-passing network (:mod:`~acdb_gym.agents.rl.graph_policy`, needs torch) and training
 (:mod:`~acdb_gym.agents.rl.train`, needs the ``rl`` extra). What a policy file is made of sits
 below all three (:mod:`~acdb_gym.agents.rl._format`).

@@ -5,33 +5,33 @@ TRAIN_SEED_LOW`), a checkpoint is chosen on the **validation** range of manifest
 (:data:`VALIDATION_INDICES`, 0-99 of every level) and the chosen file is evaluated once on the
 **test** split (:data:`TEST_INDICES`, 100-199, the range every claim of the project comes from).
 
-The selection step writes a record into the chosen ``.zip`` (member :data:`SELECTION_MEMBER`):
-the indices it was chosen on, every candidate's validation score, and a digest of the file's
-other members. :func:`check_selected` refuses a file without a record, with a record whose
-digest does not match (the weights changed after selection) or whose indices touch the test
-split; ``experiments/eval_design_policy.py`` calls it before any test evaluation.
+The selection step writes a record beside the chosen file (``model.zip`` ->
+``model.selection.json``, :func:`record_path`): the indices it was chosen on, every candidate's
+validation score, and the SHA-256 of the chosen file's bytes. The policy file itself is left
+untouched (its hash is part of a sweep job's identity). :func:`check_selected` refuses a file
+without a record, with a record whose digest does not match (the file changed after selection)
+or whose indices touch the test split; ``experiments/eval_design_policy.py`` calls it before any
+test evaluation.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "SELECTION_MEMBER",
     "TEST_INDICES",
     "VALIDATION_INDICES",
     "UnselectedPolicyError",
     "check_selected",
-    "content_digest",
+    "file_digest",
+    "record_path",
     "write_selection",
 ]
 
-SELECTION_MEMBER = "selection.json"
 VALIDATION_INDICES = range(0, 100)
 """Manifest indices checkpoints are selected on (every level of v0 and v1)."""
 TEST_INDICES = range(100, 200)
@@ -48,16 +48,16 @@ class UnselectedPolicyError(ValueError):
         )
 
 
-def content_digest(path: str | Path) -> str:
-    """SHA-256 over the names and bytes of every member but the selection record."""
-    sha = hashlib.sha256()
-    with zipfile.ZipFile(path) as archive:
-        for name in sorted(archive.namelist()):
-            if name == SELECTION_MEMBER:
-                continue
-            sha.update(name.encode() + b"\0")
-            sha.update(hashlib.sha256(archive.read(name)).digest())
-    return sha.hexdigest()
+def record_path(path: str | Path) -> Path:
+    """Where the selection record of a policy file lives: ``model.zip`` ->
+    ``model.selection.json``."""
+    path = Path(path)
+    return path.with_name(path.stem + ".selection.json")
+
+
+def file_digest(path: str | Path) -> str:
+    """SHA-256 of the file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def write_selection(
@@ -68,19 +68,18 @@ def write_selection(
     chosen: str,
     details: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Write the selection record into the chosen ``.zip`` (replacing an older record).
+    """Write the selection record of the chosen file (replacing an older record).
 
     Args:
         path: the chosen policy file.
         indices: the manifest indices it was selected on (inside :data:`VALIDATION_INDICES`).
         scores: every candidate's validation score, by name.
         chosen: the name of the chosen candidate (a key of ``scores``).
-        details: anything else worth keeping (levels, estimators, command).
+        details: anything else worth keeping (the metric, levels, estimators).
 
     Raises:
         ValueError: indices outside the validation range, or ``chosen`` not among ``scores``.
     """
-    path = Path(path)
     outside = sorted(set(indices) - set(VALIDATION_INDICES))
     if not indices or outside:
         raise ValueError(
@@ -95,17 +94,11 @@ def write_selection(
         "n_indices": len(set(indices)),
         "scores": {name: float(value) for name, value in scores.items()},
         "chosen": chosen,
-        "content_sha256": content_digest(path),
+        "file": Path(path).name,
+        "sha256": file_digest(path),
         **dict(details or {}),
     }
-    with zipfile.ZipFile(path) as archive:
-        members = {
-            name: archive.read(name) for name in archive.namelist() if name != SELECTION_MEMBER
-        }
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-        archive.writestr(SELECTION_MEMBER, json.dumps(record, indent=2) + "\n")
+    record_path(path).write_text(json.dumps(record, indent=2) + "\n")
     return record
 
 
@@ -114,15 +107,15 @@ def check_selected(path: str | Path) -> dict[str, Any]:
 
     Raises:
         UnselectedPolicyError: no record, a malformed one, one made on indices that touch the
-            test split, or a digest that no longer matches the file's content.
+            test split, or a digest that does not match the file's bytes.
     """
     path = Path(path)
+    record_file = record_path(path)
+    if not record_file.exists():
+        raise UnselectedPolicyError(path, f"it has no selection record ({record_file.name})")
     try:
-        with zipfile.ZipFile(path) as archive:
-            if SELECTION_MEMBER not in archive.namelist():
-                raise UnselectedPolicyError(path, f"it has no {SELECTION_MEMBER} record")
-            record = json.loads(archive.read(SELECTION_MEMBER))
-    except (zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError) as error:
+        record = json.loads(record_file.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise UnselectedPolicyError(path, f"unreadable selection record ({error})") from None
     if not isinstance(record, dict) or record.get("split") != "validation":
         raise UnselectedPolicyError(path, "its selection record is not a validation record")
@@ -137,6 +130,6 @@ def check_selected(path: str | Path) -> dict[str, Any]:
         raise UnselectedPolicyError(
             path, f"it was selected on indices {bounds!r}, not inside the validation range"
         )
-    if record.get("content_sha256") != content_digest(path):
-        raise UnselectedPolicyError(path, "its content changed after selection (digest differs)")
+    if record.get("sha256") != file_digest(path):
+        raise UnselectedPolicyError(path, "the file changed after selection (digest differs)")
     return record

@@ -17,7 +17,8 @@ before it):
 * :mod:`~acdb_gym.core.graphs.interventions`: ``covered_edges`` and
   ``minimum_intervention_set``;
 * :mod:`~acdb_gym.core.graphs.admg`: graphs with hidden variables: ``ADMG``,
-  ``latent_projection``, ``mag``, the ``PAG`` of its equivalence class (``pag``) and the
+  ``latent_projection``, ``mag``;
+* :mod:`~acdb_gym.core.graphs.pag`: the ``PAG`` of a MAG's equivalence class (``pag``) and the
   three together (``latent_truth``).
 * :mod:`~acdb_gym.core.graphs.real`: the fixed real topologies (Sachs, DREAM4) read from the
   shipped source files, made acyclic by ``minimum_feedback_arc_set``.
@@ -33,14 +34,10 @@ from __future__ import annotations
 
 from acdb_gym.core.graphs.admg import (
     ADMG,
-    PAG,
-    LatentTruth,
     inducing_path_adjacency,
     is_mag,
     latent_projection,
-    latent_truth,
     mag,
-    pag,
 )
 from acdb_gym.core.graphs.dag import (
     DAG,
@@ -61,6 +58,7 @@ from acdb_gym.core.graphs.meek import (
     apply_meek_rule4,
     meek_closure,
 )
+from acdb_gym.core.graphs.pag import PAG, LatentTruth, latent_truth, pag
 from acdb_gym.core.graphs.random_dags import (
     EdgeCount,
     parent_quotas,

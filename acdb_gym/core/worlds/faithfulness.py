@@ -6,6 +6,7 @@ The v0 check (the paper's "relevant partial correlations"): for every true edge 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from itertools import combinations
 
@@ -13,7 +14,7 @@ import numpy as np
 from scipy import sparse
 
 from acdb_gym.core.graphs import DAG
-from acdb_gym.core.types import FloatArray, IntArray
+from acdb_gym.core.types import FloatArray, IntArray, readonly
 
 __all__ = [
     "is_faithful",
@@ -113,21 +114,25 @@ def min_relevant_partial_correlation(dag: DAG, cov: FloatArray, *, max_size: int
     as in the DREAM4 networks, costs array operations, not Python tuples).
     """
     skeleton = dag.skeleton()
-    rows: dict[int, list[IntArray]] = {}
+    # Per size: the conditioning sets, and the pair (i, j) with how many sets it heads.
+    sets: dict[int, list[IntArray]] = {}
+    heads: dict[int, list[tuple[int, int, int]]] = {}
     for i, j in dag.edges():
         for end, other in ((i, j), (j, i)):
             neighbours = np.flatnonzero(skeleton[end])
             neighbours = neighbours[neighbours != other].astype(np.int64)
             for size in range(min(max_size, neighbours.size) + 1):
-                # Every size-``size`` subset in ascending order (as ``combinations`` gives it)
-                # after ``(i, j)``. A set reached from both ends is evaluated twice, which
-                # leaves the minimum as it is.
+                # Every size-``size`` subset in ascending order (as ``combinations`` gives it).
+                # A set reached from both ends is evaluated twice, which leaves the minimum as
+                # it is.
                 subsets = _ascending_subsets(neighbours, size)
-                pair = np.broadcast_to(np.array([i, j], dtype=np.int64), (subsets.shape[0], 2))
-                rows.setdefault(size, []).append(np.hstack([pair, subsets]))
+                sets.setdefault(size, []).append(subsets)
+                heads.setdefault(size, []).append((i, j, subsets.shape[0]))
     smallest = np.inf
-    for size_rows in rows.values():
-        index = np.vstack(size_rows)
+    for size, size_sets in sets.items():
+        counts = np.array([count for _, _, count in heads[size]])
+        pairs = np.repeat(np.array([(i, j) for i, j, _ in heads[size]], dtype=np.int64), counts, 0)
+        index = np.hstack([pairs, np.vstack(size_sets)])
         blocks = cov[index[:, :, None], index[:, None, :]]
         precision = np.linalg.inv(blocks)
         rho = precision[:, 0, 1] / np.sqrt(precision[:, 0, 0] * precision[:, 1, 1])
@@ -143,6 +148,13 @@ def _ascending_subsets(values: IntArray, size: int) -> IntArray:
     if size == 1:
         return values[:, None]
     if size == 2:
-        first, second = np.triu_indices(values.size, k=1)
+        first, second = _upper_pairs(values.size)
         return np.column_stack([values[first], values[second]])
     return np.array(list(combinations(values.tolist(), size)), dtype=np.int64)
+
+
+@functools.lru_cache(maxsize=256)
+def _upper_pairs(n: int) -> tuple[IntArray, IntArray]:
+    """``np.triu_indices(n, k=1)``, read-only, kept per ``n``."""
+    first, second = np.triu_indices(n, k=1)
+    return readonly(first), readonly(second)

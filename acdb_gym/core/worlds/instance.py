@@ -1,5 +1,11 @@
 """Benchmark instances and their generator (DESIGN §3).
 
+Over 500 lines because every kind of world (linear-Gaussian with either faithfulness rule, the
+paired families, hidden confounders, the fitted Sachs world) is drawn here from the same seed
+streams in a fixed order that the manifest digests pin; the kinds' parts (mechanisms, latent
+graphs, fits) live in their own modules, and keeping the draws together keeps that order
+readable in one place.
+
 An :class:`Instance` is fully determined by ``(spec, seed)``: the seed is split with
 ``np.random.SeedSequence(seed).spawn(4)`` into independent streams for the graph, the weights,
 the observational sample and the interventions, so the same seed gives bit-identical instances
@@ -20,11 +26,19 @@ import math
 import time
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
-from acdb_gym.core.graphs import DAG, minimum_intervention_set, random_order_dag, scale_free_dag
-from acdb_gym.core.graphs.admg import ADMG, LatentTruth, latent_truth
+from acdb_gym.core.graphs import (
+    ADMG,
+    DAG,
+    LatentTruth,
+    latent_truth,
+    minimum_intervention_set,
+    random_order_dag,
+    scale_free_dag,
+)
 from acdb_gym.core.graphs.real import topology
 from acdb_gym.core.types import FloatArray, readonly
 from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION, Acceptance, draw_world
@@ -408,7 +422,33 @@ def _finish(
     weak: int,
     names: tuple[str, ...] | None = None,
 ) -> Instance:
-    """The instance of an accepted world: its observational sample, I* and budget."""
+    """The instance of an accepted linear world: its observational sample, I* and budget."""
+    return _sampled_instance(
+        spec,
+        seed,
+        streams,
+        dag,
+        scm,
+        min_relevant_abs_rho=min_relevant_partial_correlation(dag, cov),
+        attempts=attempts,
+        weak_edges=weak,
+        variable_names=names,
+    )
+
+
+def _sampled_instance(
+    spec: LevelSpec,
+    seed: int,
+    streams: list[np.random.SeedSequence],
+    dag: DAG,
+    scm: SCM | LatentSCM,
+    *,
+    extra_budget: int = 0,
+    **fields: Any,
+) -> Instance:
+    """The :class:`Instance` of an accepted world: its observational sample (the observational
+    stream), ``I*`` of ``dag`` and the budget ``|I*| + slack (+ extra_budget)``; ``fields`` are
+    the instance's remaining fields."""
     d_obs = scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
     i_star = minimum_intervention_set(dag)
     return Instance(
@@ -418,11 +458,8 @@ def _finish(
         scm=scm,
         d_obs=readonly(d_obs),
         i_star=i_star,
-        budget=len(i_star) + instance_slack(spec, seed),
-        min_relevant_abs_rho=min_relevant_partial_correlation(dag, cov),
-        attempts=attempts,
-        weak_edges=weak,
-        variable_names=names,
+        budget=len(i_star) + instance_slack(spec, seed) + extra_budget,
+        **fields,
     )
 
 
@@ -463,16 +500,12 @@ def _generate_family(spec: LevelSpec, seed: int, deadline: float | None = None) 
     if drawn is None:
         raise InstanceGenerationError(spec, seed, attempts + FAMILY_REDRAWS)
     scm, acceptance, redraws = drawn
-    d_obs = scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
-    i_star = minimum_intervention_set(dag)
-    return Instance(
-        spec=spec,
-        seed=seed,
-        dag=dag,
-        scm=scm,
-        d_obs=readonly(d_obs),
-        i_star=i_star,
-        budget=len(i_star) + instance_slack(spec, seed),
+    return _sampled_instance(
+        spec,
+        seed,
+        streams,
+        dag,
+        scm,
         min_relevant_abs_rho=acceptance.min_dependence,
         attempts=attempts + redraws - 1,
         dependence_measure=acceptance.measure,
@@ -543,17 +576,13 @@ def _generate_latent(spec: LevelSpec, seed: int, deadline: float | None = None) 
         if attempts == MAX_ATTEMPTS:
             raise InstanceGenerationError(spec, seed, MAX_ATTEMPTS)
         _check_deadline(deadline, spec, seed, attempts)
-    d_obs = latent_scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
-    dag = DAG(admg.directed)
-    i_star = minimum_intervention_set(dag)
-    return Instance(
-        spec=spec,
-        seed=seed,
-        dag=dag,
-        scm=latent_scm,
-        d_obs=readonly(d_obs),
-        i_star=i_star,
-        budget=len(i_star) + instance_slack(spec, seed) + spec.latent,
+    return _sampled_instance(
+        spec,
+        seed,
+        streams,
+        DAG(admg.directed),
+        latent_scm,
+        extra_budget=spec.latent,
         min_relevant_abs_rho=smallest,
         attempts=attempts,
         dependence_measure=measure,

@@ -31,8 +31,7 @@ from itertools import combinations
 
 import numpy as np
 
-from acdb_gym.core.graphs import DAG, random_order_dag
-from acdb_gym.core.graphs.admg import ADMG, latent_projection, mag
+from acdb_gym.core.graphs import ADMG, DAG, latent_projection, mag, random_order_dag
 from acdb_gym.core.types import FloatArray, readonly
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import SCM, LinearNonGaussianSCM

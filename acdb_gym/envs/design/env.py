@@ -15,7 +15,7 @@ from acdb_gym.core.latent_scoring import pdag_view
 from acdb_gym.core.session import Session
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.core.worlds.instance import Instance
-from acdb_gym.envs.actions import real_number
+from acdb_gym.envs.action_types import real_number
 from acdb_gym.envs.design.cache import starting_graph, summary_of
 from acdb_gym.envs.design.observation import DesignObservation, observation_size
 from acdb_gym.envs.levels import (

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acdb_gym.agents.llm.tools import ToolCallError, parse_tool_arguments
+from acdb_gym.agents.llm.parsing import ToolCallError, parse_tool_arguments
 from acdb_gym.envs import actions
 
 EXAMPLES = int(os.environ.get("ACDB_FUZZ_EXAMPLES", "15")) * 40

@@ -11,6 +11,7 @@ import pytest
 
 from acdb_gym.agents.llm import INVALID_ACTION, LLMAgent, build_tools, env_kwargs_for
 from acdb_gym.agents.llm.conversation import Request, ToolResult
+from acdb_gym.agents.llm.parsing import ToolCallError, parse_tool_arguments
 from acdb_gym.agents.llm.prompts import format_matrix, format_statistic, session_prompt, task_prompt
 from acdb_gym.agents.llm.providers import (
     AnthropicAdapter,
@@ -18,7 +19,6 @@ from acdb_gym.agents.llm.providers import (
     parse_retry_after,
 )
 from acdb_gym.agents.llm.records import Redactor, ResponseCache, canonical_json
-from acdb_gym.agents.llm.tools import ToolCallError, parse_tool_arguments
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
