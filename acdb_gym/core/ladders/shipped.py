@@ -423,4 +423,6 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
 if __name__ == "__main__":  # pragma: no cover - maintenance entry point
     import sys
 
-    _write_shipped_manifests(ladders=sys.argv[1:] or (*_SPECS, "v1-hidden", "large", "v1-latent", REAL))
+    _write_shipped_manifests(
+        ladders=sys.argv[1:] or (*_SPECS, "v1-hidden", "large", "v1-latent", REAL)
+    )
