@@ -153,4 +153,5 @@ def essential_graph(dag: DAG, targets: Iterable[int]) -> PDAG:
     directed = base.directed | newly
     undirected = base.undirected & ~(newly | newly.T)
     directed, undirected = _close(directed, undirected, _ALL_RULES)
-    return PDAG(directed, undirected)
+    # Valid by construction (the CPDAG with true orientations added, closed without cycles).
+    return PDAG._valid(directed, undirected)

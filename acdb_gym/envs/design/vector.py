@@ -199,6 +199,9 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         self._correlations = np.zeros((n, self._m), dtype=np.float32)
         self._intervened = np.zeros((n, d), dtype=np.float32)
         self._used = np.zeros(n, dtype=np.int64)
+        self._mean = np.zeros((n, d))  # observational means, sds and safe sds per world
+        self._sd = np.zeros((n, d))
+        self._scale = np.ones((n, d))
         self._budgets = np.zeros(n, dtype=np.int64)
         self._ended = np.zeros(n, dtype=bool)
 
@@ -320,6 +323,9 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         self._intervened[i] = 0.0
         self._used[i] = 0
         self._budgets[i] = world.budget
+        self._mean[i] = world.mean
+        self._sd[i] = world.sd
+        self._scale[i] = world.scale
 
     def _can_intervene(self) -> np.ndarray:
         if self.panel != PANEL_ACTIVE:
@@ -328,30 +334,30 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
 
     def _intervene(self, slots: list[int], targets: list[int]) -> None:
         worlds = [self._worlds[i] for i in slots]
-        samples = np.empty((len(slots), self._n_int, self.n_nodes))
+        n_int = self._n_int
+        samples = np.empty((len(slots), n_int, self.n_nodes))
+        values = (self._mean[slots, targets] + self.shift * self._sd[slots, targets]).tolist()
         for k, (i, target, world) in enumerate(zip(slots, targets, worlds, strict=True)):
             assert world is not None
-            value = float(world.mean[target] + self.shift * world.sd[target])
-            world.sampler.draw(target, value, self._n_int, self._rngs[i], samples[k])
+            world.sampler.draw(target, values[k], n_int, self._rngs[i], samples[k])
             self._targets[i].append(target)
-            self._intervened[i, target] = 1.0
+        self._intervened[slots, targets] = 1.0
         self._used[slots] += 1
         # The shift features, as DesignState.add_experiment computes them, for all at once.
-        means = np.stack([world.mean for world in worlds])  # type: ignore[union-attr]
-        scales = np.stack([world.scale for world in worlds])  # type: ignore[union-attr]
-        shift = np.abs(samples.mean(axis=1) - means) / scales
-        rows = np.arange(len(slots))
-        shift[rows, targets] = 0.0
+        shift = np.abs(samples.mean(axis=1) - self._mean[slots]) / self._scale[slots]
+        shift[np.arange(len(slots)), targets] = 0.0
         self._shifts[slots, targets] = np.minimum(shift, _SHIFT_CLIP) / _SHIFT_CLIP
         # The orientation tests of the worlds with undirected edges at their target.
-        testing = [k for k in range(len(slots)) if self._undirected[slots[k], targets[k]].any()]
+        edges = self._undirected[slots, targets]
+        testing = np.flatnonzero(edges.any(axis=1)).tolist()
         if testing:
             tested = np.ascontiguousarray(samples[testing].transpose(0, 2, 1))
-            pvalues = stacked_pvalues([worlds[k].reference for k in testing], tested)  # type: ignore[union-attr]
-            for k, p_row in zip(testing, pvalues, strict=True):
+            references = [worlds[k].reference for k in testing]  # type: ignore[union-attr]
+            forward = stacked_pvalues(references, tested) < self.alpha
+            for k, row in zip(testing, forward.tolist(), strict=True):
                 i, target = slots[k], targets[k]
-                neighbours = np.flatnonzero(self._undirected[i, target])
-                decisions = ["forward" if p < self.alpha else "backward" for p in p_row[neighbours]]
+                neighbours = np.flatnonzero(edges[k])
+                decisions = ["forward" if row[j] else "backward" for j in neighbours.tolist()]
                 _orient_at(self._directed[i], self._undirected[i], target, neighbours, decisions)  # type: ignore[arg-type]
         for i in slots:
             self._estimate_directed[i], self._estimate_undirected[i] = self._estimate(i)
@@ -387,7 +393,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         def compute() -> dict[str, float]:
             report = score(
                 world.instance,
-                PDAG(directed, undirected),
+                PDAG._valid(directed, undirected),  # a start or a closure: valid already
                 interventions_used=len(targets),
                 targets=targets,
             )
