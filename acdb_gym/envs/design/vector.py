@@ -41,7 +41,7 @@ from gymnasium.vector.utils import batch_space
 from acdb_gym.core.graphs import PDAG, cpdag
 from acdb_gym.core.graphs.meek import _ALL_RULES, _close
 from acdb_gym.core.ladders.shipped import Level, get_level
-from acdb_gym.core.scoring import score
+from acdb_gym.core.scoring import SCORE_FIELDS, score
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.core.worlds.sampler import InterventionSampler, sampler_for
@@ -59,8 +59,11 @@ from acdb_gym.envs.levels import RewardName, check_choice, check_level_arguments
 
 __all__ = ["DesignVectorEnv"]
 
-_CLOSURES: _LRU[tuple[np.ndarray, np.ndarray]] = _LRU(maxsize=200_000)
-_SCORES: _LRU[dict[str, float]] = _LRU(maxsize=200_000)
+_CLOSURES: _LRU[tuple[np.ndarray, np.ndarray]] = _LRU(maxsize=100_000)
+"""Meek closures by raw state (about 0.5 kB each at d = 6)."""
+_SCORES: _LRU[tuple[float | int, ...]] = _LRU(maxsize=100_000)
+"""Score fields (:data:`SCORE_FIELDS`, in order) by world, estimate and targets (about 0.5 kB
+each), so a long run keeps both caches under about 100 MB."""
 
 
 class _World:
@@ -390,19 +393,21 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             len(targets),
         )
 
-        def compute() -> dict[str, float]:
+        def compute() -> tuple[float | int, ...]:
             report = score(
                 world.instance,
                 PDAG._valid(directed, undirected),  # a start or a closure: valid already
                 interventions_used=len(targets),
                 targets=targets,
             )
-            return report.to_dict()
+            values = report.to_dict()
+            assert tuple(values) == SCORE_FIELDS  # a causally sufficient world's report
+            return tuple(values.values())
 
-        report = _SCORES.get(key, compute)
+        report = dict(zip(SCORE_FIELDS, _SCORES.get(key, compute), strict=True))
         if self.reward_name == "neg_shd":
-            return dict(report), -float(report["shd"])
-        return dict(report), float(report[self.reward_name])
+            return report, -float(report["shd"])
+        return report, float(report[self.reward_name])
 
     def _flat(self) -> np.ndarray:
         """The flat observations of all worlds, as DesignState.observation encodes one."""
