@@ -107,6 +107,43 @@ class _World:
 class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
     """``num_envs`` intervention-design episodes stepped together (see the module docstring).
 
+    ## Description
+
+    :class:`~acdb_gym.envs.design.env.InterventionDesignEnv` over ``N`` worlds at once, equal
+    to ``N`` single envs bit for bit (world ``i`` of ``reset(seed=s)`` is the single env of
+    ``reset(seed=s + i)``).
+
+    ## Action Space
+
+    ``MultiDiscrete([A] * N)`` with ``A = d + 1`` (``observation="flat"``) or
+    ``max_nodes + 1`` (``"graph"``): per world, intervene on a node or stop (the last action),
+    as the single env. :meth:`action_masks` gives the valid ones, ``(N, A)``.
+
+    ## Observation Space
+
+    The single env's, batched: ``Box(-1, 1, (N, M + 2 d^2 + d + 1), float32)``, or the graph
+    ``Dict`` with a leading ``N`` axis (its ``action_mask`` included).
+
+    ## Rewards
+
+    Per world, 0 until "stop", then the chosen score of the submitted estimate.
+
+    ## Starting State
+
+    A fresh instance from each world's ``np_random`` or, with ``bank``, the bank's world
+    ``np_random.integers(len(bank))``.
+
+    ## Episode End
+
+    A world terminates on "stop" (or a masked-out action); there is no truncation. Its next
+    step resets it (``"next_step"``) or it resets at once (``"same_step"``). ``info`` holds
+    ``budget``, ``interventions_used``, ``action_mask`` and, for ended worlds, ``score`` (a
+    dict of arrays with Gymnasium's ``_score`` mask).
+
+    ## Version History
+
+    * v0: initial version (registered as the Design ids' ``vector_entry_point``).
+
     Args:
         num_envs: number of worlds ``N``.
         level, ladder, estimator, observation, max_nodes, shift, alpha, panel, reward: as
