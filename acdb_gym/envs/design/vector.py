@@ -25,6 +25,10 @@ The valid actions are ``envs.action_masks()`` (``(N, A)`` booleans), also return
 ``info["action_mask"]`` (and inside the observation with ``observation="graph"``), as TorchRL's
 ``ActionMask`` and SB3's MaskablePPO expect; :class:`acdb_gym.agents.rl.vec_env.SB3DesignVecEnv`
 adapts it to stable-baselines3's ``VecEnv``.
+
+Over 500 lines because the per-world state, the batched step and the autoreset rules are one
+array program whose parts read each other's arrays; the world bank, the SB3 adapter and the
+single env's rules live elsewhere.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from acdb_gym.discovery._two_sample import ShiftReference, stacked_pvalues
 
 # The orienter's in-place step, shared so the two envs orient by the same code.
 from acdb_gym.discovery.orientation import _orient_at
-from acdb_gym.envs.actions import real_number
+from acdb_gym.envs.action_types import real_number
 from acdb_gym.envs.design.bank import InstanceBank
 from acdb_gym.envs.design.cache import _LRU, moments, starting_graph
 from acdb_gym.envs.design.env import _SHIFT_CLIP, Estimator, ObservationMode
