@@ -43,6 +43,7 @@ SCRIPTS = {
     "intervene": "intervene_throughput.py",
     "score": "score_vs_gcastle.py",
     "design": "design_env_steps.py",
+    "design_vector": "design_vector.py",
     "sweep": "sweep_walltime.py",
     "gies": "bic_search_vs_gies.py",
     "pc": "pc_batched_vs_causallearn.py",

@@ -17,6 +17,7 @@ alone.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +25,7 @@ from scipy import special
 
 from acdb_gym.core.types import BoolMatrix, FloatArray
 
-__all__ = ["ShiftReference"]
+__all__ = ["ShiftReference", "stacked_pvalues"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,6 +38,8 @@ class _Group:
     deviations: FloatArray
     deviations_constant: BoolMatrix
     constant: BoolMatrix
+    size: int
+    """Observations per row (``rows`` may hold only the first column, for a stacked group)."""
 
     @classmethod
     def of(cls, rows: FloatArray) -> _Group:
@@ -53,6 +56,7 @@ class _Group:
             deviations=deviations,
             deviations_constant=np.all(np.diff(deviations, axis=-1) == 0, axis=-1),
             constant=rows.min(axis=-1) == rows.max(axis=-1),
+            size=n,
         )
 
 
@@ -71,23 +75,50 @@ class ShiftReference:
         """:func:`acdb_gym.discovery.shift.shift_pvalues` of every variable against ``rows``
         (``(d, n_int)``, ``n_int >= 2``, finite): Welch's t-test and the Brown–Forsythe test,
         Bonferroni-combined, with the degenerate cases documented there."""
-        obs, inter = self._obs, _Group.of(rows)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            p_mean = _welch(obs, inter)
-            p_var = _brown_forsythe(obs, inter)
-        p_mean = np.where(np.isfinite(p_mean), p_mean, 1.0)
-        p_var = np.where(np.isfinite(p_var), p_var, 1.0)
-        combined = np.minimum(1.0, 2.0 * np.minimum(p_mean, p_var))
-        same = obs.rows[:, 0] == inter.rows[:, 0]
-        result: FloatArray = np.where(
-            obs.constant & inter.constant, np.where(same, 1.0, 0.0), combined
-        )
-        return result
+        return _combined_pvalues(self._obs, _Group.of(rows))
+
+
+def stacked_pvalues(references: Sequence[ShiftReference], rows: FloatArray) -> FloatArray:
+    """:meth:`ShiftReference.pvalues` of ``k`` references at once: ``rows`` is ``(k, d, n_int)``
+    (C-contiguous, finite, ``n_int >= 2``) and row ``i`` of the ``(k, d)`` result equals
+    ``references[i].pvalues(rows[i])`` bit for bit (every reduction runs along one contiguous
+    row of the same length either way, so stacking changes no last bit). A vectorized env tests
+    the experiments of many worlds in one pass of numpy calls instead of one per world.
+    """
+    k, d, n = rows.shape
+    if len(references) != k:
+        raise ValueError(f"expected {k} references for {k} row blocks, got {len(references)}")
+    groups = [reference._obs for reference in references]
+    obs = _Group(
+        rows=np.concatenate([group.rows[:, :1] for group in groups]),
+        mean=np.concatenate([group.mean for group in groups]),
+        var=np.concatenate([group.var for group in groups]),
+        deviations=np.concatenate([group.deviations for group in groups]),
+        deviations_constant=np.concatenate([group.deviations_constant for group in groups]),
+        constant=np.concatenate([group.constant for group in groups]),
+        size=groups[0].size if groups else 0,
+    )
+    result = _combined_pvalues(obs, _Group.of(rows.reshape(k * d, n)))
+    return result.reshape(k, d)
+
+
+def _combined_pvalues(obs: _Group, inter: _Group) -> FloatArray:
+    """Welch and Brown–Forsythe of each row of ``inter`` against the same row of ``obs``,
+    Bonferroni-combined (the body of :meth:`ShiftReference.pvalues`)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        p_mean = _welch(obs, inter)
+        p_var = _brown_forsythe(obs, inter)
+    p_mean = np.where(np.isfinite(p_mean), p_mean, 1.0)
+    p_var = np.where(np.isfinite(p_var), p_var, 1.0)
+    combined = np.minimum(1.0, 2.0 * np.minimum(p_mean, p_var))
+    same = obs.rows[:, 0] == inter.rows[:, 0]
+    result: FloatArray = np.where(obs.constant & inter.constant, np.where(same, 1.0, 0.0), combined)
+    return result
 
 
 def _welch(a: _Group, b: _Group) -> FloatArray:
     """``scipy.stats.ttest_ind(equal_var=False)``'s two-sided p-values."""
-    n1, n2 = a.rows.shape[-1], b.rows.shape[-1]
+    n1, n2 = a.size, b.size
     vn1 = a.var / n1
     vn2 = b.var / n2
     df = (vn1 + vn2) ** 2 / (vn1**2 / (n1 - 1) + vn2**2 / (n2 - 1))

@@ -50,7 +50,10 @@ DESIGN_IDS: tuple[str, ...] = tuple(
     f"ACDB-Design-{name}-{ladder}" for ladder in PAPER_LADDERS for name in LADDERS[ladder]
 )
 """``ACDB-Design-L{0..5}-v0`` and ``ACDB-Design-L{0..5}-v1``: the RL intervention-design view
-of each ladder's levels."""
+of each ladder's levels. Each also registers the natively vectorized
+:class:`~acdb_gym.envs.design.vector.DesignVectorEnv` as its ``vector_entry_point``, so
+``gym.make_vec(id, n)`` (or ``vectorization_mode="vector_entry_point"``) steps ``n`` worlds as
+arrays in one process."""
 
 
 def flat_id(env_id: str) -> str:
@@ -89,6 +92,7 @@ def register_envs() -> None:
                 gym.register(
                     id=env_id,
                     entry_point="acdb_gym.envs.design.env:InterventionDesignEnv",
+                    vector_entry_point="acdb_gym.envs.design.vector:DesignVectorEnv",
                     kwargs={"level": name, "ladder": ladder_name},
                 )
 

@@ -630,3 +630,19 @@ def test_minimum_intervention_set_is_a_minimum_cover_of_the_covered_forest(seed:
 def _colour_class(forest: nx.Graph) -> set[int]:
     colours = nx.bipartite.color(forest)
     return {node for node, colour in colours.items() if colour == 0}
+
+
+def test_essential_graph_remembers_each_target_set_with_its_dag() -> None:
+    from acdb_gym.core.graphs import equivalence, random_order_dag
+
+    dag = random_order_dag(8, n_edges=12, rng=np.random.default_rng(3))
+    first = essential_graph(dag, [3, 1])
+    assert essential_graph(dag, [1, 3, 3]) is first  # the same set, remembered
+    twin = DAG(dag.adjacency.copy())  # an equal DAG computes its own, equal graph
+    again = essential_graph(twin, [1, 3])
+    assert again is not first
+    assert np.array_equal(again.directed, first.directed)
+    assert np.array_equal(again.undirected, first.undirected)
+    for target_set in range(1, 256):
+        essential_graph(dag, [v for v in range(8) if target_set >> v & 1])
+    assert len(dag._derived(equivalence._essential_memo)) <= equivalence._ESSENTIAL_MEMO_SIZE

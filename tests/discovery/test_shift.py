@@ -201,3 +201,22 @@ def test_shift_pvalues_are_scipys_to_the_last_bit() -> None:
         for j in range(d):
             expected = _scipy_shift_pvalues(obs[:, [j]].copy(), inter[:, [j]].copy())[0]
             assert distribution_shift_pvalue(obs[:, j], inter[:, j]) == expected
+
+
+def test_stacked_pvalues_equal_each_reference_bit_for_bit() -> None:
+    from acdb_gym.discovery._two_sample import ShiftReference, stacked_pvalues
+
+    rng = np.random.default_rng(4)
+    references, blocks = [], []
+    for k in range(5):
+        obs = rng.normal(size=(6, 200))
+        inter = rng.normal(loc=0.3 * k, size=(6, 50))
+        obs[2] = 1.5  # constant rows take the documented degenerate branches
+        inter[2] = 1.5 if k % 2 else 2.0
+        references.append(ShiftReference(obs))
+        blocks.append(inter)
+    stacked = stacked_pvalues(references, np.stack(blocks))
+    for reference, block, row in zip(references, blocks, stacked, strict=True):
+        assert np.array_equal(reference.pvalues(block), row)
+    with pytest.raises(ValueError, match="expected 5 references"):
+        stacked_pvalues(references[:4], np.stack(blocks))

@@ -139,6 +139,8 @@ def essential_graph(dag: DAG, targets: Iterable[int]) -> PDAG:
 
     Starts from the CPDAG, orients every edge incident to a target as in ``dag``, then applies
     Meek's rules R1–R4 to closure. Repeated targets count once; no targets gives the CPDAG.
+    The graphs of up to :data:`_ESSENTIAL_MEMO_SIZE` target sets are remembered with the DAG
+    (both immutable), so scoring many submissions against one world pays for each set once.
     """
     base = cpdag(dag)
     n = dag.n_nodes
@@ -148,9 +150,29 @@ def essential_graph(dag: DAG, targets: Iterable[int]) -> PDAG:
         touched[int(t)] = True
     if not touched.any():
         return base
+    memo = dag._derived(_essential_memo)
+    key = touched.tobytes()
+    known = memo.get(key)
+    if known is None:
+        known = _essential_graph(dag, base, touched)
+        if len(memo) < _ESSENTIAL_MEMO_SIZE:
+            memo[key] = known
+    return known
+
+
+_ESSENTIAL_MEMO_SIZE = 256
+"""Target sets per DAG whose essential graphs are kept (every subset of a d <= 8 world)."""
+
+
+def _essential_memo(dag: DAG) -> dict[bytes, PDAG]:
+    return {}
+
+
+def _essential_graph(dag: DAG, base: PDAG, touched: BoolMatrix) -> PDAG:
     incident = touched[:, None] | touched[None, :]
     newly = base.undirected & incident & dag.adjacency
     directed = base.directed | newly
     undirected = base.undirected & ~(newly | newly.T)
     directed, undirected = _close(directed, undirected, _ALL_RULES)
-    return PDAG(directed, undirected)
+    # Valid by construction (the CPDAG with true orientations added, closed without cycles).
+    return PDAG._valid(directed, undirected)

@@ -25,7 +25,7 @@ from acdb_gym.core.types import FloatArray, readonly
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.discovery import ShiftOrienter, pc_cpdag
 
-__all__ = ["Summary", "clear", "fingerprint", "starting_graph", "summary_of"]
+__all__ = ["Summary", "clear", "fingerprint", "moments", "starting_graph", "summary_of"]
 
 _V = TypeVar("_V")
 
@@ -114,14 +114,26 @@ def summary_of(data: FloatArray, start: PDAG, alpha: float) -> Summary:
     return _SUMMARIES.get(key, lambda: _summarize(data, start, alpha))
 
 
-def _summarize(data: FloatArray, start: PDAG, alpha: float) -> Summary:
+def moments(data: FloatArray) -> tuple[FloatArray, FloatArray, np.ndarray]:
+    """The sample's means, standard deviations (``ddof=1``) and float32 correlations (upper
+    triangle, row-major, 0 where undefined), read-only: the parts of :class:`Summary` that
+    need no starting graph."""
     n_nodes = data.shape[1]
     corr = np.atleast_2d(np.corrcoef(data, rowvar=False))
     upper = corr[np.triu_indices(n_nodes, 1)]
+    return (
+        readonly(data.mean(axis=0)),
+        readonly(data.std(axis=0, ddof=1)),
+        readonly(np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)),
+    )
+
+
+def _summarize(data: FloatArray, start: PDAG, alpha: float) -> Summary:
+    mean, sd, correlations = moments(data)
     return Summary(
-        mean=readonly(data.mean(axis=0)),
-        sd=readonly(data.std(axis=0, ddof=1)),
-        correlations=readonly(np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)),
+        mean=mean,
+        sd=sd,
+        correlations=correlations,
         orienter=ShiftOrienter(start, data, alpha=alpha),
     )
 

@@ -1,0 +1,276 @@
+"""An instance bank: pre-generated, digested design worlds on disk, reused across runs.
+
+An RL run resets the design env hundreds of thousands of times. A fresh reset pays instance
+generation (rejection sampling of a faithful world) and PC on the observational sample; a
+bank pays both once, when it is built, and a training run loads it in a second.
+
+A bank is a directory keyed by ``(level, seeds)``:
+
+| file | content |
+|------|---------|
+| ``bank.json`` | format, ladder, level, ``repr`` of its spec, the seeds, each world's :meth:`~acdb_gym.core.worlds.instance.Instance.digest`, the SHA-256 of ``worlds.npz`` |
+| ``worlds.npz`` | per world: DAG, SCM weights and noise, observational sample, ``I*``, budget, acceptance covariates, and PC's CPDAG of the sample (the ``"pc"`` estimator's start) |
+
+:func:`build_bank` writes it atomically (a temporary sibling renamed into place, so a reader
+never sees half a bank); :func:`load_bank` checks the file's hash, that the ladder still
+defines the level with the same spec, and that every rebuilt world has its recorded digest,
+before anything is used. Worlds are those of :func:`~acdb_gym.core.worlds.instance.generate_instance`
+for the same ``(spec, seed)``, bit for bit (a test compares them).
+
+Banks hold linear-Gaussian worlds of the shipped ladders (every ``ACDB-Design-*`` id); other
+families, hidden confounders and custom levels are refused with a clear error.
+
+Build one from the command line::
+
+    python -m acdb_gym.envs.design.bank --ladder v0 --level L1 --seeds 1000000:1001000 --out banks/v0-L1
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core.ladders.shipped import Level, get_level
+from acdb_gym.core.types import readonly
+from acdb_gym.core.worlds.instance import Instance, generate_instance
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.discovery import pc_cpdag
+
+__all__ = ["BANK_FORMAT", "BankError", "InstanceBank", "build_bank", "load_bank"]
+
+BANK_FORMAT = 1
+"""Version of the on-disk layout; :func:`load_bank` refuses any other."""
+
+_INDEX = "bank.json"
+_ARRAYS = "worlds.npz"
+
+
+class BankError(ValueError):
+    """A bank that cannot be used: missing, of another format, or failing a check (the
+    message names which)."""
+
+
+@dataclass(frozen=True, eq=False)
+class InstanceBank:
+    """Worlds of one level, loaded and verified (see :func:`load_bank`).
+
+    Attributes:
+        level: the level the worlds were drawn for.
+        instances: the worlds, in seed order.
+        starts: PC's CPDAG of each world's observational sample.
+        path: the directory it was loaded from.
+    """
+
+    level: Level
+    instances: tuple[Instance, ...]
+    starts: tuple[PDAG, ...]
+    path: Path
+
+    def __len__(self) -> int:
+        return len(self.instances)
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        """The worlds' seeds."""
+        return tuple(instance.seed for instance in self.instances)
+
+
+def _check_level(level: Level) -> None:
+    spec = level.spec
+    if spec.family != "linear_gaussian" or spec.latent or spec.fit != "none":
+        raise BankError(
+            f"a bank holds linear-Gaussian worlds without latents; level {level.name} of "
+            f"ladder {level.ladder} has family={spec.family!r}, latent={spec.latent}, "
+            f"fit={spec.fit!r}"
+        )
+
+
+def build_bank(
+    path: str | os.PathLike[str],
+    *,
+    ladder: str,
+    level: str,
+    seeds: Iterable[int],
+    overwrite: bool = False,
+) -> InstanceBank:
+    """Generate the worlds of ``(ladder, level)`` for ``seeds``, run PC on each, and write
+    them to ``path`` atomically.
+
+    Args:
+        path: the bank directory (must not exist unless ``overwrite``).
+        ladder, level: a shipped level, e.g. ``"v0"``, ``"L1"``.
+        seeds: non-negative, distinct instance seeds (use generated seeds, not the manifest's
+            evaluation indices, for training).
+        overwrite: replace an existing bank at ``path``.
+
+    Returns:
+        The bank, as :func:`load_bank` would return it.
+
+    Raises:
+        BankError: an unsupported level, no seeds, repeated or negative seeds, or ``path``
+            exists and ``overwrite`` is False.
+    """
+    target = Path(path)
+    chosen = get_level(ladder, level)
+    _check_level(chosen)
+    seed_list = [int(seed) for seed in seeds]
+    if not seed_list:
+        raise BankError("seeds must name at least one world")
+    if len(set(seed_list)) != len(seed_list) or min(seed_list) < 0:
+        raise BankError("seeds must be distinct non-negative integers")
+    if target.exists() and not overwrite:
+        raise BankError(f"{target} exists; pass overwrite=True to replace it")
+    instances = [generate_instance(chosen.spec, seed) for seed in seed_list]
+    starts = [pc_cpdag(instance.d_obs) for instance in instances]
+    arrays = _arrays(instances, starts)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        with open(staging / _ARRAYS, "wb") as handle:
+            np.savez(handle, **arrays)  # type: ignore[arg-type]
+        index = {
+            "format": BANK_FORMAT,
+            "ladder": ladder,
+            "level": level,
+            "spec": repr(chosen.spec),
+            "seeds": seed_list,
+            "digests": [instance.digest() for instance in instances],
+            "sha256": _file_hash(staging / _ARRAYS),
+        }
+        (staging / _INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return InstanceBank(chosen, tuple(instances), tuple(starts), target)
+
+
+def load_bank(path: str | os.PathLike[str]) -> InstanceBank:
+    """Load and verify the bank at ``path``.
+
+    Raises:
+        BankError: no bank there, another format, a file whose hash differs from the index's,
+            a level whose spec changed since the bank was built, or a world whose rebuilt
+            digest differs from the recorded one (each message names which).
+    """
+    source = Path(path)
+    if not (source / _INDEX).is_file() or not (source / _ARRAYS).is_file():
+        raise BankError(f"no bank at {source} (expected {_INDEX} and {_ARRAYS})")
+    index = json.loads((source / _INDEX).read_text(encoding="utf-8"))
+    if index.get("format") != BANK_FORMAT:
+        raise BankError(f"bank format {index.get('format')!r} at {source}; expected {BANK_FORMAT}")
+    if _file_hash(source / _ARRAYS) != index["sha256"]:
+        raise BankError(f"{source / _ARRAYS} does not match the SHA-256 recorded in {_INDEX}")
+    level = get_level(index["ladder"], index["level"])
+    if repr(level.spec) != index["spec"]:
+        raise BankError(
+            f"level {index['level']} of ladder {index['ladder']} changed since the bank was "
+            f"built: {index['spec']} then, {level.spec!r} now"
+        )
+    with np.load(source / _ARRAYS, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    instances = _instances(level, index["seeds"], arrays)
+    for instance, digest in zip(instances, index["digests"], strict=True):
+        if instance.digest() != digest:
+            raise BankError(
+                f"world of seed {instance.seed} has digest {instance.digest()}, "
+                f"the bank recorded {digest}"
+            )
+    starts = tuple(
+        PDAG(directed, undirected)
+        for directed, undirected in zip(
+            arrays["start_directed"], arrays["start_undirected"], strict=True
+        )
+    )
+    return InstanceBank(level, tuple(instances), starts, source)
+
+
+def _arrays(instances: Sequence[Instance], starts: Sequence[PDAG]) -> dict[str, np.ndarray]:
+    d = instances[0].n_nodes
+    i_star = np.zeros((len(instances), d), dtype=bool)
+    for row, instance in zip(i_star, instances, strict=True):
+        row[sorted(instance.i_star)] = True
+    scms = [instance.scm for instance in instances]
+    assert all(isinstance(scm, LinearGaussianSCM) for scm in scms)
+    return {
+        "seeds": np.array([instance.seed for instance in instances], dtype=np.int64),
+        "adjacency": np.stack([instance.dag.adjacency for instance in instances]),
+        "weights": np.stack([scm.weights for scm in scms]),
+        "noise_std": np.stack([scm.noise_std for scm in scms]),  # type: ignore[union-attr]
+        "d_obs": np.stack([instance.d_obs for instance in instances]),
+        "i_star": i_star,
+        "budget": np.array([instance.budget for instance in instances], dtype=np.int64),
+        "min_relevant_abs_rho": np.array([i.min_relevant_abs_rho for i in instances]),
+        "attempts": np.array([i.attempts for i in instances], dtype=np.int64),
+        "weak_edges": np.array([i.weak_edges for i in instances], dtype=np.int64),
+        "start_directed": np.stack([start.directed for start in starts]),
+        "start_undirected": np.stack([start.undirected for start in starts]),
+    }
+
+
+def _instances(level: Level, seeds: Sequence[int], arrays: dict[str, np.ndarray]) -> list[Instance]:
+    if list(arrays["seeds"]) != list(seeds):
+        raise BankError("the seeds of worlds.npz differ from those of bank.json")
+    instances = []
+    for k, seed in enumerate(seeds):
+        instances.append(
+            Instance(
+                spec=level.spec,
+                seed=int(seed),
+                dag=DAG(arrays["adjacency"][k]),
+                scm=LinearGaussianSCM(arrays["weights"][k], arrays["noise_std"][k]),
+                d_obs=readonly(np.ascontiguousarray(arrays["d_obs"][k])),
+                i_star=frozenset(int(v) for v in np.flatnonzero(arrays["i_star"][k])),
+                budget=int(arrays["budget"][k]),
+                min_relevant_abs_rho=float(arrays["min_relevant_abs_rho"][k]),
+                attempts=int(arrays["attempts"][k]),
+                weak_edges=int(arrays["weak_edges"][k]),
+            )
+        )
+    return instances
+
+
+def _file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _seed_range(text: str) -> range:
+    start, _, stop = text.partition(":")
+    if not stop:
+        raise argparse.ArgumentTypeError(f"seeds must be START:STOP, got {text!r}")
+    return range(int(start), int(stop))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command line: build a bank (see the module docstring)."""
+    parser = argparse.ArgumentParser(description="Build an instance bank of design worlds.")
+    parser.add_argument("--ladder", default="v0", help="a shipped ladder (default v0)")
+    parser.add_argument("--level", default="L1", help="a level of that ladder (default L1)")
+    parser.add_argument("--seeds", type=_seed_range, required=True, help="START:STOP")
+    parser.add_argument("--out", type=Path, required=True, help="the bank directory")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing bank")
+    args = parser.parse_args(argv)
+    bank = build_bank(
+        args.out, ladder=args.ladder, level=args.level, seeds=args.seeds, overwrite=args.overwrite
+    )
+    print(f"wrote {len(bank)} worlds of {args.ladder} {args.level} to {bank.path}")
+
+
+if __name__ == "__main__":
+    main()

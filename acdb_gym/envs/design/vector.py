@@ -1,0 +1,505 @@
+"""The design env vectorized natively: N worlds stepped as arrays in one process.
+
+:class:`DesignVectorEnv` is a :class:`gymnasium.vector.VectorEnv` over ``num_envs`` design
+episodes whose state (raw orientations, estimates, shifts, budgets, observations) lives in
+``(N, ...)`` arrays. A step draws every intervening world's samples from that world's own
+generator, tests all of their shifts in one batch of numpy calls
+(:func:`~acdb_gym.discovery._two_sample.stacked_pvalues`), and scores every stopping world;
+Meek closures and scores are remembered per distinct state, so worlds that reach a state
+again (a bank reused for a whole run) pay only a dictionary look-up. With an
+:class:`~acdb_gym.envs.design.bank.InstanceBank` a reset costs no generation and no PC.
+
+Results equal :class:`~acdb_gym.envs.design.env.InterventionDesignEnv`'s bit for bit: world
+``i`` of ``reset(seed=s)`` is the single env of ``reset(seed=s + i)`` (Gymnasium's
+convention), with the same observations, rewards, terminations and final scores for the same
+actions, resets included (``tests/envs/test_design_vector.py`` checks it). With a bank, each
+reset draws the bank index ``np_random.integers(len(bank))`` from the world's generator, and
+the single env given ``options={"instance": bank.instances[j]}`` is its twin.
+
+Make it by id (the Design ids register it as their ``vector_entry_point``)::
+
+    envs = gym.make_vec("ACDB-Design-L1-v0", 64, vectorization_mode="vector_entry_point",
+                        bank=load_bank("banks/v0-L1"))
+
+The valid actions are ``envs.action_masks()`` (``(N, A)`` booleans), also returned as
+``info["action_mask"]`` (and inside the observation with ``observation="graph"``), as TorchRL's
+``ActionMask`` and SB3's MaskablePPO expect; :class:`acdb_gym.agents.rl.vec_env.SB3DesignVecEnv`
+adapts it to stable-baselines3's ``VecEnv``.
+
+Over 500 lines because the per-world state, the batched step and the autoreset rules are one
+array program whose parts read each other's arrays; the world bank, the SB3 adapter and the
+single env's rules live elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, get_args
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from acdb_gym.core.graphs import PDAG, cpdag
+from acdb_gym.core.graphs.meek import _ALL_RULES, _close
+from acdb_gym.core.ladders.shipped import Level, get_level
+from acdb_gym.core.scoring import SCORE_FIELDS, score
+from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
+from acdb_gym.core.worlds.instance import Instance
+from acdb_gym.core.worlds.sampler import InterventionSampler, sampler_for
+from acdb_gym.discovery._two_sample import ShiftReference, stacked_pvalues
+
+# The orienter's in-place step, shared so the two envs orient by the same code.
+from acdb_gym.discovery.orientation import _orient_at
+from acdb_gym.envs.action_types import real_number
+from acdb_gym.envs.design.bank import InstanceBank
+from acdb_gym.envs.design.cache import _LRU, moments, starting_graph
+from acdb_gym.envs.design.env import _SHIFT_CLIP, Estimator, ObservationMode
+from acdb_gym.envs.design.graph_obs import graph_observation, graph_observation_space
+from acdb_gym.envs.design.observation import observation_size
+from acdb_gym.envs.levels import RewardName, check_choice, check_level_arguments, choose_instance
+
+__all__ = ["DesignVectorEnv"]
+
+_CLOSURES: _LRU[tuple[np.ndarray, np.ndarray]] = _LRU(maxsize=100_000)
+"""Meek closures by raw state (about 0.5 kB each at d = 6)."""
+_SCORES: _LRU[tuple[float | int, ...]] = _LRU(maxsize=100_000)
+"""Score fields (:data:`SCORE_FIELDS`, in order) by world, estimate and targets (about 0.5 kB
+each), so a long run keeps both caches under about 100 MB."""
+
+
+class _World:
+    """What an episode on one instance starts from, computed once per instance."""
+
+    __slots__ = (
+        "budget",
+        "correlations",
+        "instance",
+        "key",
+        "mean",
+        "reference",
+        "rng_state",
+        "sampler",
+        "scale",
+        "sd",
+        "start_directed",
+        "start_undirected",
+    )
+
+    def __init__(self, instance: Instance, start: PDAG) -> None:
+        mean, sd, correlations = moments(instance.d_obs)
+        sampler = sampler_for(instance.scm)
+        if not isinstance(sampler, InterventionSampler):
+            raise ValueError("the vectorized design env needs linear-Gaussian worlds")
+        self.instance = instance
+        self.key = instance.digest()
+        self.budget = instance.budget
+        self.mean = mean
+        self.sd = sd
+        self.scale = np.where(sd > 0, sd, 1.0)
+        self.correlations = correlations
+        # As ShiftOrienter builds its reference: one contiguous row per variable.
+        self.reference = ShiftReference(np.ascontiguousarray(instance.d_obs.T))
+        self.sampler = sampler
+        self.rng_state = instance.intervention_rng().bit_generator.state
+        self.start_directed = start.directed
+        self.start_undirected = start.undirected
+
+
+class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
+    """``num_envs`` intervention-design episodes stepped together (see the module docstring).
+
+    ## Description
+
+    :class:`~acdb_gym.envs.design.env.InterventionDesignEnv` over ``N`` worlds at once, equal
+    to ``N`` single envs bit for bit (world ``i`` of ``reset(seed=s)`` is the single env of
+    ``reset(seed=s + i)``).
+
+    ## Action Space
+
+    ``MultiDiscrete([A] * N)`` with ``A = d + 1`` (``observation="flat"``) or
+    ``max_nodes + 1`` (``"graph"``): per world, intervene on a node or stop (the last action),
+    as the single env. :meth:`action_masks` gives the valid ones, ``(N, A)``.
+
+    ## Observation Space
+
+    The single env's, batched: ``Box(-1, 1, (N, M + 2 d^2 + d + 1), float32)``, or the graph
+    ``Dict`` with a leading ``N`` axis (its ``action_mask`` included).
+
+    ## Rewards
+
+    Per world, 0 until "stop", then the chosen score of the submitted estimate.
+
+    ## Starting State
+
+    A fresh instance from each world's ``np_random`` or, with ``bank``, the bank's world
+    ``np_random.integers(len(bank))``.
+
+    ## Episode End
+
+    A world terminates on "stop" (or a masked-out action); there is no truncation. Its next
+    step resets it (``"next_step"``) or it resets at once (``"same_step"``). ``info`` holds
+    ``budget``, ``interventions_used``, ``action_mask`` and, for ended worlds, ``score`` (a
+    dict of arrays with Gymnasium's ``_score`` mask).
+
+    ## Version History
+
+    * v0: initial version (registered as the Design ids' ``vector_entry_point``).
+
+    Args:
+        num_envs: number of worlds ``N``.
+        level, ladder, estimator, observation, max_nodes, shift, alpha, panel, reward: as
+            :class:`~acdb_gym.envs.design.env.InterventionDesignEnv` (a shipped level).
+        bank: draw every reset's world from this bank (of the same level) instead of
+            generating one; the ``"pc"`` estimator then starts from the bank's stored CPDAG.
+        autoreset_mode: ``"next_step"`` (Gymnasium's default: the step after an episode's end
+            resets that world and ignores its action) or ``"same_step"`` (reset at once; the
+            last observation and info are in ``info["final_obs"]`` / ``info["final_info"]``).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
+
+    def __init__(
+        self,
+        num_envs: int = 8,
+        level: str = "L1",
+        *,
+        ladder: str = "v0",
+        estimator: Estimator = "pc",
+        observation: ObservationMode = "flat",
+        max_nodes: int = 64,
+        shift: float = 3.0,
+        alpha: float = 0.01,
+        panel: Panel = PANEL_ACTIVE,
+        reward: RewardName = "directed_f1",
+        bank: InstanceBank | None = None,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+    ) -> None:
+        if not isinstance(num_envs, int | np.integer) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        check_level_arguments(level, ladder)
+        self.level: Level = level if isinstance(level, Level) else get_level(ladder, level)
+        check_choice("estimator", estimator, get_args(Estimator))
+        check_choice("observation", observation, get_args(ObservationMode))
+        check_choice("panel", panel, PANELS)
+        check_choice("reward", reward, get_args(RewardName))
+        modes = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+        mode = (
+            modes.get(autoreset_mode, autoreset_mode)
+            if isinstance(autoreset_mode, str)
+            else autoreset_mode
+        )
+        if mode not in modes.values():
+            raise ValueError(
+                f"autoreset_mode must be 'next_step' or 'same_step', got {autoreset_mode!r}"
+            )
+        shift = real_number("shift", shift)
+        alpha = real_number("alpha", alpha)
+        if not np.isfinite(shift):
+            raise ValueError(f"shift must be finite, got {shift}")
+        if not 0 < alpha < 1:
+            raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+        if bank is not None and bank.level.spec != self.level.spec:
+            raise ValueError(
+                f"bank holds worlds of {bank.level.ladder} {bank.level.name}, "
+                f"not of {self.level.ladder} {self.level.name}"
+            )
+        d = self.level.spec.d
+        if observation == "graph" and (not isinstance(max_nodes, int) or max_nodes < d):
+            raise ValueError(f"max_nodes must be an integer >= d = {d}, got {max_nodes!r}")
+        self.num_envs = n = int(num_envs)
+        self.n_nodes = d
+        self.estimator: Estimator = estimator
+        self.observation_mode: ObservationMode = observation
+        self.max_nodes = int(max_nodes) if observation == "graph" else d
+        self.shift, self.alpha = float(shift), float(alpha)
+        self.panel: Panel = panel
+        self.reward_name: RewardName = reward
+        self.bank = bank
+        self.metadata = {"autoreset_mode": mode}
+        self.render_mode = None
+        self.single_action_space = spaces.Discrete(self.max_nodes + 1)
+        self.action_space = batch_space(self.single_action_space, n)
+        self.single_observation_space: spaces.Space[Any] = (
+            graph_observation_space(self.max_nodes)
+            if observation == "graph"
+            else spaces.Box(-1.0, 1.0, (observation_size(d),), np.float32)
+        )
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self._n_int = self.level.spec.n_int
+        self._m = d * (d - 1) // 2
+        self._np_randoms: list[np.random.Generator | None] = [None] * n
+        self._rngs = [np.random.default_rng(0) for _ in range(n)]  # states set at reset
+        self._bank_worlds: list[_World | None] = [None] * (len(bank) if bank else 0)
+        self._worlds: list[_World | None] = [None] * n
+        self._targets: list[list[int]] = [[] for _ in range(n)]
+        self._directed = np.zeros((n, d, d), dtype=bool)  # raw orientations (the orienter's)
+        self._undirected = np.zeros((n, d, d), dtype=bool)
+        self._shifts = np.zeros((n, d, d), dtype=np.float32)
+        self._estimate_directed = np.zeros((n, d, d), dtype=bool)  # what "stop" submits
+        self._estimate_undirected = np.zeros((n, d, d), dtype=bool)
+        self._correlations = np.zeros((n, self._m), dtype=np.float32)
+        self._intervened = np.zeros((n, d), dtype=np.float32)
+        self._used = np.zeros(n, dtype=np.int64)
+        self._mean = np.zeros((n, d))  # observational means, sds and safe sds per world
+        self._sd = np.zeros((n, d))
+        self._scale = np.ones((n, d))
+        self._budgets = np.zeros(n, dtype=np.int64)
+        self._ended = np.zeros(n, dtype=bool)
+
+    # ------------------------------------------------------------------ gym API
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset every world; ``seed`` is an int (world ``i`` gets ``seed + i``), a sequence
+        of ``N`` seeds, or None (keep each world's generator)."""
+        if options:
+            raise ValueError(f"the vectorized design env takes no reset options, got {options!r}")
+        if seed is None:
+            seeds: Sequence[int | None] = [None] * self.num_envs
+        elif isinstance(seed, int | np.integer):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"expected {self.num_envs} seeds, got {len(seeds)}")
+        for i, world_seed in enumerate(seeds):
+            if world_seed is not None or self._np_randoms[i] is None:
+                self._np_randoms[i] = seeding.np_random(world_seed)[0]
+            self._reset_world(i)
+        self._ended[:] = False
+        return self._observations(), self._info()
+
+    def step(
+        self, actions: np.ndarray | Sequence[int]
+    ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action per world; see the module docstring for autoreset."""
+        if self._worlds[0] is None:
+            raise RuntimeError("call reset() before step()")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} integers, got {actions!r}")
+        if acts.min() < 0 or acts.max() > self.max_nodes:
+            raise ValueError(f"actions must be in [0, {self.max_nodes}], got {acts.tolist()}")
+        n = self.num_envs
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = np.zeros(n, dtype=bool)
+        restarting = self._ended.copy()  # next-step autoreset: these ignore their action
+        for slot in np.flatnonzero(restarting).tolist():
+            self._reset_world(slot)
+        self._ended[:] = False
+        can = self._can_intervene()
+        act_list = acts.tolist()
+        interveners = [
+            i for i in range(n) if not restarting[i] and act_list[i] < self.n_nodes and can[i]
+        ]
+        acting = set(interveners)
+        stoppers = [i for i in range(n) if not restarting[i] and i not in acting]
+        if interveners:
+            self._intervene(interveners, [act_list[i] for i in interveners])
+        scores: dict[int, dict[str, float]] = {}
+        for i in stoppers:
+            report, reward = self._score(i)
+            scores[i] = report
+            rewards[i] = reward
+            terminated[i] = True
+        truncated = np.zeros(n, dtype=bool)
+        self._ended = terminated.copy()  # sealed until reset: only "stop" is valid
+        info = self._info(scores)
+        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and stoppers:
+            last = self._observations()
+            final_obs = np.empty(n, dtype=object)
+            for i in stoppers:
+                final_obs[i] = last[i] if self.observation_mode == "flat" else None
+            if self.observation_mode == "graph":
+                for i in stoppers:
+                    final_obs[i] = {key: value[i] for key, value in last.items()}
+            for i in stoppers:
+                self._reset_world(i)
+            self._ended[:] = False
+            info = {
+                **self._info(),
+                "final_obs": final_obs,
+                "_final_obs": terminated.copy(),
+                "final_info": info,
+                "_final_info": terminated.copy(),
+            }
+        return self._observations(), rewards, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """``(N, A)`` booleans: interventions while the world's budget remains (active panel)
+        and its episode has not ended, and "stop" (the last action) always."""
+        masks = np.zeros((self.num_envs, self.max_nodes + 1), dtype=bool)
+        masks[:, : self.n_nodes] = self._can_intervene()[:, None]
+        masks[:, self.max_nodes] = True
+        return masks
+
+    # ------------------------------------------------------------------ internals
+    def _world_for(self, i: int) -> _World:
+        rng = self._np_randoms[i]
+        assert rng is not None
+        if self.bank is None:
+            instance = choose_instance(self.level, None, rng)
+            return _World(instance, starting_graph(instance, self.estimator))
+        j = int(rng.integers(len(self.bank)))
+        world = self._bank_worlds[j]
+        if world is None:
+            instance = self.bank.instances[j]
+            start = self.bank.starts[j] if self.estimator == "pc" else cpdag(instance.dag)
+            world = self._bank_worlds[j] = _World(instance, start)
+        return world
+
+    def _reset_world(self, i: int) -> None:
+        world = self._worlds[i] = self._world_for(i)
+        self._rngs[i].bit_generator.state = world.rng_state
+        self._targets[i] = []
+        self._directed[i] = world.start_directed
+        self._undirected[i] = world.start_undirected
+        self._shifts[i] = 0.0
+        self._estimate_directed[i] = world.start_directed
+        self._estimate_undirected[i] = world.start_undirected
+        self._correlations[i] = world.correlations
+        self._intervened[i] = 0.0
+        self._used[i] = 0
+        self._budgets[i] = world.budget
+        self._mean[i] = world.mean
+        self._sd[i] = world.sd
+        self._scale[i] = world.scale
+
+    def _can_intervene(self) -> np.ndarray:
+        if self.panel != PANEL_ACTIVE:
+            return np.zeros(self.num_envs, dtype=bool)
+        return (self._used < self._budgets) & ~self._ended
+
+    def _intervene(self, slots: list[int], targets: list[int]) -> None:
+        worlds = [self._worlds[i] for i in slots]
+        n_int = self._n_int
+        samples = np.empty((len(slots), n_int, self.n_nodes))
+        values = (self._mean[slots, targets] + self.shift * self._sd[slots, targets]).tolist()
+        for k, (i, target, world) in enumerate(zip(slots, targets, worlds, strict=True)):
+            assert world is not None
+            world.sampler.draw(target, values[k], n_int, self._rngs[i], samples[k])
+            self._targets[i].append(target)
+        self._intervened[slots, targets] = 1.0
+        self._used[slots] += 1
+        # The shift features, as DesignState.add_experiment computes them, for all at once.
+        shift = np.abs(samples.mean(axis=1) - self._mean[slots]) / self._scale[slots]
+        shift[np.arange(len(slots)), targets] = 0.0
+        self._shifts[slots, targets] = np.minimum(shift, _SHIFT_CLIP) / _SHIFT_CLIP
+        # The orientation tests of the worlds with undirected edges at their target.
+        edges = self._undirected[slots, targets]
+        testing = np.flatnonzero(edges.any(axis=1)).tolist()
+        if testing:
+            tested = np.ascontiguousarray(samples[testing].transpose(0, 2, 1))
+            references = [worlds[k].reference for k in testing]  # type: ignore[union-attr]
+            forward = stacked_pvalues(references, tested) < self.alpha
+            for k, row in zip(testing, forward.tolist(), strict=True):
+                i, target = slots[k], targets[k]
+                neighbours = np.flatnonzero(edges[k])
+                decisions = ["forward" if row[j] else "backward" for j in neighbours.tolist()]
+                _orient_at(self._directed[i], self._undirected[i], target, neighbours, decisions)  # type: ignore[arg-type]
+        for i in slots:
+            self._estimate_directed[i], self._estimate_undirected[i] = self._estimate(i)
+
+    def _estimate(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """The estimate "stop" would submit: the start before any experiment, else the raw
+        orientations closed under Meek's rules (remembered per distinct raw state)."""
+        world = self._worlds[i]
+        assert world is not None
+        if not self._targets[i]:
+            return world.start_directed, world.start_undirected
+        raw_d, raw_u = self._directed[i], self._undirected[i]
+        key = (raw_d.shape[0], raw_d.tobytes(), raw_u.tobytes())
+
+        # Meek's rules on the raw arrays, as meek_closure runs them (the raw state is always
+        # a valid PDAG: the orienter never closes a cycle), without building PDAG objects.
+        return _CLOSURES.get(key, lambda: _close(raw_d, raw_u, _ALL_RULES))
+
+    def _score(self, i: int) -> tuple[dict[str, float], float]:
+        world = self._worlds[i]
+        assert world is not None
+        directed, undirected = self._estimate(i)
+        targets = tuple(self._targets[i])
+        # The score reads the targets only as a set (essential_f1) and their count.
+        key = (
+            world.key,
+            directed.tobytes(),
+            undirected.tobytes(),
+            frozenset(targets),
+            len(targets),
+        )
+
+        def compute() -> tuple[float | int, ...]:
+            report = score(
+                world.instance,
+                PDAG._valid(directed, undirected),  # a start or a closure: valid already
+                interventions_used=len(targets),
+                targets=targets,
+            )
+            values = report.to_dict()
+            assert tuple(values) == SCORE_FIELDS  # a causally sufficient world's report
+            return tuple(values.values())
+
+        report = dict(zip(SCORE_FIELDS, _SCORES.get(key, compute), strict=True))
+        if self.reward_name == "neg_shd":
+            return report, -float(report["shd"])
+        return report, float(report[self.reward_name])
+
+    def _flat(self) -> np.ndarray:
+        """The flat observations of all worlds, as DesignState.observation encodes one."""
+        n, d, m = self.num_envs, self.n_nodes, self._m
+        flat = np.empty((n, observation_size(d)), dtype=np.float32)
+        flat[:, :m] = self._correlations
+        graph = self._estimate_directed.astype(np.float32) + 0.5 * self._estimate_undirected
+        flat[:, m : m + d * d] = graph.reshape(n, d * d)
+        flat[:, m + d * d : m + d * d + d] = self._intervened
+        flat[:, m + d * d + d : -1] = self._shifts.reshape(n, d * d)
+        budgets = self._budgets
+        remaining = budgets - self._used if self.panel == PANEL_ACTIVE else np.zeros(n)
+        flat[:, -1] = np.where(budgets > 0, remaining / np.maximum(budgets, 1), 0.0)
+        return flat
+
+    def _observations(self) -> Any:
+        flat = self._flat()
+        if self.observation_mode == "flat":
+            return flat
+        can = self._can_intervene()
+        remaining = self._budgets - self._used if self.panel == PANEL_ACTIVE else 0 * self._used
+        parts = [
+            graph_observation(
+                flat[i],
+                self.n_nodes,
+                budget_remaining=int(remaining[i]),
+                can_intervene=bool(can[i]),
+                max_nodes=self.max_nodes,
+            )
+            for i in range(self.num_envs)
+        ]
+        return {key: np.stack([part[key] for part in parts]) for key in parts[0]}
+
+    def _info(self, scores: dict[int, dict[str, float]] | None = None) -> dict[str, Any]:
+        n = self.num_envs
+        info: dict[str, Any] = {
+            "budget": self._budgets.copy(),
+            "_budget": np.ones(n, dtype=bool),
+            "interventions_used": self._used.copy(),
+            "_interventions_used": np.ones(n, dtype=bool),
+            "action_mask": self.action_masks(),
+            "_action_mask": np.ones(n, dtype=bool),
+        }
+        if scores:
+            ended = np.zeros(n, dtype=bool)
+            ended[list(scores)] = True
+            fields = next(iter(scores.values())).keys()
+            values = {
+                field: np.array([scores[i][field] if i in scores else 0 for i in range(n)])
+                for field in fields
+            }
+            info["score"] = {**values, **{f"_{field}": ended for field in fields}}
+            info["_score"] = ended
+        return info

@@ -1,0 +1,194 @@
+"""The natively vectorized design env and MaskablePPO on it, against CartPole in the same run.
+
+``ACDB-Design-L1-v0`` made with ``gym.make_vec(..., vectorization_mode="vector_entry_point")``
+(:class:`~acdb_gym.envs.design.vector.DesignVectorEnv`, PC estimator) over ``--envs`` worlds,
+against Gymnasium's own native ``CartPole-v1`` vector env with as many copies. Every row takes
+uniformly random valid actions (the ``action_masks()`` of each world), resets included, and
+counts env steps (one per world per vector step).
+
+Rows:
+
+* **bank, cold**: worlds drawn from an instance bank (``--bank-size`` generated seeds, built
+  here; its build and load time are reported), timed from the first step: each world's
+  constants are prepared on its first reset and every new (state, targets) pair pays one Meek
+  closure or one score;
+* **bank, warm**: the same env after ``--warmup`` further vector steps, when the remembered
+  closures and scores serve most steps (what a long training run sees);
+* **fresh**: no bank; every reset generates a world and runs PC (the single env's default).
+
+Training: sb3-contrib's ``MaskablePPO`` on :class:`~acdb_gym.agents.rl.vec_env.SB3DesignVecEnv`
+and stable-baselines3's ``PPO`` on ``make_vec_env("CartPole-v1")``, both with ``--envs``
+copies, ``MlpPolicy`` (64-64), ``n_steps=256``, ``batch_size=256``, 10 epochs, one torch
+thread, ``--timesteps`` steps; MaskablePPO once on a second, unseen bank (cold) and once on the
+warmed bank. Steps per wall second (per CPU second in brackets, which other processes on a busy
+machine inflate less).
+
+Run: ``python benchmarks/design_vector.py [--smoke] [--envs N] [--bank-size W]``
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np
+from _common import base_parser, load_average, markdown_table, print_header
+
+ENV_ID = "ACDB-Design-L1-v0"
+
+
+def _timed(run: Callable[[], int]) -> tuple[float, float]:
+    """Env steps per wall second and per CPU second of ``run()`` (which returns its steps)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    steps = run()
+    return steps / (time.perf_counter() - wall), steps / (time.process_time() - cpu)
+
+
+def _random_steps(envs: Any, steps: int, seed: int = 0) -> Callable[[], int]:
+    """Run ``steps`` vector steps of uniformly random valid actions (resets included)."""
+    rng = np.random.default_rng(seed)
+    masked = hasattr(envs, "action_masks")
+    n = envs.num_envs
+    actions_n = int(envs.single_action_space.n)
+
+    def run() -> int:
+        for _ in range(steps):
+            if masked:
+                masks = envs.action_masks()
+                actions = (rng.random(masks.shape) * masks).argmax(axis=1)
+            else:
+                actions = rng.integers(actions_n, size=n)
+            envs.step(actions)
+        return steps * n
+
+    return run
+
+
+def _cell(rates: list[tuple[float, float]]) -> str:
+    wall = statistics.median(rate[0] for rate in rates)
+    cpu = statistics.median(rate[1] for rate in rates)
+    return f"{wall:,.0f} ({cpu:,.0f})"
+
+
+def _train(model: Any, timesteps: int) -> tuple[float, float]:
+    def run() -> int:
+        model.learn(total_timesteps=timesteps)
+        return timesteps
+
+    return _timed(run)
+
+
+def main() -> None:
+    parser = base_parser(__doc__)
+    parser.add_argument("--envs", type=int, default=64, help="worlds per vector env")
+    parser.add_argument("--bank-size", type=int, default=1000, help="worlds in each bank")
+    parser.add_argument("--steps", type=int, default=None, help="vector steps per timed run")
+    parser.add_argument("--warmup", type=int, default=None, help="vector steps before 'warm'")
+    parser.add_argument("--timesteps", type=int, default=None, help="training steps")
+    parser.add_argument("--train-envs", type=int, default=16, help="worlds while training")
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")
+    import gymnasium as gym
+    import torch
+
+    import acdb_gym  # noqa: F401  (registers the ids)
+    from acdb_gym.envs.design.bank import build_bank
+
+    torch.set_num_threads(1)
+    repeats = args.repeats or (1 if args.smoke else 3)
+    steps = args.steps or (20 if args.smoke else 300)
+    warmup = args.warmup if args.warmup is not None else (20 if args.smoke else 2000)
+    timesteps = args.timesteps or (512 if args.smoke else 16384)
+    bank_size = 20 if args.smoke else args.bank_size
+    n = args.envs
+    rows: list[list[str]] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        start = time.perf_counter()
+        bank = build_bank(
+            Path(scratch) / "a", ladder="v0", level="L1", seeds=range(10**6, 10**6 + bank_size)
+        )
+        built = time.perf_counter() - start
+        start = time.perf_counter()
+        from acdb_gym.envs.design.bank import load_bank
+
+        bank = load_bank(bank.path)
+        loaded = time.perf_counter() - start
+        unseen = build_bank(
+            Path(scratch) / "b",
+            ladder="v0",
+            level="L1",
+            seeds=range(2 * 10**6, 2 * 10**6 + bank_size),
+        )
+
+        cartpole = gym.make_vec("CartPole-v1", n, vectorization_mode="vector_entry_point")
+        cartpole.reset(seed=0)
+        cartpole_rates = [_timed(_random_steps(cartpole, steps * 10, r)) for r in range(repeats)]
+
+        envs = gym.make_vec(ENV_ID, n, vectorization_mode="vector_entry_point", bank=bank)
+        envs.reset(seed=0)
+        cold = [_timed(_random_steps(envs, steps, seed=1))]
+        _random_steps(envs, warmup, seed=2)()
+        warm = [_timed(_random_steps(envs, steps, seed=3 + r)) for r in range(repeats)]
+        fresh_envs = gym.make_vec(ENV_ID, 8, vectorization_mode="vector_entry_point")
+        fresh_envs.reset(seed=0)
+        fresh = [_timed(_random_steps(fresh_envs, max(steps // 10, 5), seed=4))]
+        peer = _cell(cartpole_rates)
+        rows += [
+            [f"env steps/s, bank of {bank_size}, cold (N={n})", _cell(cold), peer],
+            [f"env steps/s, bank of {bank_size}, warm (N={n})", _cell(warm), peer],
+            ["env steps/s, fresh worlds (N=8, generation + PC per reset)", _cell(fresh), peer],
+        ]
+
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3 import PPO
+        from stable_baselines3.common.env_util import make_vec_env
+
+        from acdb_gym.agents.rl.vec_env import SB3DesignVecEnv
+
+        settings: dict[str, Any] = {"n_steps": 256, "batch_size": 256, "n_epochs": 10, "seed": 0}
+        m = args.train_envs
+        cartpole_model = PPO("MlpPolicy", make_vec_env("CartPole-v1", n_envs=m, seed=0), **settings)
+        ppo = _train(cartpole_model, timesteps)
+        cold_model = MaskablePPO(
+            "MlpPolicy", SB3DesignVecEnv.of(m, "L1", ladder="v0", bank=unseen), **settings
+        )
+        maskable_cold = _train(cold_model, timesteps)
+        warm_model = MaskablePPO(
+            "MlpPolicy", SB3DesignVecEnv.of(m, "L1", ladder="v0", bank=bank), **settings
+        )
+        maskable_warm = _train(warm_model, timesteps)
+        rows += [
+            [
+                f"MaskablePPO training steps/s, unseen bank (N={m})",
+                _cell([maskable_cold]),
+                _cell([ppo]),
+            ],
+            [
+                f"MaskablePPO training steps/s, warmed bank (N={m})",
+                _cell([maskable_warm]),
+                _cell([ppo]),
+            ],
+        ]
+
+    print_header(
+        "The vectorized design env at training speed (ACDB-Design-L1-v0, PC estimator)",
+        f"Steps per wall second (per CPU second in brackets); env rows the median of "
+        f"{repeats} runs of {steps} vector steps (cold: one run), CartPole {steps * 10} vector "
+        f"steps per run; training {timesteps} steps. Bank of {bank_size} worlds: built in "
+        f"{built:.1f} s (generation + PC), loaded and verified in {loaded:.2f} s.",
+    )
+    headers = ["measure", ENV_ID, "CartPole-v1 (same run; PPO for training rows)"]
+    print(markdown_table(headers, rows))
+    print(f"\nLoad average at the end: {load_average()}.")
+
+
+if __name__ == "__main__":
+    main()

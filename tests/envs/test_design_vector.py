@@ -1,0 +1,223 @@
+"""The natively vectorized design env and the instance bank: equal to N single envs, by id."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils import seeding
+
+from acdb_gym.core.worlds.instance import generate_instance
+from acdb_gym.discovery import pc_cpdag
+from acdb_gym.envs.design.bank import BankError, InstanceBank, build_bank, load_bank
+from acdb_gym.envs.design.env import InterventionDesignEnv
+from acdb_gym.envs.design.vector import DesignVectorEnv
+
+SEEDS = range(500_000, 500_006)
+
+
+@pytest.fixture(scope="module")
+def bank(tmp_path_factory: pytest.TempPathFactory) -> InstanceBank:
+    return build_bank(tmp_path_factory.mktemp("banks") / "l1", ladder="v0", level="L1", seeds=SEEDS)
+
+
+def _random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+
+
+def _assert_same(vector_obs: Any, i: int, single_obs: Any) -> None:
+    if isinstance(single_obs, dict):
+        for key, value in single_obs.items():
+            np.testing.assert_array_equal(vector_obs[key][i], value, err_msg=key)
+    else:
+        np.testing.assert_array_equal(vector_obs[i], single_obs)
+
+
+def _run_side_by_side(
+    venv: DesignVectorEnv,
+    singles: list[InterventionDesignEnv],
+    seed: int,
+    steps: int,
+    next_options: Any = lambda i: None,
+) -> int:
+    """Step the vector env and the single envs with the same random valid actions; every
+    observation, reward, termination and final score must be equal. Returns the episodes
+    that ended."""
+    rng = np.random.default_rng(seed)
+    obs, info = venv.reset(seed=seed)
+    for i, env in enumerate(singles):
+        single_obs, single_info = env.reset(seed=seed + i, options=next_options(i))
+        _assert_same(obs, i, single_obs)
+        assert info["budget"][i] == single_info["budget"]
+    ended = [False] * len(singles)
+    episodes = 0
+    for _ in range(steps):
+        masks = venv.action_masks()
+        np.testing.assert_array_equal(masks, info["action_mask"])
+        actions = _random_actions(masks, rng)
+        obs, reward, terminated, truncated, info = venv.step(actions)
+        assert not truncated.any()
+        for i, env in enumerate(singles):
+            if ended[i]:  # next-step autoreset: the vector env resets, the action is ignored
+                single_obs, _ = env.reset(options=next_options(i))
+                single_reward, single_term, single_info = 0.0, False, {}
+            else:
+                np.testing.assert_array_equal(masks[i], env.action_masks())
+                single_obs, single_reward, single_term, _, single_info = env.step(int(actions[i]))
+            _assert_same(obs, i, single_obs)
+            assert reward[i] == single_reward
+            assert terminated[i] == single_term
+            if single_term:
+                episodes += 1
+                assert info["_score"][i]
+                vector_score = {k: info["score"][k][i].item() for k in single_info["score"]}
+                assert vector_score == single_info["score"]
+            ended[i] = single_term
+    return episodes
+
+
+def test_vector_env_equals_single_envs_on_the_same_seeds() -> None:
+    venv = DesignVectorEnv(3, "L1", ladder="v0")
+    singles = [InterventionDesignEnv("L1", ladder="v0") for _ in range(3)]
+    assert _run_side_by_side(venv, singles, seed=11, steps=30) >= 10
+
+
+def test_vector_env_on_a_bank_equals_single_envs_given_the_same_worlds(
+    bank: InstanceBank,
+) -> None:
+    # Each reset draws its bank index from the world's own generator, as documented.
+    seed, n = 3, 2
+    draws = [seeding.np_random(seed + i)[0] for i in range(n)]
+
+    def options(i: int) -> dict[str, Any]:
+        return {"instance": bank.instances[int(draws[i].integers(len(bank)))]}
+
+    venv = DesignVectorEnv(n, "L1", ladder="v0", bank=bank, observation="graph", max_nodes=8)
+    singles = [
+        InterventionDesignEnv("L1", ladder="v0", observation="graph", max_nodes=8) for _ in range(n)
+    ]
+    assert _run_side_by_side(venv, singles, seed, steps=25, next_options=options) >= 5
+
+
+def test_true_cpdag_estimator_and_neg_shd_reward_match_too(bank: InstanceBank) -> None:
+    kwargs: dict[str, Any] = {"estimator": "true_cpdag", "reward": "neg_shd"}
+    draws = [seeding.np_random(7)[0]]
+    venv = DesignVectorEnv(1, "L1", ladder="v0", bank=bank, **kwargs)
+    singles = [InterventionDesignEnv("L1", ladder="v0", **kwargs)]
+    _run_side_by_side(
+        venv,
+        singles,
+        7,
+        steps=15,
+        next_options=lambda i: {"instance": bank.instances[int(draws[i].integers(len(bank)))]},
+    )
+
+
+def test_same_step_autoreset_reports_the_last_observation(bank: InstanceBank) -> None:
+    venv = DesignVectorEnv(2, "L1", ladder="v0", bank=bank, autoreset_mode="same_step")
+    obs, _ = venv.reset(seed=0)
+    stop = venv.single_action_space.n - 1
+    before = obs.copy()
+    obs, reward, terminated, _, info = venv.step(np.array([stop, 0]))
+    assert terminated.tolist() == [True, False]
+    np.testing.assert_array_equal(info["final_obs"][0], before[0])
+    assert info["_final_obs"].tolist() == [True, False]
+    assert reward[0] == info["final_info"]["score"]["directed_f1"][0]
+    assert obs[0, -1] == 1.0 and info["interventions_used"][0] == 0  # a fresh episode
+
+
+def test_design_ids_make_the_native_vector_env() -> None:
+    envs = gym.make_vec("ACDB-Design-L1-v0", 3, vectorization_mode="vector_entry_point")
+    assert isinstance(envs, DesignVectorEnv)
+    assert envs.observation_space.shape == (3, InterventionDesignEnv().observation_space.shape[0])
+    assert envs.action_space == gym.spaces.MultiDiscrete([7, 7, 7])
+    obs, info = envs.reset(seed=0)
+    assert envs.observation_space.contains(obs)
+    assert info["action_mask"].shape == (3, 7) and info["action_mask"].all()
+    v1 = gym.make_vec("ACDB-Design-L2-v1", 2, vectorization_mode="vector_entry_point")
+    assert (v1.level.ladder, v1.level.name) == ("v1", "L2")
+
+
+def test_bad_arguments_are_refused(bank: InstanceBank) -> None:
+    with pytest.raises(ValueError, match="num_envs must be a positive integer"):
+        DesignVectorEnv(0)
+    with pytest.raises(ValueError, match="autoreset_mode must be"):
+        DesignVectorEnv(1, autoreset_mode="disabled")
+    with pytest.raises(ValueError, match="bank holds worlds of v0 L1, not of v0 L2"):
+        DesignVectorEnv(1, "L2", bank=bank)
+    venv = DesignVectorEnv(2, bank=bank)
+    with pytest.raises(RuntimeError, match="call reset"):
+        venv.step(np.array([0, 0]))
+    venv.reset(seed=0)
+    with pytest.raises(ValueError, match=r"actions must be in \[0, 6\]"):
+        venv.step(np.array([0, 7]))
+    with pytest.raises(ValueError, match="actions must be 2 integers"):
+        venv.step(np.array([0.5, 1.0]))
+    with pytest.raises(ValueError, match="takes no reset options"):
+        venv.reset(options={"manifest_index": 0})
+
+
+def test_bank_worlds_are_the_generated_worlds(bank: InstanceBank) -> None:
+    loaded = load_bank(bank.path)
+    assert loaded.seeds == tuple(SEEDS)
+    for instance, start in zip(loaded.instances[:3], loaded.starts[:3], strict=True):
+        fresh = generate_instance(loaded.level.spec, instance.seed)
+        assert instance.digest() == fresh.digest()
+        np.testing.assert_array_equal(instance.d_obs, fresh.d_obs)
+        np.testing.assert_array_equal(instance.scm.weights, fresh.scm.weights)
+        assert (instance.i_star, instance.budget) == (fresh.i_star, fresh.budget)
+        ours, theirs = instance.intervention_rng(), fresh.intervention_rng()
+        np.testing.assert_array_equal(
+            instance.scm.sample_do(1, 2.0, 50, ours), fresh.scm.sample_do(1, 2.0, 50, theirs)
+        )
+        expected = pc_cpdag(fresh.d_obs)
+        np.testing.assert_array_equal(start.directed, expected.directed)
+        np.testing.assert_array_equal(start.undirected, expected.undirected)
+
+
+def test_bank_refuses_tampering_and_misuse(bank: InstanceBank, tmp_path: Path) -> None:
+    with pytest.raises(BankError, match="exists"):
+        build_bank(bank.path, ladder="v0", level="L1", seeds=[1])
+    with pytest.raises(BankError, match="distinct non-negative"):
+        build_bank(tmp_path / "b", ladder="v0", level="L1", seeds=[1, 1])
+    with pytest.raises(BankError, match="family='nonlinear'"):
+        build_bank(tmp_path / "b", ladder="v1-nonlinear", level="L1", seeds=[1])
+    with pytest.raises(BankError, match="no bank at"):
+        load_bank(tmp_path / "nothing")
+    copy = build_bank(tmp_path / "c", ladder="v0", level="L1", seeds=[7, 8])
+    index = json.loads((copy.path / "bank.json").read_text())
+    index["digests"][1] = "0" * 16
+    (copy.path / "bank.json").write_text(json.dumps(index))
+    with pytest.raises(BankError, match="world of seed 8 has digest"):
+        load_bank(copy.path)
+    with open(copy.path / "worlds.npz", "ab") as handle:
+        handle.write(b"\0")
+    with pytest.raises(BankError, match="does not match the SHA-256"):
+        load_bank(copy.path)
+    assert not list(tmp_path.glob(".*"))  # no staging directory left behind
+
+
+def test_maskable_ppo_trains_on_the_sb3_adapter(bank: InstanceBank) -> None:
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from acdb_gym.agents.rl.vec_env import SB3DesignVecEnv
+
+    venv = SB3DesignVecEnv.of(4, "L1", ladder="v0", bank=bank)
+    venv.seed(0)
+    obs = venv.reset()
+    assert obs.shape == (4, venv.observation_space.shape[0])
+    stop = np.full(4, venv.action_space.n - 1)
+    obs, reward, done, infos = venv.step(stop)
+    assert done.all() and all("terminal_observation" in info for info in infos)
+    assert [info["score"]["directed_f1"] for info in infos] == pytest.approx(reward.tolist())
+    assert np.stack(venv.env_method("action_masks")).shape == (4, 7)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0)
+    model.learn(64)
+    assert model.num_timesteps == 64
+    with pytest.raises(ValueError, match="same_step"):
+        SB3DesignVecEnv(DesignVectorEnv(2, bank=bank))
