@@ -100,7 +100,7 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         type=int,
         default=None,
         help=f"first N manifest seeds per level (1-{MANIFEST_SIZE}; custom levels "
-        f"1-{MAX_CUSTOM_SEEDS}; default 8)",
+        f"1-{MAX_CUSTOM_SEEDS}) (default: 8)",
     )
     p.add_argument(
         "--indices",
