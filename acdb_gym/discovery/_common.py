@@ -1,11 +1,18 @@
-"""Input checks shared by the discovery algorithms (private)."""
+"""Input checks and the per-dataset memo shared by the discovery algorithms (private)."""
 
 from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from acdb_gym.core.types import FloatArray
+
+_Result = TypeVar("_Result")
 
 
 def as_data_matrix(data: ArrayLike, name: str, *, n_columns: int | None = None) -> FloatArray:
@@ -54,3 +61,26 @@ def check_probability(value: float, name: str) -> None:
     """Raise ValueError unless ``0 < value < 1``."""
     if not 0.0 < value < 1.0:
         raise ValueError(f"{name} must be in (0, 1), got {value}")
+
+
+def memo_by_data(
+    memo: OrderedDict[tuple[object, ...], _Result],
+    size: int,
+    data: ArrayLike,
+    alpha: float,
+    compute: Callable[[FloatArray, float], _Result],
+) -> _Result:
+    """``compute(data, alpha)`` once per dataset in ``memo`` (at most ``size`` entries, least
+    recently used first out), keyed by the data's shape, a SHA-256 of its float64 bytes and
+    ``alpha``: equal data gives the identical result, different data never shares one."""
+    array = np.ascontiguousarray(data, dtype=np.float64)
+    key = (array.shape, hashlib.sha256(array.tobytes()).digest(), float(alpha))
+    found = memo.get(key)
+    if found is not None:
+        memo.move_to_end(key)
+        return found
+    result = compute(array, alpha)
+    memo[key] = result
+    if len(memo) > size:
+        memo.popitem(last=False)
+    return result

@@ -14,7 +14,6 @@ at ``j``, so the PAG's marks are the transposes.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 from collections import OrderedDict
 
@@ -27,6 +26,7 @@ from acdb_gym.discovery._common import (
     check_min_rows,
     check_no_constant_column,
     check_probability,
+    memo_by_data,
 )
 from acdb_gym.discovery.pc import _undirect_cycles
 
@@ -98,17 +98,9 @@ def shared_fci_pag(data: ArrayLike, *, alpha: float = 0.05) -> PAG:
     """:func:`fci_pag` computed once per dataset and process (the ``fci`` and ``fci_active``
     agents run it on the same observational sample), keyed by the data's shape, a SHA-256 of
     its float64 bytes and ``alpha``."""
-    array = np.ascontiguousarray(data, dtype=np.float64)
-    key = (array.shape, hashlib.sha256(array.tobytes()).digest(), float(alpha))
-    found = _SHARED.get(key)
-    if found is not None:
-        _SHARED.move_to_end(key)
-        return found
-    result = fci_pag(array, alpha=alpha)
-    _SHARED[key] = result
-    if len(_SHARED) > SHARED_FCI_SIZE:
-        _SHARED.popitem(last=False)
-    return result
+    return memo_by_data(
+        _SHARED, SHARED_FCI_SIZE, data, alpha, lambda array, a: fci_pag(array, alpha=a)
+    )
 
 
 def codable_graph(pag: PAG) -> PDAG | ADMG | PAG:

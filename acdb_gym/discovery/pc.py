@@ -16,7 +16,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from typing import Literal
 
@@ -30,6 +29,7 @@ from acdb_gym.discovery._common import (
     check_min_rows,
     check_no_constant_column,
     check_probability,
+    memo_by_data,
 )
 from acdb_gym.discovery.pc_batched import pc_batched
 
@@ -176,14 +176,6 @@ def shared_pc_cpdag(data: ArrayLike, *, alpha: float = 0.05) -> PDAG:
     its float64 bytes and by ``alpha``, so equal data gives the identical (immutable) PDAG
     that :func:`pc_cpdag` returns, and different data never shares a result.
     """
-    array = np.ascontiguousarray(data, dtype=np.float64)
-    key = (array.shape, hashlib.sha256(array.tobytes()).digest(), float(alpha))
-    found = _SHARED.get(key)
-    if found is not None:
-        _SHARED.move_to_end(key)
-        return found
-    result = pc_cpdag(array, alpha=alpha)
-    _SHARED[key] = result
-    if len(_SHARED) > SHARED_PC_SIZE:
-        _SHARED.popitem(last=False)
-    return result
+    return memo_by_data(
+        _SHARED, SHARED_PC_SIZE, data, alpha, lambda array, a: pc_cpdag(array, alpha=a)
+    )
