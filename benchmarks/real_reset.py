@@ -4,8 +4,8 @@ level (an ER graph with 150 edges, the same generator and faithfulness rule) in 
 Each timed call is ``env.reset(options={"manifest_index": i})`` for the next manifest index with
 the instance cache cleared (worlds of 100,000 observational values are not cached anyway), so
 every reset generates its world from the seed: graph relabelling, weight draws and edge redraws,
-the observational sample, the minimum intervention set and the difficulty covariate. The levels
-are measured interleaved, index by index. The issue's target is 50 ms at d = 100.
+the observational sample and the minimum intervention set (the difficulty covariate is computed
+when read, not at reset). The levels are measured interleaved, index by index. The issue's target is 50 ms at d = 100.
 
 BLAS is pinned to one thread, as in a sweep worker (threads spinning on a loaded machine count
 as CPU time), unless the caller set ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or

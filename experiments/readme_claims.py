@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from acdb_gym.core.ladders.custom import parse_custom_level
+from acdb_gym.core.ladders.shipped import REAL_LADDER
 from acdb_gym.report import load_results, paired_test, summarize
 from acdb_gym.report.aggregation import prepare
 from acdb_gym.report.document import markdown_lines
@@ -85,6 +86,8 @@ V1_AGENTS = ("random", "pc", "pc_greedy", "oracle", "sortnregress", "randregress
 V0_AGENTS = ("random", "pc", "pc_greedy", "sortnregress", "randregress", "pc_active", "bic_active")
 FAMILY_AGENTS = ("random", "pc", "pc_greedy", "oracle", "sortnregress", "lingam", "pc_rank")
 FAMILY_LEVELS = ("L0", "L1", "L2")
+REAL_AGENTS = ("pc", "pc_greedy", "sortnregress")
+REAL_LEVELS = tuple(REAL_LADDER)
 SWEEPS = (
     Sweep("v1", "v1", (*V1_AGENTS, "r2sortnregress", "pc_active")),
     Sweep("v0", "v0", V0_AGENTS),
@@ -95,6 +98,8 @@ SWEEPS = (
     Sweep("v1", "v1", ("lingam", "lingam_active"), ("L0", "L3")),
     Sweep("v1", "v1", ("bic_active",)),
     Sweep("d40", "custom", D40_AGENTS, ("D40",), custom=D40, count=50),
+    Sweep("v1-nonlinear", "v1-nonlinear", REAL_AGENTS, ("L3",)),
+    Sweep("real", "real", REAL_AGENTS, REAL_LEVELS),
 )
 
 
@@ -564,6 +569,25 @@ def block_d40() -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def block_real_transfer() -> str:
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import real_transfer
+
+    rows = [
+        *(row for row in rows_of("v1", "v1") if row["level"] == "L3"),
+        *(row for row in rows_of("v1-nonlinear", "v1-nonlinear") if row["level"] == "L3"),
+        *rows_of("real", "real"),
+    ]
+    last = FIRST + COUNT - 1
+    tables = real_transfer.tables(real_transfer.per_seed(rows, FIRST, last, "directed_f1"))
+    return (
+        f"On the test split (manifest indices {FIRST}–{last} of every level; the ER columns are "
+        "v1 L3 and v1-nonlinear L3, the SF columns the real ladder's levels of the same size):\n\n"
+        + tables.rstrip("\n")
+        + "\n"
+    )
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "v0-beyond": block_v0_beyond,
     "v1-tables": block_v1_tables,
@@ -575,6 +599,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "rl-graph-summary": block_rl_graph_summary,
     "rl-graph-table": block_rl_graph_table,
     "d40": block_d40,
+    "real-transfer": block_real_transfer,
 }
 
 

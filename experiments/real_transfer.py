@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,13 +55,16 @@ PerSeed = dict[tuple[str, str, str, str], dict[int, float]]
 
 
 def load(path: Path, first: int, last: int, metric: str) -> PerSeed:
-    """``(ladder, level, agent, panel) -> {manifest_index: value}`` over ok rows with
-    ``first <= manifest_index <= last`` (repeats averaged)."""
+    """``(ladder, level, agent, panel) -> {manifest_index: value}`` over the ok rows of a
+    results file with ``first <= manifest_index <= last`` (repeats averaged)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return per_seed([json.loads(line) for line in lines if line.strip()], first, last, metric)
+
+
+def per_seed(rows: Iterable[Mapping[str, Any]], first: int, last: int, metric: str) -> PerSeed:
+    """:func:`load` over rows already read."""
     sums: dict[tuple[str, str, str, str], dict[int, list[float]]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        row: dict[str, Any] = json.loads(line)
+    for row in rows:
         index = row.get("manifest_index")
         if row.get("status") != "ok" or index is None or not first <= index <= last:
             continue

@@ -31,7 +31,7 @@ def tiny_world(edges: list[tuple[int, int]], seed: int, *, budget: int = 2) -> I
     d_obs = scm.sample(spec.n_obs, np.random.default_rng(seed))
     d_obs.flags.writeable = False
     dag = scm.dag
-    return Instance(spec, seed, dag, scm, d_obs, minimum_intervention_set(dag), budget, 0.5, 1)
+    return Instance(spec, seed, dag, scm, d_obs, minimum_intervention_set(dag), budget, 1)
 
 
 class RecordingEnv(gym.Wrapper[Any, Any, Any, Any]):

@@ -234,7 +234,7 @@ def _instances(level: Level, seeds: Sequence[int], arrays: dict[str, np.ndarray]
                 d_obs=readonly(np.ascontiguousarray(arrays["d_obs"][k])),
                 i_star=frozenset(int(v) for v in np.flatnonzero(arrays["i_star"][k])),
                 budget=int(arrays["budget"][k]),
-                min_relevant_abs_rho=float(arrays["min_relevant_abs_rho"][k]),
+                measured_dependence=float(arrays["min_relevant_abs_rho"][k]),
                 attempts=int(arrays["attempts"][k]),
                 weak_edges=int(arrays["weak_edges"][k]),
             )
