@@ -21,6 +21,7 @@ from acdb_gym.report.anytime import (
 from acdb_gym.report.comparison import compare_agents
 from acdb_gym.report.document import Part, markdown_text
 from acdb_gym.report.html import HTML_FILE, write_html_report
+from acdb_gym.report.latent import latent_parts
 from acdb_gym.report.load import RESULTS_FILE, read_rows
 from acdb_gym.report.markdown import report_parts
 from acdb_gym.report.order_audit import order_audit_rows
@@ -137,6 +138,9 @@ def write_report(
     )
     if anytime_section:
         parts += ["", *anytime_section]
+    latent = latent_parts(rows)
+    if latent:
+        parts += ["", *latent]
     transfer = transfer_parts(rows)
     if transfer:
         parts += ["", *transfer]

@@ -191,7 +191,10 @@ def _scored_row(results: Sequence[Any], draws: int, states_hypotheses: bool) -> 
     record of the last one when the agent states hypotheses; the submitted graph of a
     single-draw job."""
     revision = results[-1].revision if states_hypotheses else None
+    # The edge text holds a mixed graph; an ADMG or PAG (a latent level) is not recorded, and its
+    # episode page draws the truth alone.
     submission = results[0].submission if draws == 1 else None
+    submission = submission if isinstance(submission, PDAG) else None
     # A level with hidden confounders scores further fields (DESIGN §6.3), only there.
     latent = "shd_mistyped" in results[0].score
     names = SCORE_FIELDS + LATENT_SCORE_FIELDS if latent else SCORE_FIELDS
