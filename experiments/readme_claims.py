@@ -47,6 +47,7 @@ from acdb_gym.report import load_results, paired_test, summarize
 from acdb_gym.report.aggregation import prepare
 from acdb_gym.report.document import markdown_lines
 from acdb_gym.report.shortcuts import sortability_rows
+from acdb_gym.report.statistics import sign_flip_pvalue
 from acdb_gym.report.tables import format_p_value, md_table, table2_body, table3_body
 from acdb_gym.report.transfer import transfer_parts
 from acdb_gym.report.types import LadderSummary, PairedTest
@@ -578,13 +579,30 @@ def block_real_transfer() -> str:
         *(row for row in rows_of("v1-nonlinear", "v1-nonlinear") if row["level"] == "L3"),
         *rows_of("real", "real"),
     ]
+    rows = [row for row in rows if row["agent"] in REAL_AGENTS]
     last = FIRST + COUNT - 1
-    tables = real_transfer.tables(real_transfer.per_seed(rows, FIRST, last, "directed_f1"))
+    per_seed = real_transfer.per_seed(rows, FIRST, last, "directed_f1")
+    tables = real_transfer.tables(per_seed)
+    worse, better = [], []
+    for ladder, level, column in real_transfer.LEVELS:
+        greedy = per_seed.get((ladder, level, "pc_greedy", "active"), {})
+        pc = per_seed.get((ladder, level, "pc", "observational"), {})
+        shared = sorted(set(greedy) & set(pc))
+        if not shared:
+            continue
+        difference = np.array([greedy[i] - pc[i] for i in shared])
+        if sign_flip_pvalue(difference) < ALPHA:
+            (better if difference.mean() > 0 else worse).append(column)
+    summary = (
+        f"pc_greedy is above pc on {len(better)} of the {len(better) + len(worse)} kinds of world "
+        f"where they differ at p < {ALPHA}"
+        + (f" and below it on {', '.join(worse)}" if worse else "")
+        + "."
+    )
     return (
         f"On the test split (manifest indices {FIRST}–{last} of every level; the ER columns are "
-        "v1 L3 and v1-nonlinear L3, the SF columns the real ladder's levels of the same size):\n\n"
-        + tables.rstrip("\n")
-        + "\n"
+        "v1 L3 and v1-nonlinear L3, the SF columns the real ladder's levels of the same size). "
+        f"{summary}\n\n" + tables.rstrip("\n") + "\n"
     )
 
 
