@@ -27,7 +27,7 @@ from acdb_gym.core.graphs import (
     essential_graph,
     minimum_intervention_set,
 )
-from acdb_gym.core.latent_scoring import LatentTruth, latent_scores
+from acdb_gym.core.latent_scoring import LatentTruth, latent_scores, prf
 from acdb_gym.core.types import BoolMatrix
 
 __all__ = [
@@ -213,9 +213,9 @@ def score(
     base = cpdag(dag)
     essential = essential_graph(dag, sorted(set(target_list))) if target_list else base
 
-    skeleton = _prf(_n(true_pairs & sub_pairs), _n(sub_pairs), _n(true_pairs))
+    skeleton = prf(_n(true_pairs & sub_pairs), _n(sub_pairs), _n(true_pairs))
     compelled = _oriented_prf(base, s_dir)
-    directed = _prf(_n(adjacency & s_dir), _n(s_dir), _n(adjacency))
+    directed = prf(_n(adjacency & s_dir), _n(s_dir), _n(adjacency))
     extra = _n(sub_pairs & ~true_pairs)
     missing = _n(true_pairs & ~sub_pairs)
     reversed_ = _n(adjacency & s_dir.T)  # a DAG has at most one direction per pair
@@ -308,23 +308,12 @@ def _n(mask: BoolMatrix) -> int:
     return int(np.count_nonzero(mask))
 
 
-def _prf(true_positives: int, n_predicted: int, n_true: int) -> tuple[float, float, float]:
-    """Precision, recall, F1 with the contract's empty-set conventions."""
-    if n_predicted == 0 and n_true == 0:
-        return 1.0, 1.0, 1.0
-    precision = true_positives / n_predicted if n_predicted else 0.0
-    recall = true_positives / n_true if n_true else 0.0
-    total = precision + recall
-    f1 = 2.0 * precision * recall / total if total > 0 else 0.0
-    return precision, recall, f1
-
-
 def _oriented_prf(reference: PDAG, submitted: BoolMatrix) -> tuple[float, float, float]:
     """P/R/F1 of the submitted directions against the directed edges of ``reference``, ignoring
     submitted directions on pairs that ``reference`` leaves undirected."""
     predicted = submitted & ~reference.undirected
     true_positives = _n(predicted & reference.directed)
-    return _prf(true_positives, _n(predicted), _n(reference.directed))
+    return prf(true_positives, _n(predicted), _n(reference.directed))
 
 
 # --------------------------------------------------------------------------- argument checks
