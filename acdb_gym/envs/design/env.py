@@ -34,6 +34,7 @@ __all__ = [
     "Estimator",
     "InterventionDesignEnv",
     "ObservationMode",
+    "check_design_arguments",
     "observation_size",
 ]
 
@@ -136,6 +137,40 @@ class DesignState:
         )
 
 
+def check_design_arguments(
+    level: str | Level,
+    ladder: str,
+    estimator: str,
+    observation: str,
+    panel: str,
+    reward: str,
+    shift: float,
+    alpha: float,
+) -> tuple[Level, float, float]:
+    """The arguments every design env (single or vectorized) checks alike: the level, the
+    choices, a finite ``shift`` and ``alpha`` in (0, 1).
+
+    Returns:
+        The level, ``shift`` and ``alpha`` as floats.
+
+    Raises:
+        ValueError: an unknown level or choice, or a bad ``shift`` or ``alpha``.
+    """
+    check_level_arguments(level, ladder)
+    resolved = level if isinstance(level, Level) else get_level(ladder, level)
+    check_choice("estimator", estimator, get_args(Estimator))
+    check_choice("observation", observation, get_args(ObservationMode))
+    check_choice("panel", panel, PANELS)
+    check_choice("reward", reward, get_args(RewardName))
+    shift = real_number("shift", shift)
+    alpha = real_number("alpha", alpha)
+    if not np.isfinite(shift):
+        raise ValueError(f"shift must be finite, got {shift}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    return resolved, float(shift), float(alpha)
+
+
 class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64]):
     """Intervention design for RL: pick targets, then stop; a fixed estimator builds the graph.
 
@@ -228,20 +263,12 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         reward: RewardName = "directed_f1",
         render_mode: str | None = None,
     ) -> None:
-        check_level_arguments(level, ladder)
-        self.level: Level = level if isinstance(level, Level) else get_level(ladder, level)
-        check_choice("estimator", estimator, get_args(Estimator))
-        check_choice("observation", observation, get_args(ObservationMode))
-        check_choice("panel", panel, PANELS)
-        check_choice("reward", reward, get_args(RewardName))
+        self.level: Level
+        self.level, shift, alpha = check_design_arguments(
+            level, ladder, estimator, observation, panel, reward, shift, alpha
+        )
         if render_mode is not None:
             check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
-        shift = real_number("shift", shift)
-        alpha = real_number("alpha", alpha)
-        if not np.isfinite(shift):
-            raise ValueError(f"shift must be finite, got {shift}")
-        if not 0 < alpha < 1:
-            raise ValueError(f"alpha must be in (0, 1), got {alpha}")
         self.render_mode = render_mode
         self.estimator: Estimator = estimator
         self.shift = float(shift)

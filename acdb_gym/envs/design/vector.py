@@ -34,7 +34,7 @@ single env's rules live elsewhere.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, get_args
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -44,22 +44,26 @@ from gymnasium.vector.utils import batch_space
 
 from acdb_gym.core.graphs import PDAG, cpdag
 from acdb_gym.core.graphs.meek import _ALL_RULES, _close
-from acdb_gym.core.ladders.shipped import Level, get_level
+from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.scoring import SCORE_FIELDS, score
-from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
+from acdb_gym.core.types import PANEL_ACTIVE, Panel
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.core.worlds.sampler import InterventionSampler, sampler_for
 from acdb_gym.discovery._two_sample import ShiftReference, stacked_pvalues
 
 # The orienter's in-place step, shared so the two envs orient by the same code.
 from acdb_gym.discovery.orientation import _orient_at
-from acdb_gym.envs.action_types import real_number
 from acdb_gym.envs.design.bank import InstanceBank
 from acdb_gym.envs.design.cache import _LRU, moments, starting_graph
-from acdb_gym.envs.design.env import _SHIFT_CLIP, Estimator, ObservationMode
+from acdb_gym.envs.design.env import (
+    _SHIFT_CLIP,
+    Estimator,
+    ObservationMode,
+    check_design_arguments,
+)
 from acdb_gym.envs.design.graph_obs import graph_observation, graph_observation_space
 from acdb_gym.envs.design.observation import observation_size
-from acdb_gym.envs.levels import RewardName, check_choice, check_level_arguments, choose_instance
+from acdb_gym.envs.levels import RewardName, choose_instance
 
 __all__ = ["DesignVectorEnv"]
 
@@ -179,12 +183,10 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
     ) -> None:
         if not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        check_level_arguments(level, ladder)
-        self.level: Level = level if isinstance(level, Level) else get_level(ladder, level)
-        check_choice("estimator", estimator, get_args(Estimator))
-        check_choice("observation", observation, get_args(ObservationMode))
-        check_choice("panel", panel, PANELS)
-        check_choice("reward", reward, get_args(RewardName))
+        self.level: Level
+        self.level, shift, alpha = check_design_arguments(
+            level, ladder, estimator, observation, panel, reward, shift, alpha
+        )
         modes = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
         mode = (
             modes.get(autoreset_mode, autoreset_mode)
@@ -195,12 +197,6 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             raise ValueError(
                 f"autoreset_mode must be 'next_step' or 'same_step', got {autoreset_mode!r}"
             )
-        shift = real_number("shift", shift)
-        alpha = real_number("alpha", alpha)
-        if not np.isfinite(shift):
-            raise ValueError(f"shift must be finite, got {shift}")
-        if not 0 < alpha < 1:
-            raise ValueError(f"alpha must be in (0, 1), got {alpha}")
         if bank is not None and bank.level.spec != self.level.spec:
             raise ValueError(
                 f"bank holds worlds of {bank.level.ladder} {bank.level.name}, "
