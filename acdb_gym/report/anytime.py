@@ -33,10 +33,8 @@ import numpy as np
 
 from acdb_gym.core.graphs import DAG
 from acdb_gym.core.ladders.shipped import LEVEL_NAMES
-from acdb_gym.envs.hypotheses import RevisionRecord
-from acdb_gym.report.aggregation import group_of
 from acdb_gym.report.document import Image, Part, Table
-from acdb_gym.report.revision import episode_revision, truth_and_budget
+from acdb_gym.report.revision import revised_episodes, truth_and_budget
 from acdb_gym.report.statistics import bootstrap_ci
 from acdb_gym.report.types import Estimate, GroupKey, Row
 
@@ -131,26 +129,16 @@ def anytime_rows(
         ValueError: a revision record that cannot be read, naming the row's job id.
     """
     episodes: dict[tuple[str, str, str], list[Episode]] = {}
-    for row in rows:
-        data = row.get("revision")
-        if row.get("status") != "ok" or not isinstance(data, Mapping):
-            continue
+    revised = revised_episodes(rows, instance, lambda world: world[0], labels=labels)
+    for key, row, (_, budget), revision in revised:
         try:
-            truth, budget = instance(row)
-        except LookupError:
-            continue
-        try:
-            revision = episode_revision(RevisionRecord.from_dict(data), truth)
             curve = anytime_curve(revision.f1_after, budget)
         except ValueError as error:
             raise ValueError(f"row {row.get('job_id')!r}: bad revision record: {error}") from None
         if curve is None:
             continue
-        group = group_of(row)
-        label = labels[group] if labels is not None else f"{group[0]} ({group[1]})"
         efficiency = row.get("efficiency")
         eta = float(efficiency) if isinstance(efficiency, int | float) else math.nan
-        key = (str(row["ladder"]), label, str(row["level"]))
         episodes.setdefault(key, []).append((curve, eta))
     order = sorted(episodes, key=lambda key: (key[0], _level_order(key[2]), key[1]))
     return tuple(_summary(key, episodes[key]) for key in order)

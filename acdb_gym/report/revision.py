@@ -34,10 +34,10 @@ from __future__ import annotations
 import csv
 import functools
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 import numpy as np
 
@@ -59,6 +59,7 @@ __all__ = [
     "RevisionSummary",
     "episode_revision",
     "experiment_change",
+    "revised_episodes",
     "revision_markdown",
     "shift_effects_of",
     "summarize_revisions",
@@ -264,24 +265,43 @@ def summarize_revisions(
         ValueError: a revision record that cannot be read, naming the row's job id.
     """
     episodes: dict[tuple[str, str, str], list[EpisodeRevision]] = {}
+    for key, _, _, analysis in revised_episodes(rows, truth, lambda dag: dag, labels=labels):
+        episodes.setdefault(key, []).append(analysis)
+    return tuple(_summary(key, episodes[key]) for key in sorted(episodes))
+
+
+_World = TypeVar("_World")
+
+
+def revised_episodes(
+    rows: Iterable[Row],
+    world: Callable[[Row], _World],
+    dag_of: Callable[[_World], DAG],
+    *,
+    labels: Mapping[GroupKey, str] | None = None,
+) -> Iterator[tuple[tuple[str, str, str], Row, _World, EpisodeRevision]]:
+    """Each ok row with a revision record whose world is known (``world(row)``; a row whose
+    world raises ``LookupError`` is skipped): its ``(ladder, label, level)`` key, the row, its
+    world and the revision analysed against ``dag_of(world)``.
+
+    Raises:
+        ValueError: a revision record that cannot be read, naming the row's job id.
+    """
     for row in rows:
         data = row.get("revision")
         if row.get("status") != "ok" or not isinstance(data, Mapping):
             continue
         try:
-            dag = truth(row)
+            found = world(row)
         except LookupError:
             continue  # a ladder this package does not know: no truth to score against
         try:
-            record = RevisionRecord.from_dict(data)
-            analysis = episode_revision(record, dag)
+            analysis = episode_revision(RevisionRecord.from_dict(data), dag_of(found))
         except ValueError as error:
             raise ValueError(f"row {row.get('job_id')!r}: bad revision record: {error}") from None
         group = group_of(row)
         label = labels[group] if labels is not None else f"{group[0]} ({group[1]})"
-        key = (str(row["ladder"]), label, str(row["level"]))
-        episodes.setdefault(key, []).append(analysis)
-    return tuple(_summary(key, episodes[key]) for key in sorted(episodes))
+        yield (str(row["ladder"]), label, str(row["level"])), row, found, analysis
 
 
 def _summary(key: tuple[str, str, str], episodes: Sequence[EpisodeRevision]) -> RevisionSummary:
