@@ -36,6 +36,7 @@ from acdb_gym.core.ladders.shipped import LEVEL_NAMES
 from acdb_gym.report.document import Image, Part, Table
 from acdb_gym.report.revision import revised_episodes, truth_and_budget
 from acdb_gym.report.statistics import bootstrap_ci
+from acdb_gym.report.tables import format_percent, format_percent_ci
 from acdb_gym.report.types import Estimate, GroupKey, Row
 
 __all__ = [
@@ -249,10 +250,10 @@ def anytime_parts(rows: Sequence[AnytimeRow], plot: str | None = None) -> list[P
             row.label,
             row.level,
             str(row.area.n),
-            _ci(row.area),
-            _pct(row.curve[0]),
-            _pct(row.curve[-1]),
-            _pct(row.efficiency),
+            format_percent_ci(row.area),
+            format_percent(row.curve[0]),
+            format_percent(row.curve[-1]),
+            format_percent(row.efficiency),
         ]
         for row in rows
     ]
@@ -261,13 +262,3 @@ def anytime_parts(rows: Sequence[AnytimeRow], plot: str | None = None) -> list[P
     if plot:
         lines.append(Image(plot, "anytime directed F1"))
     return lines
-
-
-def _pct(value: float) -> str:
-    return f"{100 * value:.1f}" if math.isfinite(value) else "—"
-
-
-def _ci(estimate: Estimate) -> str:
-    if estimate.n == 0:
-        return "—"
-    return f"{_pct(estimate.mean)} [{_pct(estimate.low)}, {_pct(estimate.high)}]"

@@ -49,7 +49,7 @@ from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS, feature_order, regr
 from acdb_gym.report.aggregation import Prepared
 from acdb_gym.report.document import Part, Table
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_is_exact, sign_flip_pvalue
-from acdb_gym.report.tables import format_p_value
+from acdb_gym.report.tables import format_p_value, format_percent, format_percent_ci
 from acdb_gym.report.types import Estimate, MarginalOrderRow, OrderGain, Row
 
 __all__ = [
@@ -300,7 +300,7 @@ def order_audit_parts(rows: Sequence[MarginalOrderRow]) -> list[Part]:
         "regressing each variable on its predecessors in the feature's ascending (↑) or "
         "descending (↓) order (`msort:FEATURE:asc|desc`) over the same regressions in "
         f"{N_RANDOM_ORDERS} uniformly random orders per instance (directed F1 "
-        f"{_pct(random_f1)}% here; levels with more than {MAX_AUDIT_NODES} variables are not "
+        f"{format_percent(random_f1)}% here; levels with more than {MAX_AUDIT_NODES} variables are not "
         "audited). Gains in points with the 95% CI over instances; p: paired "
         "sign-flip test over instances. A positive gain significant after correcting for the "
         "orders tested is a shortcut.",
@@ -309,10 +309,10 @@ def order_audit_parts(rows: Sequence[MarginalOrderRow]) -> list[Part]:
     headers = ["feature", "sortability", "F1 ↑", "gain ↑", "p ↑", "F1 ↓", "gain ↓", "p ↓"]
     body = []
     for row in overall:
-        cells = [row.feature, _pct_ci(row.sortability)]
+        cells = [row.feature, format_percent_ci(row.sortability)]
         for direction in SORT_DIRECTIONS:
             gain = row.gain(direction)
-            cells += [_pct(gain.f1), _points_ci(gain.gain), _p(gain)]
+            cells += [format_percent(gain.f1), _points_ci(gain.gain), _p(gain)]
         body.append(cells)
     lines.append(Table.of(headers, body))
     if len(levels) > 1:
@@ -343,7 +343,7 @@ def _verdict_lines(overall: Sequence[MarginalOrderRow]) -> list[str]:
         shortcut = corrected < SHORTCUT_ALPHA and gain.gain.mean > 0
         lines.append(
             f"- **Strongest marginal order**: {row.feature} {gain.direction} "
-            f"(`msort:{row.feature}:{gain.direction}`), {_pct(gain.f1)}% directed F1, "
+            f"(`msort:{row.feature}:{gain.direction}`), {format_percent(gain.f1)}% directed F1, "
             f"{_points(gain.gain.mean)} points over a random order (p {_p(gain)}; "
             f"{format_p_value(corrected, exact=gain.p_exact)} corrected for the {tested} orders "
             f"tested): {'a shortcut' if shortcut else 'not significant'}."
@@ -362,18 +362,8 @@ def _verdict_lines(overall: Sequence[MarginalOrderRow]) -> list[str]:
     return [*lines, ""] if lines else []
 
 
-def _pct(value: float) -> str:
-    return f"{100 * value:.1f}" if math.isfinite(value) else "—"
-
-
 def _points(value: float) -> str:
     return f"{100 * value:+.1f}" if math.isfinite(value) else "—"
-
-
-def _pct_ci(estimate: Estimate) -> str:
-    if estimate.n == 0:
-        return "—"
-    return f"{_pct(estimate.mean)} [{_pct(estimate.low)}, {_pct(estimate.high)}]"
 
 
 def _points_ci(estimate: Estimate) -> str:

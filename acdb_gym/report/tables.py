@@ -43,6 +43,8 @@ __all__ = [
     "format_mdd",
     "format_number",
     "format_p_value",
+    "format_percent",
+    "format_percent_ci",
     "format_seeds_for_target",
     "format_terminal",
     "md_cell",
@@ -100,6 +102,21 @@ def _with_ci(estimate: Estimate, metric: str) -> str:
     return (
         f"{format_number(estimate.mean, metric)} "
         f"[{format_number(estimate.low, metric)}, {format_number(estimate.high, metric)}]"
+    )
+
+
+def format_percent(value: float) -> str:
+    """A fraction as a percentage with one decimal; "—" for NaN or infinity."""
+    return f"{100 * value:.1f}" if math.isfinite(value) else "—"
+
+
+def format_percent_ci(estimate: Estimate) -> str:
+    """``mean [low, high]`` as percentages (:func:`format_percent`); "—" without values."""
+    if estimate.n == 0:
+        return "—"
+    return (
+        f"{format_percent(estimate.mean)} "
+        f"[{format_percent(estimate.low)}, {format_percent(estimate.high)}]"
     )
 
 
