@@ -260,6 +260,18 @@ def peer_available(module: str) -> bool:
     return True
 
 
+def timed_cold_reset(env: Any, index: int) -> tuple[float, float]:
+    """Wall and CPU seconds of ``env.reset`` on manifest index ``index`` with the instance
+    cache cleared first, so the reset generates its world from the seed."""
+    from acdb_gym.core.worlds import instance as instance_module
+
+    instance_module._generate_cached.cache_clear()
+    cpu_start = time.process_time()
+    start = time.perf_counter()
+    env.reset(options={"manifest_index": index})
+    return time.perf_counter() - start, time.process_time() - cpu_start
+
+
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A GitHub Markdown table."""
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]

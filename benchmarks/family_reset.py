@@ -15,27 +15,17 @@ from __future__ import annotations
 
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Timing, base_parser, fmt_seconds, markdown_table, print_header
+from _common import Timing, base_parser, fmt_seconds, markdown_table, print_header, timed_cold_reset
 
 from acdb_gym.core.ladders.shipped import LADDERS, LEVEL_NAMES
-from acdb_gym.core.worlds import instance as instance_module
 from acdb_gym.envs.acdb_env import ACDBEnv
 
 LADDER_NAMES = ("v1", "v1-nongaussian", "v1-nonlinear")
 TARGET = 0.010
-
-
-def _timed_reset(env: ACDBEnv, index: int) -> tuple[float, float]:
-    instance_module._generate_cached.cache_clear()
-    cpu_start = time.process_time()
-    start = time.perf_counter()
-    env.reset(options={"manifest_index": index})
-    return time.perf_counter() - start, time.process_time() - cpu_start
 
 
 def measure_level(level: str, repeats: int) -> dict[str, Timing]:
@@ -47,7 +37,7 @@ def measure_level(level: str, repeats: int) -> dict[str, Timing]:
     cpus: dict[str, list[float]] = {ladder: [] for ladder in LADDER_NAMES}
     for index in range(repeats):
         for ladder, env in envs.items():
-            wall, cpu = _timed_reset(env, index)
+            wall, cpu = timed_cold_reset(env, index)
             walls[ladder].append(wall)
             cpus[ladder].append(cpu)
     return {ladder: Timing(tuple(walls[ladder]), tuple(cpus[ladder])) for ladder in LADDER_NAMES}

@@ -20,29 +20,19 @@ import contextlib
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Timing, base_parser, fmt_seconds, markdown_table, print_header
+from _common import Timing, base_parser, fmt_seconds, markdown_table, print_header, timed_cold_reset
 from threadpoolctl import threadpool_limits
 
 from acdb_gym.core.ladders.shipped import ALL_LADDERS
-from acdb_gym.core.worlds import instance as instance_module
 from acdb_gym.envs.acdb_env import ACDBEnv
 
 PEER = ("large", "L2")
 LEVELS = (PEER, *(("real", f"DREAM4-{n}") for n in range(1, 6)))
 TARGET = 0.050
-
-
-def _timed_reset(env: ACDBEnv, index: int) -> tuple[float, float]:
-    instance_module._generate_cached.cache_clear()
-    cpu_start = time.process_time()
-    start = time.perf_counter()
-    env.reset(options={"manifest_index": index})
-    return time.perf_counter() - start, time.process_time() - cpu_start
 
 
 def main() -> None:
@@ -72,7 +62,7 @@ def _measure(repeats: int) -> list[list[str]]:
     cpus: dict[tuple[str, str], list[float]] = {key: [] for key in LEVELS}
     for index in range(repeats):
         for key, env in envs.items():
-            wall, cpu = _timed_reset(env, index)
+            wall, cpu = timed_cold_reset(env, index)
             walls[key].append(wall)
             cpus[key].append(cpu)
     timings = {key: Timing(tuple(walls[key]), tuple(cpus[key])) for key in LEVELS}
