@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from acdb_gym.core.ladders.shipped import LADDERS
+from acdb_gym.core.ladders.shipped import ALL_LADDERS
 from acdb_gym.core.scoring import score
 from acdb_gym.discovery import MARGINAL_FEATURES, msortnregress, regress_in_order
 from acdb_gym.discovery.pc import shared_pc_cpdag
@@ -39,7 +39,7 @@ def _instance_row(
     ladder: str, level: str, index: int, random_orders: int, with_pc: bool
 ) -> dict[str, float]:
     """Directed F1 of every feature order, the random-order control and (optionally) PC."""
-    instance = LADDERS[ladder][level].instance(index)
+    instance = ALL_LADDERS[ladder][level].instance(index)
     data = np.asarray(instance.d_obs)
     row: dict[str, float] = {}
     for feature in MARGINAL_FEATURES:
@@ -63,10 +63,16 @@ def _instance_row(
 def audit(
     ladder: str, seeds: int, random_orders: int, with_pc: bool
 ) -> tuple[dict[str, np.ndarray], int]:
-    """Per column, the values over every (level, index) of ``ladder``, and their count."""
+    """Per column, the values over every (level, index) of ``ladder``, and their count.
+
+    ``ladder`` is a ladder's name, or ``NAME:LEVEL+LEVEL...`` for some of its levels
+    (``real:SF-Nonlinear-L3+Sachs-Nonlinear``).
+    """
+    name, _, chosen = ladder.partition(":")
+    levels = chosen.split("+") if chosen else list(ALL_LADDERS[name])
     rows = [
-        _instance_row(ladder, level, index, random_orders, with_pc)
-        for level in LADDERS[ladder]
+        _instance_row(name, level, index, random_orders, with_pc)
+        for level in levels
         for index in range(seeds)
     ]
     return {key: np.array([row[key] for row in rows]) for key in rows[0]}, len(rows)
@@ -114,7 +120,11 @@ def summary(results: dict[str, tuple[dict[str, np.ndarray], int]]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ladders", default="v1,v1-nongaussian,v1-nonlinear")
+    parser.add_argument(
+        "--ladders",
+        default="v1,v1-nongaussian,v1-nonlinear",
+        help="comma-separated ladders, each NAME or NAME:LEVEL+LEVEL (some of its levels)",
+    )
     parser.add_argument("--seeds", type=int, default=40, help="dev manifest indices 0..seeds-1")
     parser.add_argument("--random-orders", type=int, default=5)
     parser.add_argument("--with-pc", action="store_true", help="also PC and pc_rank")
