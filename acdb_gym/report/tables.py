@@ -114,10 +114,8 @@ def format_percent_ci(estimate: Estimate) -> str:
     """``mean [low, high]`` as percentages (:func:`format_percent`); "—" without values."""
     if estimate.n == 0:
         return "—"
-    return (
-        f"{format_percent(estimate.mean)} "
-        f"[{format_percent(estimate.low)}, {format_percent(estimate.high)}]"
-    )
+    low, high = format_percent(estimate.low), format_percent(estimate.high)
+    return f"{format_percent(estimate.mean)} [{low}, {high}]"
 
 
 def format_p_value(p: float, *, exact: bool = False) -> str:
