@@ -9,6 +9,8 @@ from gymnasium.envs.registration import EnvSpec
 
 from acdb_gym.core.ladders.shipped import (
     ALL_LADDERS,
+    FEW_SAMPLE,
+    FEW_SAMPLE_LADDER,
     HIDDEN_SLACK_LADDER,
     LADDERS,
     LARGE_LADDER,
@@ -20,6 +22,8 @@ from acdb_gym.core.ladders.shipped import (
 __all__ = [
     "DESIGN_IDS",
     "ENV_IDS",
+    "FEW_SAMPLE_DESIGN_IDS",
+    "FEW_SAMPLE_IDS",
     "FLAT_IDS",
     "HIDDEN_SLACK_IDS",
     "LARGE_IDS",
@@ -56,6 +60,18 @@ of each ladder's levels. Each also registers the natively vectorized
 arrays in one process."""
 
 
+FEW_SAMPLE_IDS: tuple[str, ...] = tuple(level.env_id for level in FEW_SAMPLE_LADDER.values())
+"""``ACDB-L{1,2,4}-v1-n3`` and ``ACDB-Nonlinear-L{1,2,4}-v1-n3``: the few-sample ladder (v1's
+and v1-nonlinear's worlds with 3 samples per experiment; registered, not in :data:`ENV_IDS`)."""
+
+FEW_SAMPLE_DESIGN_IDS: tuple[str, ...] = tuple(
+    f"ACDB-Design-{name}-{FEW_SAMPLE}" for name in FEW_SAMPLE_LADDER
+)
+"""``ACDB-Design-<level>-v1-n3``: the design view of the few-sample ladder, the regime where a
+targeting policy has room to beat greedy (README, "RL intervention design"); registered with
+the same ``vector_entry_point`` as :data:`DESIGN_IDS`, not in it."""
+
+
 def flat_id(env_id: str) -> str:
     """The flat variant's id of a full env's id: ``ACDB-L2-v0`` -> ``ACDB-Flat-L2-v0``."""
     if not env_id.startswith("ACDB-"):
@@ -85,8 +101,8 @@ def register_envs() -> None:
                     entry_point="acdb_gym.envs.wrappers:flat_env",
                     kwargs={"level": level.name, "ladder": ladder_name},
                 )
-    for ladder_name in PAPER_LADDERS:
-        for name in LADDERS[ladder_name]:
+    for ladder_name in (*PAPER_LADDERS, FEW_SAMPLE):
+        for name in ALL_LADDERS[ladder_name]:
             env_id = f"ACDB-Design-{name}-{ladder_name}"
             if env_id not in gym.registry:
                 gym.register(

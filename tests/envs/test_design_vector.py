@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from gymnasium.utils import seeding
 
+from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.core.worlds.instance import generate_instance
 from acdb_gym.discovery import pc_cpdag
 from acdb_gym.envs.design.bank import BankError, InstanceBank, build_bank, load_bank
@@ -140,6 +141,26 @@ def test_design_ids_make_the_native_vector_env() -> None:
     assert info["action_mask"].shape == (3, 7) and info["action_mask"].all()
     v1 = gym.make_vec("ACDB-Design-L2-v1", 2, vectorization_mode="vector_entry_point")
     assert (v1.level.ladder, v1.level.name) == ("v1", "L2")
+
+
+@pytest.mark.parametrize(
+    ("env_id", "estimator"),
+    [("ACDB-Design-L4-v1-n3", "pc"), ("ACDB-Design-Nonlinear-L2-v1-n3", "true_cpdag")],
+)
+def test_few_sample_ids_make_a_vector_env_equal_to_single_envs(env_id: str, estimator: str) -> None:
+    """The regime's ids (3 samples per experiment, v1 and v1-nonlinear worlds) by id: the native
+    vector env plays what the single envs play on the same seeds, and the single env on a
+    manifest index is the source ladder's world of that index."""
+    venv = gym.make_vec(env_id, 2, vectorization_mode="vector_entry_point", estimator=estimator)
+    assert isinstance(venv, DesignVectorEnv) and venv.level.ladder == "v1-n3"
+    singles = [gym.make(env_id, estimator=estimator).unwrapped for _ in range(2)]
+    assert _run_side_by_side(venv, singles, seed=5, steps=12) >= 3  # type: ignore[arg-type]
+    single = singles[0]
+    single.reset(options={"manifest_index": 120})
+    source = "v1-nonlinear" if "Nonlinear" in env_id else "v1"
+    level = venv.level.name.removeprefix("Nonlinear-")
+    world = get_level(source, level).instance(120)
+    np.testing.assert_array_equal(single.hidden_instance().d_obs, world.d_obs)
 
 
 def test_bad_arguments_are_refused(bank: InstanceBank) -> None:

@@ -83,7 +83,7 @@ CUSTOM_PREFLIGHT_SECONDS: Final = 45.0
 CUSTOM_BOUNDS: Final[dict[str, tuple[float, float]]] = {
     "d": (2, 500),
     "n_obs": (4, 100_000),
-    "n_int": (4, 100_000),
+    "n_int": (3, 100_000),
     "slack": (0, 1000),
     "noise_var": (1e-6, 1e6),
     "faithfulness_eps": (0, 0.5),

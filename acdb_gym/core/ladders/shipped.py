@@ -7,6 +7,10 @@ with the ``linear_nongaussian`` and ``nonlinear`` SCM families (DESIGN §3.1), r
 2``, unpublished; DESIGN §7), registered as ``ACDB-HiddenSlack-L{0..5}-v1``.
 ``v1-latent`` has worlds with hidden common causes (``LevelSpec.latent``, DESIGN §3.2),
 registered as ``ACDB-Latent-L{0..5}-v1``.
+``v1-n3`` is the few-sample regime: v1's and v1-nonlinear's d = 12 levels (L1, L2, L4) with 3
+samples per experiment, each instance its source's world (DESIGN §7), registered as
+``ACDB-L{1,2,4}-v1-n3`` and ``ACDB-Nonlinear-L{1,2,4}-v1-n3`` (design ids
+``ACDB-Design-<level>-v1-n3``).
 
 Each level carries a manifest of 200 preflighted seeds, each stored with the digest of the
 instance it generates, in package data (``core/ladders/manifests/<ladder>.tsv``); v0's first 8 are the
@@ -36,6 +40,10 @@ from acdb_gym.core.worlds.spec import LINEAR_NONGAUSSIAN, NONLINEAR, Family, Lev
 
 __all__ = [
     "ALL_LADDERS",
+    "FEW_SAMPLE",
+    "FEW_SAMPLE_LADDER",
+    "FEW_SAMPLE_N_INT",
+    "FEW_SAMPLE_SOURCES",
     "FAMILY_LADDERS",
     "FAMILY_TAGS",
     "FAMILY_VERSIONS",
@@ -63,7 +71,15 @@ __all__ = [
 ]
 
 LadderName = Literal[
-    "v0", "v1", "v1-nongaussian", "v1-nonlinear", "v1-hidden", "large", "v1-latent", "real"
+    "v0",
+    "v1",
+    "v1-nongaussian",
+    "v1-nonlinear",
+    "v1-hidden",
+    "large",
+    "v1-latent",
+    "real",
+    "v1-n3",
 ]
 LEVEL_NAMES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
@@ -92,10 +108,12 @@ class Level:
         ``ACDB-HiddenSlack-L2-v1`` with a hidden slack, ``ACDB-Latent-L2-v1`` on the ladder with
         hidden confounders (Gymnasium's grammar puts the version last, so the family and the
         slack go first; a family ladder's version is :data:`FAMILY_VERSIONS`'), and
-        ``ACDB-<name>-real`` on the real ladder, whose level names say their family."""
+        ``ACDB-<name>-real`` on the real ladder and ``ACDB-<name>-v1-n3`` on the few-sample
+        ladder, whose level names say their family."""
         if self.spec.latent:
             return f"ACDB-Latent-{self.name}-{self.ladder.split('-', 1)[0]}"
-        tags = FAMILY_TAGS.get(self.spec.family, "") if self.ladder != REAL else ""
+        named = self.ladder in (REAL, FEW_SAMPLE)
+        tags = FAMILY_TAGS.get(self.spec.family, "") if not named else ""
         tags += HIDDEN_SLACK_TAG if self.spec.hidden_slack else ""
         if tags:
             version = FAMILY_VERSIONS.get(self.ladder, self.ladder.split("-", 1)[0])
@@ -251,6 +269,30 @@ REAL_PAIRS: dict[str, str] = {"SF-Nonlinear-L3": "SF-L3", "Sachs-Nonlinear": "Sa
 """The real ladder's nonlinear levels hold the seeds of their linear-Gaussian twin, index for
 index (:func:`preflight_paired`), so each nonlinear world has its twin's graph and weights."""
 
+# v1-n3: the few-sample regime of issue 31 (README "RL intervention design"): the d = 12 levels
+# of v1 and v1-nonlinear with 3 samples per experiment, the one regime searched where the
+# hindsight-best targeting beats greedy by 10 points of directed F1 or more. The observational
+# sample is unchanged: n_int is drawn by the env, never by the generator, so each instance is its
+# source's world (graph, weights, data, budget) of the same seed; only the spec, and so the
+# digest, differ.
+FEW_SAMPLE = "v1-n3"
+FEW_SAMPLE_N_INT = 3
+"""Samples per experiment on the few-sample ladder ``v1-n3``."""
+
+FEW_SAMPLE_SOURCES: dict[str, tuple[str, str]] = {
+    **{name: ("v1", name) for name in ("L1", "L2", "L4")},
+    **{f"Nonlinear-{name}": ("v1-nonlinear", name) for name in ("L1", "L2", "L4")},
+}
+"""Each ``v1-n3`` level's source ``(ladder, level)``, whose seeds it holds index for index."""
+
+_FEW_SAMPLE_SPECS = {
+    name: (
+        f"{_SPECS[ladder][source][0]}, {FEW_SAMPLE_N_INT} samples per experiment",
+        replace(_SPECS[ladder][source][1], n_int=FEW_SAMPLE_N_INT),
+    )
+    for name, (ladder, source) in FEW_SAMPLE_SOURCES.items()
+}
+
 MANIFEST_SIZE = 200
 """Preflighted seeds per level in the shipped manifests of v0, v1 and the family ladders (v0's
 first 8 are the published seeds)."""
@@ -271,7 +313,8 @@ large ``200000 + 1000 * level + i``, v1-latent ``300000 + 1000 * level + i``, re
 index (:func:`preflight_paired`): a family instance has the graph and weights of v1's instance
 of the same seed (DESIGN §3.1), so every instance pairs with v1's. ``v1-hidden`` uses v1's seeds
 too, and its instances are v1's (graph, weights, data) with only the budget changed: the slack
-has a stream of its own."""
+has a stream of its own. ``v1-n3`` holds its sources' seeds (:data:`FEW_SAMPLE_SOURCES`), index
+for index."""
 
 
 def manifest_path(ladder: str) -> Traversable:
@@ -334,12 +377,17 @@ LATENT_LADDER: dict[str, Level] = _build("v1-latent", _LATENT_SPECS)
 REAL_LADDER: dict[str, Level] = _build(REAL, _REAL_SPECS)
 """``real``: scale-free graphs, the Sachs and DREAM4 wirings, and the fitted Sachs world."""
 
+FEW_SAMPLE_LADDER: dict[str, Level] = _build(FEW_SAMPLE, _FEW_SAMPLE_SPECS)
+"""``v1-n3``: v1's and v1-nonlinear's L1, L2, L4 with 3 samples per experiment (the worlds of
+:data:`FEW_SAMPLE_SOURCES` of the same seeds)."""
+
 ALL_LADDERS: dict[str, dict[str, Level]] = {
     **LADDERS,
     "v1-hidden": HIDDEN_SLACK_LADDER,
     "large": LARGE_LADDER,
     "v1-latent": LATENT_LADDER,
     REAL: REAL_LADDER,
+    FEW_SAMPLE: FEW_SAMPLE_LADDER,
 }
 """Every ladder by name: what :func:`get_level`, the sweep and the CLI accept."""
 
@@ -386,11 +434,17 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
         "large": _LARGE_SPECS,
         "v1-latent": _LATENT_SPECS,
         REAL: _REAL_SPECS,
+        FEW_SAMPLE: _FEW_SAMPLE_SPECS,
     }
     for ladder_name in ladders:
         specs = every[ladder_name]
         count = LARGE_MANIFEST_SIZE if ladder_name == "large" else MANIFEST_SIZE
-        if ladder_name in FAMILY_LADDERS:
+        if ladder_name == FEW_SAMPLE:
+            entries = {
+                name: preflight_paired(spec, get_level(*FEW_SAMPLE_SOURCES[name]))
+                for name, (_, spec) in specs.items()
+            }
+        elif ladder_name in FAMILY_LADDERS:
             entries = {
                 name: preflight_paired(spec, LADDERS["v1"][name])
                 for name, (_, spec) in specs.items()
@@ -410,6 +464,11 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
             f"instance each generates. Regenerate with "
             f"`python -m acdb_gym.core.ladders.shipped {ladder_name}`."
         )
+        if ladder_name == FEW_SAMPLE:
+            header += (
+                "\nThe seeds of v1 (L1, L2, L4) and v1-nonlinear (Nonlinear-L1, -L2, -L4), index "
+                "for index;\neach instance is its source's world with 3 samples per experiment."
+            )
         if ladder_name in FAMILY_VERSIONS:
             header += (
                 f"\nEnv ids version {FAMILY_VERSIONS[ladder_name]}: v1's seeds, index for index; "
@@ -424,5 +483,5 @@ if __name__ == "__main__":  # pragma: no cover - maintenance entry point
     import sys
 
     _write_shipped_manifests(
-        ladders=sys.argv[1:] or (*_SPECS, "v1-hidden", "large", "v1-latent", REAL)
+        ladders=sys.argv[1:] or (*_SPECS, "v1-hidden", "large", "v1-latent", REAL, FEW_SAMPLE)
     )

@@ -63,7 +63,7 @@ class LevelSpec:
         d: number of variables.
         k: exact number of true edges.
         n_obs: observational sample size.
-        n_int: samples per intervention.
+        n_int: samples per intervention (at least 3; ``n_obs`` at least 4).
         noise_var: noise variance (before standardization when ``standardized``).
         slack: interventions allowed beyond ``|I*|``; with ``slack_max``, the smallest slack
             an instance draws.
@@ -121,9 +121,11 @@ class LevelSpec:
             raise ValueError(f"d must be at least 2, got {self.d}")
         if not 0 <= self.k <= self.n_pairs:
             raise ValueError(f"k must be in [0, {self.n_pairs}] for d={self.d}, got {self.k}")
-        for name in ("n_obs", "n_int"):
-            if getattr(self, name) < 4:
-                raise ValueError(f"{name} must be at least 4, got {getattr(self, name)}")
+        # Three samples per experiment are the few-sample ladder's (v1-n3); the shift tests
+        # need two per group, the observational statistics four.
+        for name, least in (("n_obs", 4), ("n_int", 3)):
+            if getattr(self, name) < least:
+                raise ValueError(f"{name} must be at least {least}, got {getattr(self, name)}")
         if self.slack < 0:
             raise ValueError(f"slack must be non-negative, got {self.slack}")
         if not self.noise_var > 0:
