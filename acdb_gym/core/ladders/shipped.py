@@ -40,13 +40,13 @@ from acdb_gym.core.worlds.spec import LINEAR_NONGAUSSIAN, NONLINEAR, Family, Lev
 
 __all__ = [
     "ALL_LADDERS",
+    "FAMILY_LADDERS",
+    "FAMILY_TAGS",
+    "FAMILY_VERSIONS",
     "FEW_SAMPLE",
     "FEW_SAMPLE_LADDER",
     "FEW_SAMPLE_N_INT",
     "FEW_SAMPLE_SOURCES",
-    "FAMILY_LADDERS",
-    "FAMILY_TAGS",
-    "FAMILY_VERSIONS",
     "HIDDEN_SLACK_LADDER",
     "HIDDEN_SLACK_SPREAD",
     "HIDDEN_SLACK_TAG",
