@@ -2,6 +2,11 @@
 
     python experiments/eval_design_policy.py --model models/acdb_design_graph/model.zip \\
         --first-index 100 --instances 100 --out models/acdb_design_graph/evaluation_test.json
+    python experiments/eval_design_policy.py --ladder v1-n3 --custom-instances 0 \\
+        --model models/acdb_design_n3/model.zip --out models/acdb_design_n3/evaluation_test.json
+
+``--ladder`` (default ``paper``: every level of v0 and v1) evaluates on one ladder's levels
+instead, e.g. the few-sample ``v1-n3``.
 
 Indices 100-199 are the test split: the script refuses, before any evaluation, to play any of
 them for a policy file without a valid selection record (a ``.selection.json`` beside it,
@@ -38,7 +43,7 @@ import torch
 import acdb_gym  # noqa: F401  (registers the env ids)
 from acdb_gym.agents.base import Agent, run_episode
 from acdb_gym.agents.rl.agent import RLAgent
-from acdb_gym.agents.rl.selection import TEST_INDICES, check_selected
+from acdb_gym.agents.rl.selection import PAPER, TEST_INDICES, check_selected, protocol_levels
 from acdb_gym.agents.rl.train import TEST_SEED_BASE
 from acdb_gym.agents.rl.training_worlds import UNSEEN_SIZE_LEVEL
 from acdb_gym.baselines.targeting import (
@@ -50,7 +55,7 @@ from acdb_gym.baselines.targeting import (
     sign_flip_p_value,
     stratified_sign_flip_p_value,
 )
-from acdb_gym.core.ladders.shipped import LADDERS, PAPER_LADDERS, Level
+from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.worlds.instance import Instance, InstanceGenerationError, generate_instance
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.design.env import InterventionDesignEnv
@@ -125,6 +130,7 @@ def markdown(rows: list[dict[str, Any]], totals: dict[str, Any]) -> str:
         "pc_active / oracle |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
     )
     lines = []
+    levels = len({(row["ladder"], row["level"]) for row in rows if row["ladder"] != "custom"})
     for row in rows:
         deltas = [
             f"{row[f'vs_{n}']['f1']['difference']:+.3f} ({_p(row[f'vs_{n}']['f1']['p'])})"
@@ -142,7 +148,7 @@ def markdown(rows: list[dict[str, Any]], totals: dict[str, Any]) -> str:
         deltas = " | ".join(
             f"{total[n]['difference']:+.3f} ({_p(total[n]['p'])})" for n in COMPARATORS
         )
-        lines.append(f"| **sum over the 12 levels** | {estimator} | | | | | | | {deltas} | |")
+        lines.append(f"| **sum over the {levels} levels** | {estimator} | | | | | | | {deltas} | |")
     return head + "\n".join(lines) + "\n"
 
 
@@ -163,7 +169,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--resamples", type=int, default=10_000, help="sign-flip resamples")
     parser.add_argument("--seed", type=int, default=0, help="seed of random targeting")
     parser.add_argument("--out", type=Path, default=None, help="JSON results (+ .md table)")
+    parser.add_argument("--ladder", default=PAPER, help="'paper' (v0 and v1) or a ladder")
     args = parser.parse_args(argv)
+    try:
+        levels = protocol_levels(args.ladder)
+    except ValueError as error:
+        parser.error(str(error))
     if not 0 <= args.first_index < MANIFEST:
         parser.error(f"--first-index must be in [0, {MANIFEST}), got {args.first_index}")
     if not 1 <= args.instances <= MANIFEST - args.first_index:
@@ -181,24 +192,21 @@ def main(argv: list[str] | None = None) -> None:
         e: {n: [] for n in COMPARATORS} for e in ESTIMATORS
     }
     start = time.perf_counter()
-    for ladder in PAPER_LADDERS:
-        for level in LADDERS[ladder].values():
-            indices = range(args.first_index, args.first_index + args.instances)
-            instances = [level.instance(i) for i in indices]
-            for estimator in ESTIMATORS:
-                outcomes = run_level(level, instances, estimator, policy, args.seed)
-                for name in COMPARATORS:
-                    differences[estimator][name].append(
-                        outcomes["policy"]["f1"] - outcomes[name]["f1"]
-                    )
-                row = {"ladder": ladder, "level": level.name, "estimator": estimator}
-                row |= {"n": len(instances), **compare(outcomes, args.resamples)}
-                rows.append(row)
-                print(
-                    f"{ladder} {level.name} {estimator}: "
-                    + ", ".join(f"{n} {row[n]['f1']:.3f}" for n in ("policy", *COMPARATORS)),
-                    flush=True,
-                )
+    for level in levels:
+        indices = range(args.first_index, args.first_index + args.instances)
+        instances = [level.instance(i) for i in indices]
+        for estimator in ESTIMATORS:
+            outcomes = run_level(level, instances, estimator, policy, args.seed)
+            for name in COMPARATORS:
+                differences[estimator][name].append(outcomes["policy"]["f1"] - outcomes[name]["f1"])
+            row = {"ladder": level.ladder, "level": level.name, "estimator": estimator}
+            row |= {"n": len(instances), **compare(outcomes, args.resamples)}
+            rows.append(row)
+            print(
+                f"{level.ladder} {level.name} {estimator}: "
+                + ", ".join(f"{n} {row[n]['f1']:.3f}" for n in ("policy", *COMPARATORS)),
+                flush=True,
+            )
     totals = {
         estimator: {
             name: {
@@ -227,6 +235,7 @@ def main(argv: list[str] | None = None) -> None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         summary = {
             "model": str(args.model),
+            "ladder": args.ladder,
             "metadata": policy.metadata.__dict__,
             "manifest_indices": [args.first_index, args.first_index + args.instances - 1],
             "selection": selection,

@@ -1,6 +1,10 @@
 """Train one permutation-equivariant targeting policy on every level of both ladders (PPO).
 
     python experiments/train_design_policy.py --out models/acdb_design_graph_v1 --minutes 22
+    python experiments/train_design_policy.py --ladder v1-n3 --out runs/n3 --minutes 35
+
+``--ladder`` trains on another ladder's levels instead (the few-sample ladder ``v1-n3``:
+6 levels x 2 estimators = 12 envs); ``--estimators`` keeps one estimator's envs only.
 
 A single-file PPO in the CleanRL manner. One design env per (ladder level, estimator) pair
 (12 levels x {pc, true_cpdag} = 24 envs, d from 5 to 30) runs in this process with the
@@ -37,8 +41,9 @@ from acdb_gym.agents.rl.graph_policy import (
     save_network,
     trim,
 )
+from acdb_gym.agents.rl.selection import PAPER, protocol_levels
 from acdb_gym.agents.rl.train import TRAIN_SEED_LOW, VALIDATION_SEED_BASE, held_out_instances
-from acdb_gym.core.ladders.shipped import LADDERS, PAPER_LADDERS
+from acdb_gym.core.ladders.shipped import ALL_LADDERS, get_level
 from acdb_gym.core.worlds.instance import Instance, InstanceGenerationError, generate_instance
 from acdb_gym.envs.design.env import Estimator, InterventionDesignEnv
 
@@ -48,6 +53,9 @@ class Config:
     """Training settings; each field is a ``--flag`` with its default."""
 
     out: Path = Path("runs/design_graph")
+    ladder: str = "paper"  # "paper" (v0 and v1) or a ladder of ALL_LADDERS, e.g. v1-n3
+    estimators: str = "true_cpdag,pc"  # the envs' estimators, comma-separated
+    checkpoints: bool = False  # also save OUT/checkpoints/update_N.zip at every validation
     seed: int = 0
     minutes: float = 22.0  # wall-clock limit of the training loop (validation excluded)
     max_updates: int = 10_000
@@ -72,10 +80,30 @@ def parse_config() -> Config:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for field in fields(Config):
         default = field.default
-        parser.add_argument(
-            f"--{field.name.replace('_', '-')}", type=type(default), default=default
-        )
-    return Config(**vars(parser.parse_args()))
+        flag = f"--{field.name.replace('_', '-')}"
+        if isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
+        else:
+            parser.add_argument(flag, type=type(default), default=default)
+    config = Config(**vars(parser.parse_args()))
+    if config.ladder != PAPER and config.ladder not in ALL_LADDERS:
+        parser.error(f"--ladder must be {PAPER!r} or one of {sorted(ALL_LADDERS)}")
+    if not estimators(config) or set(estimators(config)) - {"true_cpdag", "pc"}:
+        parser.error(f"--estimators must name true_cpdag and/or pc, got {config.estimators!r}")
+    return config
+
+
+def training_levels(ladder: str) -> list[tuple[str, str]]:
+    """The (ladder, level) pairs trained on: v0's and v1's for ``"paper"``, else the ladder's."""
+    return [(level.ladder, level.name) for level in protocol_levels(ladder)]
+
+
+def estimators(config: Config) -> list[str]:
+    return [name for name in config.estimators.split(",") if name]
+
+
+def ladder_label(config: Config) -> str:
+    return "v0+v1" if config.ladder == PAPER else config.ladder
 
 
 # --------------------------------------------------------------------------- envs
@@ -83,7 +111,7 @@ class TrainingEnv:
     """A design env in graph mode that resets on fresh training instances."""
 
     def __init__(self, ladder: str, level: str, estimator: str, seed: int) -> None:
-        spec_d = LADDERS[ladder][level].spec.d
+        spec_d = get_level(ladder, level).spec.d
         self.env = InterventionDesignEnv(
             level,
             ladder=ladder,
@@ -91,7 +119,7 @@ class TrainingEnv:
             observation="graph",
             max_nodes=spec_d,
         )
-        self.spec = LADDERS[ladder][level].spec
+        self.spec = get_level(ladder, level).spec
         self.rng = np.random.default_rng(seed)
         self.interventions = 0
 
@@ -108,12 +136,12 @@ class TrainingEnv:
                 continue
 
 
-def make_envs(seed: int) -> list[TrainingEnv]:
+def make_envs(config: Config) -> list[TrainingEnv]:
+    seed = config.seed
     combos = [
         (ladder, level, estimator)
-        for ladder in PAPER_LADDERS
-        for level in LADDERS[ladder]
-        for estimator in ("true_cpdag", "pc")
+        for ladder, level in training_levels(config.ladder)
+        for estimator in estimators(config)
     ]
     return [TrainingEnv(*combo, seed=seed * 1000 + rank) for rank, combo in enumerate(combos)]
 
@@ -127,20 +155,19 @@ def batch_actions(actions: list[int], observations: list[dict[str, np.ndarray]])
 # --------------------------------------------------------------------------- validation
 def validate(network: NodeMessagePolicy, config: Config, greedy: bool = False) -> dict[str, float]:
     """Mean terminal directed F1 (argmax policy, or greedy targeting) on validation seeds."""
-    metadata = PolicyMetadata("ppo", "v0+v1", "mix", 0, "pc", observation="graph")
-    rewards: dict[str, list[float]] = {"true_cpdag": [], "pc": []}
-    for ladder in PAPER_LADDERS:
-        for level in LADDERS[ladder]:
-            instances = held_out_instances(
-                level, VALIDATION_SEED_BASE, config.eval_episodes, ladder=ladder
+    metadata = PolicyMetadata("ppo", ladder_label(config), "mix", 0, "pc", observation="graph")
+    rewards: dict[str, list[float]] = {name: [] for name in estimators(config)}
+    for ladder, level in training_levels(config.ladder):
+        instances = held_out_instances(
+            level, VALIDATION_SEED_BASE, config.eval_episodes, ladder=ladder
+        )
+        for estimator in rewards:
+            env = InterventionDesignEnv(
+                level, ladder=ladder, estimator=cast(Estimator, estimator), observation="graph"
             )
-            for estimator in rewards:
-                env = InterventionDesignEnv(
-                    level, ladder=ladder, estimator=cast(Estimator, estimator), observation="graph"
-                )
-                for instance in instances:
-                    agent: Any = GreedyTargetingGraph() if greedy else RLAgent(network, metadata)
-                    rewards[estimator].append(run_episode(env, agent, instance=instance).reward)
+            for instance in instances:
+                agent: Any = GreedyTargetingGraph() if greedy else RLAgent(network, metadata)
+                rewards[estimator].append(run_episode(env, agent, instance=instance).reward)
     return {f"val_{name}": float(np.mean(values)) for name, values in rewards.items()}
 
 
@@ -269,7 +296,15 @@ def update(
 
 
 # --------------------------------------------------------------------------- main
-def plot(rows: list[dict[str, float]], greedy: dict[str, float], path: Path) -> None:
+def policy_metadata(config: Config, env_steps: int) -> dict[str, Any]:
+    label = ladder_label(config)
+    metadata = asdict(PolicyMetadata("ppo", label, "mix", 0, "pc", observation="graph"))
+    estimator = "pc+true_cpdag" if len(estimators(config)) == 2 else estimators(config)[0]
+    metadata.update(estimator=estimator, timesteps=env_steps, seed=config.seed)
+    return metadata
+
+
+def plot(rows: list[dict[str, float]], greedy: dict[str, float], config: Config) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -278,6 +313,8 @@ def plot(rows: list[dict[str, float]], greedy: dict[str, float], path: Path) -> 
     steps = [row["env_steps"] for row in rows]
     figure, axis = plt.subplots(figsize=(6.4, 4.0))
     for name, color in (("val_true_cpdag", "tab:blue"), ("val_pc", "tab:orange")):
+        if name not in greedy:
+            continue
         axis.plot(
             steps, [row[name] for row in rows], marker="o", color=color, label=f"policy, {name[4:]}"
         )
@@ -285,13 +322,15 @@ def plot(rows: list[dict[str, float]], greedy: dict[str, float], path: Path) -> 
     axis.plot(
         steps, [row["train_f1"] for row in rows], "--", color="gray", label="training (sampled)"
     )
-    axis.set_xlabel("environment steps (all 24 envs)")
-    axis.set_ylabel("directed F1, mean over 12 levels")
-    axis.set_title("NodeMessagePolicy, PPO on both ladders (validation seeds)")
+    levels = training_levels(config.ladder)
+    axis.set_xlabel(f"environment steps (all {len(levels) * len(estimators(config))} envs)")
+    axis.set_ylabel(f"directed F1, mean over {len(levels)} levels")
+    where = "both ladders" if config.ladder == PAPER else config.ladder
+    axis.set_title(f"NodeMessagePolicy, PPO on {where} (validation seeds)")
     axis.grid(alpha=0.3)
     axis.legend(loc="lower right", fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    figure.savefig(config.out / "learning_curve.png", dpi=100)
     plt.close(figure)
 
 
@@ -303,7 +342,7 @@ def main() -> None:
     rng = np.random.default_rng(config.seed)
     network = NodeMessagePolicy(NetworkConfig(hidden=config.hidden, layers=config.layers))
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
-    envs = make_envs(config.seed)
+    envs = make_envs(config)
     observations = [env.reset() for env in envs]
     greedy = validate(network, config, greedy=True)
     print(f"greedy targeting on the validation seeds: {greedy}", flush=True)
@@ -328,11 +367,15 @@ def main() -> None:
             }
             rows.append(row)
             print(json.dumps(row), flush=True)
+            if config.checkpoints:
+                save_network(
+                    network,
+                    config.out / "checkpoints" / f"update_{number}.zip",
+                    policy_metadata(config, env_steps),
+                )
         if last:
             break
-    metadata = asdict(PolicyMetadata("ppo", "v0+v1", "mix", 0, "pc", observation="graph"))
-    metadata.update(estimator="pc+true_cpdag", timesteps=env_steps, seed=config.seed)
-    save_network(network, config.out / "model.zip", metadata)
+    save_network(network, config.out / "model.zip", policy_metadata(config, env_steps))
     with (config.out / "eval.csv").open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -342,7 +385,7 @@ def main() -> None:
     timing = {"train_seconds": train_seconds, "wall_seconds": time.perf_counter() - start}
     (config.out / "timing.json").write_text(json.dumps({**timing, "env_steps": env_steps}) + "\n")
     (config.out / "greedy_validation.json").write_text(json.dumps(greedy, indent=2) + "\n")
-    plot(rows, greedy, config.out / "learning_curve.png")
+    plot(rows, greedy, config)
     print(f"saved {config.out / 'model.zip'} after {env_steps} env steps", flush=True)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 import zipfile
@@ -166,8 +167,11 @@ def test_the_sweep_runs_a_graph_policy_on_v1(saved: Path, tmp_path: Path) -> Non
 
 
 def test_the_trainer_runs_and_writes_a_loadable_policy(tmp_path: Path) -> None:
+    """On one ladder and estimator (the paper's levels differ only in the list trained on,
+    :func:`~acdb_gym.agents.rl.selection.protocol_levels`), with a checkpoint per validation."""
     script = ROOT / "experiments" / "train_design_policy.py"
     command = [sys.executable, str(script), "--out", str(tmp_path), "--max-updates", "1"]
+    command += ["--ladder", "v1-n3", "--estimators", "true_cpdag", "--checkpoints"]
     command += ["--rollout-steps", "2", "--eval-every", "1", "--eval-episodes", "1"]
     command += ["--hidden", "8", "--layers", "1"]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
@@ -175,7 +179,11 @@ def test_the_trainer_runs_and_writes_a_loadable_policy(tmp_path: Path) -> None:
     assert (tmp_path / "learning_curve.png").read_bytes().startswith(b"\x89PNG")
     assert (tmp_path / "eval.csv").read_text().count("\n") == 2
     _, metadata = load_policy(tmp_path / "model.zip")
-    assert metadata.timesteps == 48 and metadata.size_free
+    assert metadata.timesteps == 12 and metadata.size_free
+    assert (metadata.ladder, metadata.estimator) == ("v1-n3", "true_cpdag")
+    assert [p.name for p in (tmp_path / "checkpoints").iterdir()] == ["update_1.zip"]
+    greedy = json.loads((tmp_path / "greedy_validation.json").read_text())
+    assert list(greedy) == ["val_true_cpdag"]
 
 
 def test_the_committed_graph_policy_is_small_and_plays_d40() -> None:

@@ -17,11 +17,14 @@ torch = pytest.importorskip("torch")
 from acdb_gym.agents.rl.agent import PolicyMetadata, RLAgent  # noqa: E402
 from acdb_gym.agents.rl.graph_policy import NetworkConfig, NodeMessagePolicy, save_network  # noqa: E402
 from acdb_gym.agents.rl.selection import (  # noqa: E402
+    PAPER,
     UnselectedPolicyError,
     check_selected,
+    protocol_levels,
     record_path,
     write_selection,
 )
+from acdb_gym.core.ladders.shipped import FEW_SAMPLE_LADDER, LADDERS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -91,8 +94,53 @@ def test_selection_script_writes_a_record_the_eval_script_accepts(
     other = tmp_path / "other.zip"
     shutil.copyfile(policy, other)
     scores = {str(policy): 0.5, str(other): 0.6}
-    monkeypatch.setattr(select, "validation_score", lambda model, indices: scores[str(model)])
+    monkeypatch.setattr(select, "validation_score", lambda model, *_: scores[str(model)])
     out = tmp_path / "chosen" / "model.zip"
     select.main(["--candidates", str(policy), str(other), "--instances", "3", "--out", str(out)])
     record = check_selected(out)
     assert record["chosen"] == str(other) and record["indices"] == [0, 2]
+
+
+def test_protocol_levels_are_the_paper_ladders_or_one_ladder() -> None:
+    paper = protocol_levels(PAPER)
+    assert paper == [*LADDERS["v0"].values(), *LADDERS["v1"].values()]
+    assert protocol_levels("v1-n3") == list(FEW_SAMPLE_LADDER.values())
+    with pytest.raises(ValueError, match="ladder must be 'paper' or one of"):
+        protocol_levels("v9")
+
+
+def test_a_ladder_selection_scores_that_ladder_and_records_it(
+    policy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    select = _script("select_design_policy")
+    real = select.validation_score(policy, [0], "v1-n3", ["true_cpdag"])  # 6 episodes
+    assert 0.0 < real <= 1.0
+    seen: list[tuple[object, ...]] = []
+
+    def score(model: Path, indices: list[int], ladder: str, estimators: list[str]) -> float:
+        seen.append((list(indices), ladder, list(estimators)))
+        return 0.5
+
+    monkeypatch.setattr(select, "validation_score", score)
+    out = tmp_path / "n3" / "model.zip"
+    argv = ["--candidates", str(policy), "--instances", "4", "--out", str(out)]
+    select.main([*argv, "--ladder", "v1-n3", "--estimators", "true_cpdag"])
+    assert seen == [([0, 1, 2, 3], "v1-n3", ["true_cpdag"])]
+    record = check_selected(out)
+    assert record["ladder"] == "v1-n3" and len(record["levels"]) == 6
+    with pytest.raises(SystemExit):
+        select.main([*argv, "--ladder", "v9"])
+
+
+def test_eval_script_plays_a_ladders_levels(
+    policy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = _script("eval_design_policy")
+    out = tmp_path / "evaluation.json"
+    argv = ["--model", str(policy), "--ladder", "v1-n3", "--first-index", "0"]
+    script.main([*argv, "--instances", "1", "--custom-instances", "0", "--out", str(out)])
+    result = json.loads(out.read_text())
+    assert result["ladder"] == "v1-n3" and result["manifest_indices"] == [0, 0]
+    cells = {(row["level"], row["estimator"]) for row in result["levels"]}
+    assert len(cells) == 12 and ("Nonlinear-L4", "pc") in cells
+    assert "**sum over the 6 levels**" in out.with_suffix(".md").read_text()

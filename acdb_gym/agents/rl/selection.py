@@ -12,6 +12,10 @@ untouched (its hash is part of a sweep job's identity). :func:`check_selected` r
 without a record, with a record whose digest does not match (the file changed after selection)
 or whose indices touch the test split; ``experiments/eval_design_policy.py`` calls it before any
 test evaluation.
+
+A policy is trained, selected and tested on the levels of one ladder choice
+(:func:`protocol_levels`): ``"paper"``, every level of v0 and v1 (the size-free policy), or one
+ladder of :data:`~acdb_gym.core.ladders.shipped.ALL_LADDERS`, e.g. the few-sample ``v1-n3``.
 """
 
 from __future__ import annotations
@@ -22,20 +26,44 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from acdb_gym.core.ladders.shipped import ALL_LADDERS, PAPER_LADDERS, Level
+
 __all__ = [
+    "PAPER",
     "TEST_INDICES",
     "VALIDATION_INDICES",
     "UnselectedPolicyError",
     "check_selected",
     "file_digest",
+    "protocol_levels",
     "record_path",
     "write_selection",
 ]
 
 VALIDATION_INDICES = range(0, 100)
-"""Manifest indices checkpoints are selected on (every level of v0 and v1)."""
+"""Manifest indices checkpoints are selected on (every level of the policy's ladder choice)."""
 TEST_INDICES = range(100, 200)
 """Manifest indices of the test split: evaluated once, for a selected file only."""
+
+
+PAPER = "paper"
+"""The ladder choice of every level of v0 and v1 (:data:`~acdb_gym.core.ladders.shipped.
+PAPER_LADDERS`)."""
+
+
+def protocol_levels(ladder: str) -> list[Level]:
+    """The levels a policy of ``ladder`` trains, is selected and is tested on: every level of
+    v0 and v1 for :data:`PAPER`, else every level of that ladder.
+
+    Raises:
+        ValueError: ``ladder`` is neither :data:`PAPER` nor a shipped ladder.
+    """
+    if ladder != PAPER and ladder not in ALL_LADDERS:
+        raise ValueError(
+            f"ladder must be {PAPER!r} or one of {sorted(ALL_LADDERS)}, got {ladder!r}"
+        )
+    names = PAPER_LADDERS if ladder == PAPER else (ladder,)
+    return [level for name in names for level in ALL_LADDERS[name].values()]
 
 
 class UnselectedPolicyError(ValueError):
