@@ -17,8 +17,9 @@ defines the level with the same spec, and that every rebuilt world has its recor
 before anything is used. Worlds are those of :func:`~acdb_gym.core.worlds.instance.generate_instance`
 for the same ``(spec, seed)``, bit for bit (a test compares them).
 
-Banks hold linear-Gaussian worlds of the shipped ladders (every ``ACDB-Design-*`` id); other
-families, hidden confounders and custom levels are refused with a clear error.
+Banks hold linear-Gaussian worlds of the shipped ladders (every ``ACDB-Design-*`` id but the
+nonlinear levels of ``v1-n3``); other families, hidden confounders and custom levels are refused
+with a clear error.
 
 Build one from the command line::
 
