@@ -10,6 +10,11 @@ the rows are paired. The policy is tested against random targeting (and greedy) 
 sign-flip permutation test on the per-instance differences of the terminal reward. With the PC
 estimator the policy also runs through ACDBEnv, as in a sweep, on the same instances; its
 rewards must equal the design-env ones. Results go to stdout and, with --out, to a JSON file.
+
+As ``experiments/eval_design_policy.py`` does, the script refuses, before loading the policy, a
+range of manifest indices that reaches the test split (100-199) for a file without a valid
+selection record (:func:`acdb_gym.agents.rl.selection.check_selected`; write one with
+``experiments/select_design_policy.py``, which scores a flat policy on its own level).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import numpy as np
 import acdb_gym  # noqa: F401  (registers the env ids)
 from acdb_gym.agents.base import Agent, run_episode
 from acdb_gym.agents.rl.agent import RLAgent
+from acdb_gym.agents.rl.selection import TEST_INDICES, check_selected
 from acdb_gym.agents.rl.train import TEST_SEED_BASE, held_out_instances
 from acdb_gym.baselines.targeting import (
     GreedyTargeting,
@@ -42,7 +48,7 @@ N_RESAMPLES = 100_000
 """Sign-flip resamples: the smallest two-sided p-value this can report is about 2e-5."""
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, required=True, help="a policy saved by acdb train")
     parser.add_argument("--episodes", type=int, default=200, help="held-out test instances")
@@ -60,7 +66,11 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of random targeting")
     parser.add_argument("--out", type=Path, default=None, help="write the results as JSON here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    first, count = (0, 0) if args.indices is None else parse_indices(args.indices)
+    selection = None
+    if first + count > TEST_INDICES.start:
+        selection = check_selected(args.model)  # test numbers only for a selected file
 
     # 1. The policy, the env it was trained on, and the held-out test instances.
     policy = RLAgent.load(args.model, name="policy")
@@ -75,7 +85,6 @@ def main() -> None:
         )
         where = f"seeds {TEST_SEED_BASE}..{TEST_SEED_BASE + len(instances) - 1}"
     else:
-        first, count = parse_indices(args.indices)
         level = get_level(meta.ladder, meta.level)
         instances = [level.instance(i) for i in range(first, first + count)]
         where = f"manifest indices {first}..{first + count - 1}"
@@ -138,6 +147,7 @@ def main() -> None:
             "estimator": estimator,
             "episodes": len(instances),
             "instances": where,
+            "selection": selection,
             "targeting": {
                 name: {
                     "mean_reward": result.mean_reward,

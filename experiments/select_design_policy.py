@@ -9,10 +9,13 @@ Every candidate (a size-free graph policy, ``observation="graph"``) plays the fi
 ``--instances`` validation manifest indices (0, 1, ...; never 100-199) of every level of v0 and
 v1 (``--ladder paper``, the default) or of one ladder (``--ladder v1-n3``) with both estimators
 (or ``--estimators``); its score is the mean over those (level, estimator) cells of the mean
-directed F1. The best candidate is copied to ``--out`` (left in place when it is already
+directed F1. A flat-observation policy (one ``d``, e.g. ``models/acdb_design_l1_v0``) plays
+only the level it was trained on (its metadata's ladder and level), as
+``experiments/eval_rl.py`` plays it. The best candidate is copied to ``--out`` (left in place when it is already
 there) and a selection record is written beside it (``model.selection.json``,
 :mod:`acdb_gym.agents.rl.selection`): the only kind of file
-``experiments/eval_design_policy.py`` evaluates on the test split (indices 100-199).
+``experiments/eval_design_policy.py`` and ``experiments/eval_rl.py`` evaluate on the test split
+(indices 100-199).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from acdb_gym.agents.rl.selection import (
     write_selection,
 )
 from acdb_gym.baselines.targeting import evaluate_targeting
+from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.envs.design.env import InterventionDesignEnv
 
 ESTIMATORS = ("true_cpdag", "pc")
@@ -47,19 +51,35 @@ def validation_score(
 ) -> float:
     """Mean over the (level, estimator) cells of ``ladder`` of the policy's mean directed F1."""
     policy = RLAgent.load(model, name="candidate")
+    meta = policy.metadata
     cells = []
-    for level in protocol_levels(ladder):
+    for level in candidate_levels(model, ladder):
         instances = [level.instance(i) for i in indices]
         for estimator in estimators:
-            env = InterventionDesignEnv(
-                level,
-                estimator=estimator,  # type: ignore[arg-type]
-                observation="graph",
-                max_nodes=max(64, level.spec.d),
-            )
+            if meta.size_free:
+                env = InterventionDesignEnv(
+                    level,
+                    estimator=estimator,  # type: ignore[arg-type]
+                    observation="graph",
+                    max_nodes=max(64, level.spec.d),
+                )
+            else:  # as experiments/eval_rl.py plays it
+                env = InterventionDesignEnv(
+                    level,
+                    estimator=estimator,  # type: ignore[arg-type]
+                    shift=meta.shift,
+                    alpha=meta.alpha,
+                )
             result = evaluate_targeting(env, {"policy": policy}, instances)["policy"]
             cells.append(result.mean_reward)
     return float(np.mean(cells))
+
+
+def candidate_levels(model: Path, ladder: str) -> list[Level]:
+    """The levels a candidate is scored on: ``ladder``'s for a size-free policy, its training
+    level for a flat one."""
+    meta = RLAgent.load(model, name="candidate").metadata
+    return protocol_levels(ladder) if meta.size_free else [get_level(meta.ladder, meta.level)]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -74,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not estimators or set(estimators) - set(ESTIMATORS):
         parser.error(f"--estimators must name {' and/or '.join(ESTIMATORS)}")
     try:
-        levels = protocol_levels(args.ladder)
+        protocol_levels(args.ladder)
     except ValueError as error:
         parser.error(str(error))
     if not 1 <= args.instances <= len(VALIDATION_INDICES):
@@ -85,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         scores[str(candidate)] = validation_score(candidate, indices, args.ladder, estimators)
         print(f"{candidate}: validation directed F1 {scores[str(candidate)]:.4f}", flush=True)
     chosen = max(scores, key=lambda name: scores[name])
+    levels = candidate_levels(Path(chosen), args.ladder)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     if Path(chosen).resolve() != args.out.resolve():
         shutil.copyfile(chosen, args.out)
@@ -94,8 +115,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         scores=scores,
         chosen=chosen,
         details={
-            "metric": f"mean directed F1 over {len(levels)} levels x {{{', '.join(estimators)}}}",
-            "ladder": args.ladder,
+            "metric": f"mean directed F1 over {len(levels)} level{'s' * (len(levels) > 1)} x "
+            f"{{{', '.join(estimators)}}}",
+            "ladder": args.ladder if levels == protocol_levels(args.ladder) else levels[0].ladder,
             "levels": [f"{level.ladder} {level.name}" for level in levels],
             "estimators": estimators,
         },

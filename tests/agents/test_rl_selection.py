@@ -144,3 +144,28 @@ def test_eval_script_plays_a_ladders_levels(
     cells = {(row["level"], row["estimator"]) for row in result["levels"]}
     assert len(cells) == 12 and ("Nonlinear-L4", "pc") in cells
     assert "**sum over the 6 levels**" in out.with_suffix(".md").read_text()
+
+
+def test_eval_rl_refuses_test_indices_for_an_unselected_flat_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = _script("eval_rl")
+    flat = tmp_path / "model.zip"
+    shutil.copyfile(ROOT / "models" / "acdb_design_l1_v0" / "model.zip", flat)
+    loaded: list[object] = []
+    monkeypatch.setattr(script.RLAgent, "load", lambda *args, **kwargs: loaded.append(args))
+    for indices in ("100:200", "99:101"):
+        with pytest.raises(UnselectedPolicyError, match="no selection record"):
+            script.main(["--model", str(flat), "--indices", indices])
+    assert not loaded  # refused before the policy was even read
+    monkeypatch.undo()
+    # Selected on its own level's validation indices, it is evaluated on the test split.
+    select = _script("select_design_policy")
+    select.main(["--candidates", str(flat), "--instances", "1", "--out", str(flat)])
+    record = check_selected(flat)
+    assert (record["ladder"], record["levels"]) == ("v0", ["v0 L1"])
+    out = tmp_path / "evaluation.json"
+    argv = ["--model", str(flat), "--indices", "100:102", "--estimator", "true_cpdag"]
+    script.main([*argv, "--out", str(out)])
+    result = json.loads(out.read_text())
+    assert result["selection"] == record and result["episodes"] == 2
