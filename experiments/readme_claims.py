@@ -9,7 +9,8 @@ runs the sweeps the claims need on indices 100-199 (resumable run directories un
 ``runs/claims/``, so a second run only rebuilds the text), builds each claim's table or
 paragraph with the report's own functions (:func:`acdb_gym.report.paired_test`, the bootstrap
 CIs of :func:`acdb_gym.report.summarize`, the transfer table, the sortability checks), the
-latent-confounder table of ``experiments/latent_claim.py`` and the RL evaluations
+latent-confounder table of ``experiments/latent_claim.py``, the few-sample policy's claims of
+``experiments/regime_claims.py`` and the RL evaluations
 (``experiments/eval_design_policy.py``, ``experiments/eval_rl.py``, run on indices 100-199 when
 their JSON files are missing), and writes each block to ``docs/claims/<name>.md``. ``--paste``
 replaces the text between ``<!-- claims:<name> -->`` and ``<!-- /claims:<name> -->`` in
@@ -606,6 +607,20 @@ def block_real_transfer() -> str:
     )
 
 
+def block_rl_n3_summary() -> str:
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import regime_claims
+
+    return regime_claims.block_rl_n3_summary()
+
+
+def block_rl_n3_table() -> str:
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import regime_claims
+
+    return regime_claims.block_rl_n3_table()
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "v0-beyond": block_v0_beyond,
     "v1-tables": block_v1_tables,
@@ -616,6 +631,8 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "rl-l1-tables": block_rl_l1_tables,
     "rl-graph-summary": block_rl_graph_summary,
     "rl-graph-table": block_rl_graph_table,
+    "rl-n3-summary": block_rl_n3_summary,
+    "rl-n3-table": block_rl_n3_table,
     "d40": block_d40,
     "real-transfer": block_real_transfer,
 }
