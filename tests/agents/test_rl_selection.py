@@ -169,3 +169,23 @@ def test_eval_rl_refuses_test_indices_for_an_unselected_flat_policy(
     script.main([*argv, "--out", str(out)])
     result = json.loads(out.read_text())
     assert result["selection"] == record and result["episodes"] == 2
+
+
+@pytest.mark.parametrize("name", ["acdb_design_graph", "acdb_design_l1_v0", "acdb_design_n3"])
+def test_every_committed_policy_carries_a_valid_selection_record(name: str) -> None:
+    record = check_selected(ROOT / "models" / name / "model.zip")
+    assert record["indices"][1] < 100
+
+
+def test_the_few_sample_policy_plays_its_ladder_through_the_full_env() -> None:
+    import gymnasium as gym
+
+    from acdb_gym.agents.base import run_episode
+    from acdb_gym.core.ladders.shipped import get_level
+
+    agent = RLAgent.load(ROOT / "models" / "acdb_design_n3" / "model.zip")
+    assert (agent.metadata.ladder, agent.metadata.observation) == ("v1-n3", "graph")
+    env = gym.make("ACDB-Nonlinear-L2-v1-n3")
+    instance = get_level("v1-n3", "Nonlinear-L2").instance(3)
+    result = run_episode(env, agent, instance=instance)
+    assert not result.truncated and 0.0 <= result.score["directed_f1"] <= 1.0
