@@ -180,7 +180,7 @@ _HIDDEN_SPECS = {
     for name, (axis, spec) in _V1_SPECS.items()
 }
 
-# large: worlds up to d = 500 for scaling studies (beyond the paper). v1's generator (standardized
+# large: worlds up to d = 2,000 for scaling studies (beyond the paper). v1's generator (standardized
 # SCMs, 1.5 d edges) with the faithfulness rule that redraws failing edges' weights instead of
 # whole worlds, whose acceptance rate falls exponentially with the edge count.
 _LARGE_SPECS = {
@@ -198,6 +198,26 @@ _LARGE_SPECS = {
         ("L4", 500, 20),
     )
 }
+# L5, L6: d = 1,000 and 2,000. PC's tests need more rows than variables, so n_obs = 2 d; 10
+# rows per experiment keep an episode's raw block (about |I*| experiments) near the sample's size.
+_LARGE_SPECS.update(
+    {
+        name: (
+            f"d = {d}",
+            LevelSpec(
+                d,
+                3 * d // 2,
+                2 * d,
+                10,
+                1.0,
+                1,
+                standardized=True,
+                faithfulness_rule="redraw_edges",
+            ),
+        )
+        for name, d in (("L5", 1000), ("L6", 2000))
+    }
+)
 
 # v1-latent: worlds with hidden common causes (DESIGN §3.2), v1's sizes for L0-L4 with 1 to 3
 # latents, and L5 v1's base level with 4 latents (the confounding axis). v1's L5 (d = 30,
@@ -256,7 +276,7 @@ MANIFEST_SIZE = 200
 first 8 are the published seeds)."""
 
 LARGE_MANIFEST_SIZE = 50
-"""Preflighted seeds per level of the large ladder (a d = 500 world takes about 0.4 s)."""
+"""Preflighted seeds per level of the large ladder (a d = 2,000 world takes about 2 s)."""
 
 _SEED_BASE = {
     "v0": 0,
@@ -322,7 +342,7 @@ PAPER_LADDERS: tuple[str, ...] = ("v0", "v1")
 """The two linear-Gaussian ladders of the paper's protocol (the family ladders vary their SCM)."""
 
 LARGE_LADDER: dict[str, Level] = _build("large", _LARGE_SPECS)
-"""``large``: L0 to L4 at d = 20, 50, 100, 200, 500, for scaling studies."""
+"""``large``: L0 to L6 at d = 20, 50, 100, 200, 500, 1,000 and 2,000, for scaling studies."""
 
 HIDDEN_SLACK_LADDER: dict[str, Level] = _build("v1-hidden", _HIDDEN_SPECS)
 """``v1-hidden``: v1's levels and instances with a hidden slack (``LevelSpec.slack_max``); each
