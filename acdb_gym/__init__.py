@@ -2,7 +2,7 @@
 
 Importing the package registers ``ACDB-L{0..5}-v0``, ``ACDB-L{0..5}-v1``,
 ``ACDB-NonGaussian-L{0..5}-v2``, ``ACDB-Nonlinear-L{0..5}-v2``, ``ACDB-HiddenSlack-L{0..5}-v1``,
-``ACDB-L{0..4}-large``, ``ACDB-Design-L{0..5}-v{0,1}`` and a flat variant ``ACDB-Flat-...`` of
+``ACDB-L{0..6}-large``, ``ACDB-Design-L{0..5}-v{0,1}`` and a flat variant ``ACDB-Flat-...`` of
 each full id with Gymnasium.
 """
 

@@ -71,7 +71,7 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--ladder",
         default="v0",
         choices=sorted(ALL_LADDERS),
-        help="ladder (large: d = 20 to 500, levels L0-L4, 50 seeds each; real: scale-free "
+        help="ladder (large: d = 20 to 2000, levels L0-L6, 50 seeds each; real: scale-free "
         "graphs, the Sachs and DREAM4 wirings and the fitted Sachs world)",
     )
     p.add_argument(

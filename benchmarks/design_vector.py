@@ -20,7 +20,10 @@ Training: sb3-contrib's ``MaskablePPO`` on :class:`~acdb_gym.agents.rl.vec_env.S
 and stable-baselines3's ``PPO`` on ``make_vec_env("CartPole-v1")``, both with ``--envs``
 copies, ``MlpPolicy`` (64-64), ``n_steps=256``, ``batch_size=256``, 10 epochs, one torch
 thread, ``--timesteps`` steps; MaskablePPO once on a second, unseen bank (cold) and once on the
-warmed bank. Steps per wall second (per CPU second in brackets, which other processes on a busy
+warmed bank. Two more rows split the gap between them: sb3-contrib's ``MaskablePPO`` on CartPole
+(``ActionMasker`` with every action valid; the same algorithm on the peer env), and
+stable-baselines3's plain ``PPO`` on the warmed bank (it does not read the masks; the design env
+takes a masked-out action as "stop"). Steps per wall second (per CPU second in brackets, which other processes on a busy
 machine inflate less).
 
 Run: ``python benchmarks/design_vector.py [--smoke] [--envs N] [--bank-size W]``
@@ -165,6 +168,21 @@ def main() -> None:
             "MlpPolicy", SB3DesignVecEnv.of(m, "L1", ladder="v0", bank=bank), **settings
         )
         maskable_warm = _train(warm_model, timesteps)
+        from sb3_contrib.common.wrappers import ActionMasker
+
+        def masked_cartpole(env: Any) -> Any:
+            return ActionMasker(env, lambda _: np.ones(2, dtype=bool))
+
+        maskable_cartpole_model = MaskablePPO(
+            "MlpPolicy",
+            make_vec_env("CartPole-v1", n_envs=m, seed=0, wrapper_class=masked_cartpole),
+            **settings,
+        )
+        maskable_cartpole = _train(maskable_cartpole_model, timesteps)
+        plain_model = PPO(
+            "MlpPolicy", SB3DesignVecEnv.of(m, "L1", ladder="v0", bank=bank), **settings
+        )
+        plain = _train(plain_model, timesteps)
         rows += [
             [
                 f"MaskablePPO training steps/s, unseen bank (N={m})",
@@ -176,6 +194,17 @@ def main() -> None:
                 _cell([maskable_warm]),
                 _cell([ppo]),
             ],
+            [
+                f"MaskablePPO training steps/s, warmed bank (N={m}) against MaskablePPO on "
+                "CartPole (all actions valid)",
+                _cell([maskable_warm]),
+                _cell([maskable_cartpole]),
+            ],
+            [
+                f"PPO (masks not read) training steps/s, warmed bank (N={m})",
+                _cell([plain]),
+                _cell([ppo]),
+            ],
         ]
 
     print_header(
@@ -185,7 +214,7 @@ def main() -> None:
         f"steps per run; training {timesteps} steps. Bank of {bank_size} worlds: built in "
         f"{built:.1f} s (generation + PC), loaded and verified in {loaded:.2f} s.",
     )
-    headers = ["measure", ENV_ID, "CartPole-v1 (same run; PPO for training rows)"]
+    headers = ["measure", ENV_ID, "CartPole-v1 (same run; PPO for training rows unless named)"]
     print(markdown_table(headers, rows))
     print(f"\nLoad average at the end: {load_average()}.")
 

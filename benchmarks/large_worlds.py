@@ -1,9 +1,9 @@
 """Large worlds at the floor (d = 100 to 2,000): reset, the intervene step and memory per env,
 each row a ratio against its floor and peer measured in the same run.
 
-Every world is the large ladder's generator at that ``d`` (standardized, ``k = 1.5 d``,
-``n_obs = 1000``, redraw failing edges' weights): the ladder's own level up to d = 500, the
-same spec above (``n_int = 10``).
+Every world is the large ladder's level at that ``d`` (standardized, ``k = 1.5 d``, redraw
+failing edges' weights; ``n_obs = 1000`` up to d = 500, ``2 d`` at d = 1,000 and 2,000 with
+``n_int = 10``); another ``d`` takes L4's spec at that size (``n_int = 10``).
 
 * **reset**: CPU time of ``env.reset(seed=s)`` on new seeds (each generates a world:
   faithfulness check, ``I*``, the observational sample). Two references, run interleaved with
@@ -15,6 +15,8 @@ same spec above (``n_int = 10``).
   world (targets cycling through the nodes), each step paired with the numpy floor of the same
   draw (``n_int`` rows of standard normal noise times the precomputed mixing matrix); the ratio
   of the medians.
+* **PC**: CPU time of the batched PC (``pc_batched``, alpha 0.05, the estimator the baselines
+  use) on the level's manifest world 0, and its ratio to that world's reset.
 * **memory**: peak resident memory (``VmHWM``) gained by a fresh child process (after its
   imports) that makes one env, resets it on a preflighted world and spends the budget on
   interventions keeping the last observation, against a fresh child doing the same work in
@@ -57,6 +59,7 @@ from _common import (
 from acdb_gym.core.ladders.custom import CustomLevel
 from acdb_gym.core.ladders.shipped import LARGE_LADDER, Level
 from acdb_gym.core.worlds.spec import LevelSpec
+from acdb_gym.discovery.pc_batched import pc_batched
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.observations import ObservationMode, _zero_block
@@ -160,6 +163,15 @@ def intervene_paired(level: Level, max_steps: int) -> tuple[float, float]:
     return float(np.median(steps)), float(np.median(floors))
 
 
+# --------------------------------------------------------------------------- PC
+
+
+def pc_cpu(level: Level) -> float:
+    """CPU seconds of the batched PC on the level's manifest world 0."""
+    data = level.instance(0).d_obs
+    return _cpu(functools.partial(pc_batched, data, alpha=0.05))
+
+
 # --------------------------------------------------------------------------- memory
 
 
@@ -251,6 +263,7 @@ def main() -> None:
         "--stats-steps", type=int, default=20, help="stats-mode steps above d = 500 (memory)"
     )
     parser.add_argument("--steps", type=int, default=100, help="intervene steps timed per d")
+    parser.add_argument("--pc-max-d", type=int, default=2000, help="largest d whose PC is timed")
     args = parser.parse_args()
     repeats = args.repeats or (2 if args.smoke else 5)
     sizes = [50] if args.smoke else [int(size) for size in args.sizes.split(",")]
@@ -285,6 +298,10 @@ def main() -> None:
         else:
             reset = ["not run"] * 5
         step, step_floor = intervene_paired(level, args.steps)
+        pc = ["not run"] * 2
+        if d <= args.pc_max_d and d <= args.reset_max_d:
+            pc_seconds = pc_cpu(level)
+            pc = [fmt_seconds(pc_seconds), _ratio(pc_seconds, ours)]
         stats_steps = None if d <= 500 else args.stats_steps
         rows.append(
             [
@@ -292,6 +309,7 @@ def main() -> None:
                 f"{spec.k} / {spec.n_obs} / {spec.n_int}",
                 *reset,
                 f"{fmt_seconds(step)} / {fmt_seconds(step_floor)} = {step / step_floor:.2f}×",
+                *pc,
                 memory_cell(level, "raw", None)[0],
                 memory_cell(level, "stats", stats_steps)[0],
             ]
@@ -308,6 +326,8 @@ def main() -> None:
                 "reset ÷ floor",
                 "reset ÷ gCastle",
                 "intervene step / paired floor",
+                "PC CPU (world 0)",
+                "PC ÷ reset",
                 "peak RSS raw / floor",
                 "peak RSS stats / floor",
             ],

@@ -235,29 +235,44 @@ def _skeleton(corr: FloatArray, n_samples: int, alpha: float) -> tuple[BoolMatri
         n_tests += pair.size
         passed = _depth_pvalues(corr, n_samples, xs, ys, pair, cond) > alpha
         separated = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
-        union = np.zeros((xs.size, n_nodes), dtype=np.bool_)
         separated[xs[pair[passed]], ys[pair[passed]]] = True
-        union[np.repeat(pair[passed], depth), cond[passed].ravel()] = True
-        row_of = {(int(x), int(y)): k for k, (x, y) in enumerate(zip(xs, ys, strict=True))}
+        unions = _passing_unions(xs, ys, pair[passed], cond[passed], n_nodes)
         removed = separated | separated.T
-        skipped = [nbrs.size < depth - 1 for nbrs in neighbours]
-        for a, b in zip(*np.nonzero(np.triu(removed)), strict=True):
-            a, b = int(a), int(b)
+        skipped = np.array([nbrs.size < depth - 1 for nbrs in neighbours], dtype=np.bool_)
+        lows, highs = np.nonzero(np.triu(removed))
+        from_low = separated[lows, highs].tolist()
+        from_high = (~skipped[highs]).tolist()
+        for a, b, low_side, high_side in zip(
+            lows.tolist(), highs.tolist(), from_low, from_high, strict=True
+        ):
             entries = sepsets.setdefault((a, b), [])
-            if separated[a, b]:
-                entries.append(_union_set(union, row_of, a, b))
-            if not skipped[b]:
-                entries.append(_union_set(union, row_of, b, a))
+            if low_side:
+                entries.append(unions.get((a, b), _EMPTY))
+            if high_side:
+                entries.append(unions.get((b, a), _EMPTY))
         adjacent &= ~removed
     return adjacent, {pair: tuple(sets) for pair, sets in sepsets.items()}, n_tests
 
 
-def _union_set(
-    union: BoolMatrix, row_of: Mapping[tuple[int, int], int], x: int, y: int
-) -> frozenset[int]:
-    """The union of the passing sets from ``x``'s side of ``(x, y)`` (empty if it had no tests)."""
-    row = row_of.get((x, y))
-    return frozenset() if row is None else frozenset(int(v) for v in np.flatnonzero(union[row]))
+_EMPTY: frozenset[int] = frozenset()
+
+
+def _passing_unions(
+    xs: IntArray, ys: IntArray, passed_pairs: IntArray, passed_sets: IntArray, n_nodes: int
+) -> dict[tuple[int, int], frozenset[int]]:
+    """For each ordered pair ``(x, y)`` with a passing test, the union of its passing sets; a
+    pair with none (or only empty sets, at depth 0) has the empty union and no entry. Only the
+    pairs with a passing test get a row, so depth 0 over ``d (d - 1)`` pairs allocates nothing."""
+    depth = passed_sets.shape[1]
+    if depth == 0 or passed_pairs.size == 0:
+        return {}
+    rows, row_of_test = np.unique(passed_pairs, return_inverse=True)
+    union = np.zeros((rows.size, n_nodes), dtype=np.bool_)
+    union[np.repeat(row_of_test, depth), passed_sets.ravel()] = True
+    return {
+        (int(xs[row]), int(ys[row])): frozenset(np.flatnonzero(members).tolist())
+        for row, members in zip(rows.tolist(), union, strict=True)
+    }
 
 
 # --------------------------------------------------------------------------- orientation
@@ -272,7 +287,36 @@ class _Orientation:
         self.n_nodes = skeleton.shape[0]
         self.adjacent: list[list[bool]] = skeleton.tolist()
         self.directed: list[list[bool]] = [[False] * self.n_nodes for _ in range(self.n_nodes)]
-        self.dpath = np.eye(self.n_nodes, dtype=np.bool_)
+        self._dpath = np.eye(self.n_nodes, dtype=np.bool_)
+        # The matrix is brought up to date only when read (Meek's rules read it; the colliders
+        # only write it): the orientations since it was last current, and whether one of them
+        # replaced a directed edge, after which causal-learn rebuilds it from scratch.
+        self._pending: list[tuple[int, int]] = []
+        self._rebuild = False
+
+    @property
+    def dpath(self) -> BoolMatrix:
+        """causal-learn's ancestor matrix after every orientation so far.
+
+        Deferring the updates gives the same matrix: after the last rebuild (the last time a
+        directed edge was replaced) every orientation met an undirected edge, so the edges
+        directed at that rebuild are today's directed edges less the later orientations, and
+        the rebuild followed by those orientations' updates, in order, is what causal-learn's
+        graph did one step at a time."""
+        if self._rebuild:
+            later = set(self._pending)
+            self._dpath = np.eye(self.n_nodes, dtype=np.bool_)
+            edges = np.argwhere(np.triu(np.array(self.adjacent, dtype=np.bool_)))
+            for a, b in edges[::-1].tolist():
+                if self.directed[a][b] and (a, b) not in later:
+                    self._adjust_dpath(a, b)
+                elif self.directed[b][a] and (b, a) not in later:
+                    self._adjust_dpath(b, a)
+            self._rebuild = False
+        for tail, head in self._pending:
+            self._adjust_dpath(tail, head)
+        self._pending = []
+        return self._dpath
 
     def directed_matrix(self) -> BoolMatrix:
         """The directed edges as a boolean matrix."""
@@ -286,32 +330,24 @@ class _Orientation:
         # causal-learn's one-step update for a new edge i -> j: ancestors of i become ancestors
         # of j and i becomes an ancestor of j's descendants (ancestors of i are not linked to
         # descendants of j). For i != j no cell it writes is one it reads later in its loop.
-        dpath = self.dpath
+        dpath = self._dpath
         ancestors_of_i = dpath[i].copy()
         descendants_of_j = dpath[:, j].copy()
         dpath[j, i] = True
         dpath[j, ancestors_of_i] = True
         dpath[descendants_of_j, i] = True
 
-    def _rebuild_dpath(self) -> None:
-        # causal-learn rebuilds from scratch when a directed edge is removed, adding its edges
-        # in reverse (min, max) order.
-        self.dpath = np.eye(self.n_nodes, dtype=np.bool_)
-        edges = np.argwhere(np.triu(np.array(self.adjacent, dtype=np.bool_)))
-        for a, b in edges[::-1].tolist():
-            if self.directed[a][b]:
-                self._adjust_dpath(a, b)
-            elif self.directed[b][a]:
-                self._adjust_dpath(b, a)
-
     def orient(self, tail: int, head: int) -> None:
-        """Remove the edge and add ``tail -> head`` as causal-learn's graph does."""
+        """Remove the edge and add ``tail -> head`` as causal-learn's graph does: replacing a
+        directed edge rebuilds the ancestor matrix from scratch (adding the remaining directed
+        edges in reverse ``(min, max)`` order), then the new edge updates it."""
         was_directed = self.directed[tail][head] or self.directed[head][tail]
         self.directed[tail][head] = self.directed[head][tail] = False
         if was_directed:
-            self._rebuild_dpath()
+            self._rebuild = True
+            self._pending = []
         self.directed[tail][head] = True
-        self._adjust_dpath(tail, head)
+        self._pending.append((tail, head))
 
     def orient_colliders(
         self, sepsets: Mapping[tuple[int, int], tuple[frozenset[int], ...]]

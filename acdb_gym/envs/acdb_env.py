@@ -194,7 +194,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     ## Episode End
 
     Termination: a valid ``submit_graph``. Truncation: the step limit (16 for ``raw``, 32 for
-    ``stats``, or ``max_steps``), enforced by the environment itself, which then scores the
+    ``stats``, raised to the budget + 1 on an instance whose budget would not fit, or
+    ``max_steps``), enforced by the environment itself, which then scores the
     empty graph so that every episode has a score. The final ``info`` holds ``score``,
     ``submission`` and ``revision``: a :class:`~acdb_gym.envs.hypotheses.RevisionRecord` of the
     experiments' targets, the hypothesis stated with each (None where none was) and the
@@ -216,7 +217,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
       (``Level("custom", "T", "test", LevelSpec(d=2, ...), manifest=())``).
     * ``panel``: ``"active"`` or ``"observational"`` (no interventions).
     * ``tools``: ``"raw"`` (intervene + submit) or ``"stats"`` (+ statistics tools).
-    * ``max_steps``: overrides the step limit.
+    * ``max_steps``: overrides the step limit (a fixed limit, never raised to the budget).
     * ``reward``: ``"directed_f1"``, ``"neg_shd"`` or ``"skeleton_f1"``.
     * ``observation``: ``"raw"`` (samples, the default) or ``"stats"`` (per-regime sample size,
       mean and covariance).
@@ -287,6 +288,9 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         self.reward_name: RewardName = reward
         self.observation_mode: ObservationMode = observation
         self.interventions: InterventionMode = interventions
+        # The default limit grows per episode to budget + 1 where the budget would not fit
+        # (large and DREAM4 worlds); never on v0, v1 and the family ladders, whose budgets do.
+        self._default_limit = STEP_LIMITS[tools] if max_steps is None else None
         self.max_steps = STEP_LIMITS[tools] if max_steps is None else int(max_steps)
         self.render_mode = render_mode
         if legacy_values_key:
@@ -312,7 +316,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         )
         self.observation_space = observation_space(
             self.level,
-            self.max_steps,
+            self.max_steps if max_steps is not None else self._limit_for(self.max_interventions),
             observation,
             interventions,
             legacy_values_key=legacy_values_key,
@@ -331,6 +335,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             elif name == "submit_graph" or self.tools == TOOLS_STATS:
                 accepted.append(index)
         return accepted
+
+    def _limit_for(self, budget: int) -> int:
+        """The default step limit of an episode with ``budget``: 16 (raw) or 32 (stats), or
+        ``budget + 1`` if larger, so an agent can always spend its budget and submit."""
+        assert self._default_limit is not None
+        return max(self._default_limit, budget + 1)
 
     # ------------------------------------------------------------------ gym API
     def reset(
@@ -352,6 +362,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         self._kind_plan: tuple[InterventionKind, ...] = episode_kinds(
             self.interventions, self._instance.seed, m
         )
+        if self._default_limit is not None:
+            self.max_steps = self._limit_for(session.budget if self.panel == PANEL_ACTIVE else 0)
         self._steps = 0
         self._invalid_actions = 0
         self._tool_result = _TOOL_OK

@@ -40,7 +40,8 @@ ENV_IDS: tuple[str, ...] = tuple(
 ``ACDB-NonGaussian-L{0..5}-v2`` and ``ACDB-Nonlinear-L{0..5}-v2``."""
 
 LARGE_IDS: tuple[str, ...] = tuple(level.env_id for level in LARGE_LADDER.values())
-"""``ACDB-L{0..4}-large``: d = 20, 50, 100, 200, 500 (registered; not in :data:`ENV_IDS`)."""
+"""``ACDB-L{0..6}-large``: d = 20, 50, 100, 200, 500, 1,000, 2,000 (registered; not in
+:data:`ENV_IDS`)."""
 
 HIDDEN_SLACK_IDS: tuple[str, ...] = tuple(level.env_id for level in HIDDEN_SLACK_LADDER.values())
 """``ACDB-HiddenSlack-L{0..5}-v1``: v1's levels and instances with a hidden slack (registered;

@@ -59,7 +59,7 @@ class SweepConfig:
         out: run directory; results go to its :data:`~acdb_gym.results.RESULTS_FILE`.
         ladder: a ladder of :data:`~acdb_gym.core.ladders.shipped.ALL_LADDERS` (``"v0"``, ``"v1"``,
             ``"large"``, ...), or ``"custom"`` with ``custom_levels``.
-        levels: level names (the large ladder has L0 to L4; on ``"custom"``, the custom
+        levels: level names (the large ladder has L0 to L6; on ``"custom"``, the custom
             levels' names, in their order).
         seeds: how many manifest seeds of each level, from ``first_index`` on (at most the
             manifest size, 200; a custom level's are preflighted, up to 1000).

@@ -27,8 +27,10 @@ SPEC = LevelSpec(d=40, k=60, n_obs=100, n_int=20, noise_var=1.0, slack=1, standa
 REDRAW = dataclasses.replace(SPEC, faithfulness_rule="redraw_edges")
 
 
-def test_the_large_ladder_spans_d_20_to_500_with_full_manifests() -> None:
-    assert [level.spec.d for level in LARGE_LADDER.values()] == [20, 50, 100, 200, 500]
+def test_the_large_ladder_spans_d_20_to_2000_with_full_manifests() -> None:
+    assert [level.spec.d for level in LARGE_LADDER.values()] == [20, 50, 100, 200, 500, 1000, 2000]
+    # PC's tests need more rows than variables: n_obs = 2 d from d = 1,000 up.
+    assert all(level.spec.n_obs > level.spec.d for level in LARGE_LADDER.values())
     for level in LARGE_LADDER.values():
         assert level.spec.faithfulness_rule == "redraw_edges"
         assert len(level.manifest) == LARGE_MANIFEST_SIZE
@@ -100,4 +102,4 @@ def test_the_sweep_accepts_the_large_ladder(tmp_path: object) -> None:
     with pytest.raises(ValueError, match="seeds must be in"):
         SweepConfig(out=tmp_path, ladder="large", levels=("L0",), seeds=51)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="level must be one of"):
-        SweepConfig(out=tmp_path, ladder="large", levels=("L5",))  # type: ignore[arg-type]
+        SweepConfig(out=tmp_path, ladder="large", levels=("L7",))  # type: ignore[arg-type]

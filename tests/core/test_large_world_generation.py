@@ -1,4 +1,4 @@
-"""Generation of worlds above d = 500: standardization a generation at a time, the closed-form
+"""Generation of worlds from d = 500 up: standardization a generation at a time, the closed-form
 precision and the batched parent-set check give the node-by-node values (the same bits where
 every shipped manifest needs them)."""
 
@@ -60,7 +60,7 @@ def test_generations_put_every_parent_in_an_earlier_generation() -> None:
 @pytest.mark.parametrize(("d", "k"), [(1, 0), (6, 0), (30, 45), (120, 400)])
 def test_standardizing_by_generation_gives_the_node_by_node_world(d: int, k: int) -> None:
     dag, raw = _raw_world(d, k, d + k)
-    by_node = LinearGaussianSCM.standardized(raw, 0.7)  # d <= 500: node by node
+    by_node = LinearGaussianSCM.standardized(raw, 0.7)  # d < 500: node by node
     weights, noise_std, cov = standardize_by_generation(raw, dag, 0.7)
     np.testing.assert_allclose(weights, by_node.weights, rtol=1e-12, atol=0)
     np.testing.assert_allclose(noise_std, by_node.noise_std, rtol=1e-12)

@@ -7,10 +7,8 @@ with the ``linear_nongaussian`` and ``nonlinear`` SCM families (DESIGN §3.1), r
 2``, unpublished; DESIGN §7), registered as ``ACDB-HiddenSlack-L{0..5}-v1``.
 ``v1-latent`` has worlds with hidden common causes (``LevelSpec.latent``, DESIGN §3.2),
 registered as ``ACDB-Latent-L{0..5}-v1``.
-``v1-n3`` is the few-sample regime: v1's and v1-nonlinear's d = 12 levels (L1, L2, L4) with 3
-samples per experiment, each instance its source's world (DESIGN §7), registered as
-``ACDB-L{1,2,4}-v1-n3`` and ``ACDB-Nonlinear-L{1,2,4}-v1-n3`` (design ids
-``ACDB-Design-<level>-v1-n3``).
+``v1-n3`` is v1's and v1-nonlinear's L1, L2, L4 with 3 samples per experiment (DESIGN §7),
+registered as ``ACDB-<level>-v1-n3`` and ``ACDB-Design-<level>-v1-n3``.
 
 Each level carries a manifest of 200 preflighted seeds, each stored with the digest of the
 instance it generates, in package data (``core/ladders/manifests/<ladder>.tsv``); v0's first 8 are the
@@ -112,8 +110,7 @@ class Level:
         ladder, whose level names say their family."""
         if self.spec.latent:
             return f"ACDB-Latent-{self.name}-{self.ladder.split('-', 1)[0]}"
-        named = self.ladder in (REAL, FEW_SAMPLE)
-        tags = FAMILY_TAGS.get(self.spec.family, "") if not named else ""
+        tags = "" if self.ladder in (REAL, FEW_SAMPLE) else FAMILY_TAGS.get(self.spec.family, "")
         tags += HIDDEN_SLACK_TAG if self.spec.hidden_slack else ""
         if tags:
             version = FAMILY_VERSIONS.get(self.ladder, self.ladder.split("-", 1)[0])
@@ -198,7 +195,7 @@ _HIDDEN_SPECS = {
     for name, (axis, spec) in _V1_SPECS.items()
 }
 
-# large: worlds up to d = 500 for scaling studies (beyond the paper). v1's generator (standardized
+# large: worlds up to d = 2,000 for scaling studies (beyond the paper). v1's generator (standardized
 # SCMs, 1.5 d edges) with the faithfulness rule that redraws failing edges' weights instead of
 # whole worlds, whose acceptance rate falls exponentially with the edge count.
 _LARGE_SPECS = {
@@ -216,6 +213,26 @@ _LARGE_SPECS = {
         ("L4", 500, 20),
     )
 }
+# L5, L6: d = 1,000 and 2,000. PC's tests need more rows than variables, so n_obs = 2 d; 10
+# rows per experiment keep an episode's raw block (about |I*| experiments) near the sample's size.
+_LARGE_SPECS.update(
+    {
+        name: (
+            f"d = {d}",
+            LevelSpec(
+                d,
+                3 * d // 2,
+                2 * d,
+                10,
+                1.0,
+                1,
+                standardized=True,
+                faithfulness_rule="redraw_edges",
+            ),
+        )
+        for name, d in (("L5", 1000), ("L6", 2000))
+    }
+)
 
 # v1-latent: worlds with hidden common causes (DESIGN §3.2), v1's sizes for L0-L4 with 1 to 3
 # latents, and L5 v1's base level with 4 latents (the confounding axis). v1's L5 (d = 30,
@@ -269,12 +286,9 @@ REAL_PAIRS: dict[str, str] = {"SF-Nonlinear-L3": "SF-L3", "Sachs-Nonlinear": "Sa
 """The real ladder's nonlinear levels hold the seeds of their linear-Gaussian twin, index for
 index (:func:`preflight_paired`), so each nonlinear world has its twin's graph and weights."""
 
-# v1-n3: the few-sample regime of issue 31 (README "RL intervention design"): the d = 12 levels
-# of v1 and v1-nonlinear with 3 samples per experiment, the one regime searched where the
-# hindsight-best targeting beats greedy by 10 points of directed F1 or more. The observational
-# sample is unchanged: n_int is drawn by the env, never by the generator, so each instance is its
-# source's world (graph, weights, data, budget) of the same seed; only the spec, and so the
-# digest, differ.
+# v1-n3: the few-sample regime where hindsight-best targeting beats greedy by 10+ points (README,
+# "RL intervention policies"). Generation never reads n_int, so each instance is its source's
+# world of the same seed (graph, weights, data, budget); only the spec, so the digest, differ.
 FEW_SAMPLE = "v1-n3"
 FEW_SAMPLE_N_INT = 3
 """Samples per experiment on the few-sample ladder ``v1-n3``."""
@@ -286,11 +300,10 @@ FEW_SAMPLE_SOURCES: dict[str, tuple[str, str]] = {
 """Each ``v1-n3`` level's source ``(ladder, level)``, whose seeds it holds index for index."""
 
 _FEW_SAMPLE_SPECS = {
-    name: (
-        f"{_SPECS[ladder][source][0]}, {FEW_SAMPLE_N_INT} samples per experiment",
-        replace(_SPECS[ladder][source][1], n_int=FEW_SAMPLE_N_INT),
+    name: (f"{axis}, 3 samples per experiment", replace(spec, n_int=FEW_SAMPLE_N_INT))
+    for name, (axis, spec) in (
+        (name, _SPECS[ladder][source]) for name, (ladder, source) in FEW_SAMPLE_SOURCES.items()
     )
-    for name, (ladder, source) in FEW_SAMPLE_SOURCES.items()
 }
 
 MANIFEST_SIZE = 200
@@ -298,7 +311,7 @@ MANIFEST_SIZE = 200
 first 8 are the published seeds)."""
 
 LARGE_MANIFEST_SIZE = 50
-"""Preflighted seeds per level of the large ladder (a d = 500 world takes about 0.4 s)."""
+"""Preflighted seeds per level of the large ladder (a d = 2,000 world takes about 2 s)."""
 
 _SEED_BASE = {
     "v0": 0,
@@ -365,7 +378,7 @@ PAPER_LADDERS: tuple[str, ...] = ("v0", "v1")
 """The two linear-Gaussian ladders of the paper's protocol (the family ladders vary their SCM)."""
 
 LARGE_LADDER: dict[str, Level] = _build("large", _LARGE_SPECS)
-"""``large``: L0 to L4 at d = 20, 50, 100, 200, 500, for scaling studies."""
+"""``large``: L0 to L6 at d = 20, 50, 100, 200, 500, 1,000 and 2,000, for scaling studies."""
 
 HIDDEN_SLACK_LADDER: dict[str, Level] = _build("v1-hidden", _HIDDEN_SPECS)
 """``v1-hidden``: v1's levels and instances with a hidden slack (``LevelSpec.slack_max``); each

@@ -364,7 +364,7 @@ def _redraw_weak_edges(
     draws = 1
     while True:
         scm, cov = _build_scm_and_covariance(spec, weights)
-        # Above STANDARDIZE_BY_NODE_MAX_D (no shipped manifest) the precision in closed form
+        # Above STANDARDIZE_BY_NODE_MAX_D (the large ladder from L4) the precision in closed form
         # spares inverting the covariance every round.
         precision = scm.precision() if spec.d > STANDARDIZE_BY_NODE_MAX_D else None
         weak = weak_edges(dag, cov, spec.faithfulness_eps, precision=precision)

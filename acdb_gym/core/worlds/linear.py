@@ -41,13 +41,17 @@ Both give the same samples in exact arithmetic but not the same bits, and every 
 keep their bits; above 40 no published row depends on them (DESIGN §3).
 """
 
-STANDARDIZE_BY_NODE_MAX_D = 500
+STANDARDIZE_BY_NODE_MAX_D = 499
 """Largest ``d`` standardized node by node (:meth:`LinearGaussianSCM.standardized`); larger
 worlds are standardized a generation at a time (:func:`standardize_by_generation`).
 
 Both give the same weights in exact arithmetic, and about 5% of them differ in the last bit;
-digests round the weights to 12 decimals, yet 2 of the large ladder's 200 manifest worlds at
-d = 50 to 500 would change, so every shipped manifest (d <= 500) keeps the node-by-node bits.
+digests round the weights to 12 decimals, yet 1 of the large ladder's 150 manifest worlds at
+d = 50 to 200 and 6 of the real ladder's 1,000 DREAM4 worlds (d = 100) would change, so every
+shipped manifest below d = 500 keeps the node-by-node bits. At d = 500 (the large ladder's L4)
+all 50 manifest digests are the same either way, so L4 takes the generation method (it was
+node by node until the CHANGELOG's entry of issue 32, 2.5 times slower; weights may differ in the
+last bit from then, digests do not).
 """
 
 
@@ -95,7 +99,7 @@ class LinearGaussianSCM:
         linear-Gaussian SCM, with rescaled weights and noise.
 
         Worlds with ``d <= STANDARDIZE_BY_NODE_MAX_D`` are standardized node by node (the bits
-        of every shipped manifest); larger ones a generation at a time
+        of every shipped manifest below d = 500); larger ones a generation at a time
         (:func:`standardize_by_generation`), the same values in exact arithmetic without a
         ``d x d`` product per node.
         """
