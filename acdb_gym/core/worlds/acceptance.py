@@ -157,6 +157,44 @@ def linear_acceptance(dag: DAG, cov: FloatArray, eps: float) -> Acceptance:
 
 
 # --------------------------------------------------------------------------- nonlinear worlds
+#
+# Generation is the hot path of a nonlinear reset (about 30 nodes at v1 L5, each with a mechanism
+# drawn, calibrated, mapped and checked on 1,000 rows), so the helpers below compute each value
+# once (a column's bins and counts per parent, a child's mean and total sum of squares per node,
+# a mean shared by its standard deviation) with numpy's own operations on the same shapes:
+# every value is bit for bit what ``x.mean()``, ``x.std()`` and a whole-row re-evaluation give,
+# so the drawn worlds, and the ladders' manifest digests, do not move.
+
+
+@dataclass(frozen=True)
+class _Bins:
+    """A column's :data:`ETA_BINS` bins, their counts and how many are non-empty (what the
+    correlation ratio reads of the conditioning variable, shared by all its children)."""
+
+    groups: IntArray
+    counts: IntArray
+    divisor: IntArray
+    used: int
+
+    @classmethod
+    def of(cls, x: FloatArray, bins: int) -> _Bins:
+        groups = _bin_groups(x, bins)
+        counts = np.bincount(groups, minlength=bins)
+        return cls(groups, counts, np.maximum(counts, 1), int(np.count_nonzero(counts)))
+
+
+@dataclass
+class _Calibration:
+    """The calibration sample as the generator fills it (column ``j`` holds ``X_j`` once node
+    ``j`` is accepted, its noise before) and the bins of the accepted columns."""
+
+    sample: FloatArray
+    bins: dict[int, _Bins]
+
+    def bins_of(self, i: int) -> _Bins:
+        if i not in self.bins:
+            self.bins[i] = _Bins.of(self.sample[:, i], ETA_BINS)
+        return self.bins[i]
 
 
 def _nonlinear_scm(
@@ -170,15 +208,14 @@ def _nonlinear_scm(
     calibration sample: a node's mechanism is redrawn (at most :data:`NODE_REDRAWS` times)
     until every edge into it passes, else the world is abandoned (None)."""
     d = spec.d
-    sample = calibration_rng.standard_normal((CALIBRATION_SIZE, d))
+    calibration = _Calibration(calibration_rng.standard_normal((CALIBRATION_SIZE, d)), {})
     noise_std = np.full(d, np.sqrt(spec.noise_var))
     loc, scale = np.zeros(d), np.ones(d)
     maps: list[NormalScoreMap | None] = [None] * d
     mechanisms: list[Mechanism | None] = [None] * d
-    groups: dict[int, IntArray] = {}
     smallest = math.inf
     for j in (int(node) for node in dag.topological_order()):
-        node = _accepted_node(spec, dag, weights, j, noise_std[j], sample, groups, rng)
+        node = _accepted_node(spec, dag, weights, j, noise_std[j], calibration, rng)
         if node is None:
             return None, Acceptance(False, CORRELATION_RATIO, math.nan)
         mechanisms[j], loc[j], scale[j], maps[j], dependence = node
@@ -205,31 +242,38 @@ def _accepted_node(
     weights: FloatArray,
     j: int,
     noise_std: float,
-    sample: FloatArray,
-    groups: dict[int, IntArray],
+    calibration: _Calibration,
     rng: np.random.Generator,
 ) -> _Node | None:
     """Node ``j``'s first mechanism whose edges all pass the rule, with column ``j`` of the
-    calibration ``sample`` (its noise on entry) replaced by the node's values; None when
+    calibration sample (its noise on entry) replaced by the node's values; None when
     :data:`NODE_REDRAWS` draws all fail."""
+    sample = calibration.sample
     parents = tuple(int(p) for p in dag.parents(j))
     noise = sample[:, j] * noise_std
     for _ in range(NODE_REDRAWS if parents else 1):
-        raw = noise.copy()
+        raw = noise
         mechanism = None
         if parents:
             mechanism, values = _draw_mechanism(parents, weights[list(parents), j], rng, sample)
-            raw += values
-        loc, scale = (float(raw.mean()), float(raw.std())) if spec.standardized else (0.0, 1.0)
+            raw = noise + values
+        loc, scale = 0.0, 1.0
+        if spec.standardized:
+            mean, variance = _mean_variance(raw)
+            loc, scale = float(mean), float(np.sqrt(variance))
         column = (raw - loc) / scale
         normal_scores = None
         if spec.standardized:
-            normal_scores = NormalScoreMap.fit(column)
-            column = normal_scores(column)
+            normal_scores, column = NormalScoreMap.fit_and_map(column)
         sample[:, j] = column
         if mechanism is None:
             return None, loc, scale, normal_scores, math.inf
-        dependence = float(_edge_dependences(mechanism, scale, sample, j, groups).min())
+        # The rule needs every edge to pass: the first failing edge decides a rejection, and
+        # no random number is drawn while the edges are read.
+        values = _edge_dependences(
+            mechanism, scale, calibration, j, stop_below=spec.faithfulness_eps
+        )
+        dependence = float(values.min())
         if dependence >= spec.faithfulness_eps:
             return mechanism, loc, scale, normal_scores, dependence
     return None
@@ -240,6 +284,18 @@ def _all_maps(maps: list[NormalScoreMap | None]) -> tuple[NormalScoreMap, ...]:
     if any(m is None for m in maps):
         raise AssertionError("a standardized nonlinear world has a map per node")
     return tuple(m for m in maps if m is not None)
+
+
+def _mean_variance(x: FloatArray, axis: int | None = None) -> tuple[FloatArray, FloatArray]:
+    """``x.mean(axis)`` and ``x.var(axis)`` with the mean summed once: numpy's own steps (a sum
+    divided by the count; the deviations from it squared, summed and divided by the count), so
+    both are bit for bit numpy's, and ``np.sqrt`` of the variance is ``x.std(axis)``."""
+    count = x.size if axis is None else x.shape[axis]
+    mean = np.add.reduce(x, axis=axis, keepdims=True) / count
+    deviations = np.subtract(x, mean)
+    np.square(deviations, out=deviations)
+    variance = np.add.reduce(deviations, axis=axis) / count
+    return mean.reshape(np.shape(variance)), variance
 
 
 def _draw_mechanism(
@@ -255,8 +311,8 @@ def _draw_mechanism(
         terms = np.column_stack(
             [apply_shape(s, sample[:, p]) for p, s in zip(parents, shapes, strict=True)]
         )
-        centers = terms.mean(axis=0)
-        spreads = np.maximum(terms.std(axis=0), 1e-12)
+        centers, variances = _mean_variance(terms, axis=0)
+        spreads = np.maximum(np.sqrt(variances), 1e-12)
         additive = AdditiveMechanism(
             parents,
             shapes,
@@ -269,13 +325,14 @@ def _draw_mechanism(
     hidden_bias = rng.uniform(-1.0, 1.0, HIDDEN_UNITS)
     output_weights = rng.normal(0.0, 1.0, HIDDEN_UNITS)
     output = np.tanh(sample[:, list(parents)] @ hidden_weights + hidden_bias) @ output_weights
+    center, variance = _mean_variance(output)
     network = NetworkMechanism(
         parents,
         readonly_copy(hidden_weights),
         readonly_copy(hidden_bias),
         readonly_copy(output_weights),
-        center=float(output.mean()),
-        spread=float(max(output.std(), 1e-12)),
+        center=float(center),
+        spread=float(max(np.sqrt(variance), 1e-12)),
         gain=float(np.sqrt(np.sum(edge_weights**2))),
     )
     return network, network.gain * (output - network.center) / network.spread
@@ -285,24 +342,29 @@ def _bin_groups(x: FloatArray, bins: int) -> IntArray:
     """Bins of the standardized ``x``: ``bins - 2`` of equal width over ``[-2, 2]`` and the two
     tails (no sort, unlike equal-count bins; each holds about 2% or more of a unit-variance
     sample)."""
-    spread = x.std()
-    z = (x - x.mean()) / (spread if spread > 0 else 1.0)
+    mean, variance = _mean_variance(x)
+    spread = np.sqrt(variance)
+    z = (x - mean) / (spread if spread > 0 else 1.0)
     index = np.floor((z + 2.0) * ((bins - 2) / 4.0)) + 1.0
     return np.clip(index, 0, bins - 1).astype(np.int64)
 
 
-def _eta(groups: IntArray, y: FloatArray, bins: int) -> float:
-    n = len(y)
-    counts = np.bincount(groups, minlength=bins)
-    means = np.bincount(groups, weights=y, minlength=bins) / np.maximum(counts, 1)
-    mean = y.mean()
-    total = float(np.dot(y - mean, y - mean))
+def _eta(bins: _Bins, y: FloatArray, mean: float, total: float) -> float:
+    """The adjusted correlation ratio of ``y`` (mean ``mean``, total sum of squares ``total``)
+    on ``bins``."""
     if total == 0.0:
         return 0.0
-    between = float(counts @ (means - mean) ** 2)
-    used = int(np.count_nonzero(counts))
-    adjusted = 1.0 - (1.0 - between / total) * (n - 1) / (n - used)
+    n = len(y)
+    means = np.bincount(bins.groups, weights=y, minlength=len(bins.counts)) / bins.divisor
+    between = float(bins.counts @ (means - mean) ** 2)
+    adjusted = 1.0 - (1.0 - between / total) * (n - 1) / (n - bins.used)
     return float(np.sqrt(max(adjusted, 0.0)))
+
+
+def _total(y: FloatArray) -> tuple[float, float]:
+    """``y``'s mean and total sum of squares about it."""
+    mean = y.mean()
+    return mean, float(np.dot(y - mean, y - mean))
 
 
 def correlation_ratio(x: FloatArray, y: FloatArray, *, bins: int = ETA_BINS) -> float:
@@ -317,42 +379,71 @@ def correlation_ratio(x: FloatArray, y: FloatArray, *, bins: int = ETA_BINS) -> 
     >>> round(correlation_ratio(x, x**2), 2), correlation_ratio(x, noise) < 0.1
     (0.98, True)
     """
-    return _eta(_bin_groups(x, bins), y, bins)
+    return _eta(_Bins.of(x, bins), y, *_total(y))
 
 
 def _edge_dependences(
-    mechanism: Mechanism, scale: float, sample: FloatArray, j: int, groups: dict[int, IntArray]
+    mechanism: Mechanism,
+    scale: float,
+    calibration: _Calibration,
+    j: int,
+    *,
+    stop_below: float = -math.inf,
 ) -> FloatArray:
-    """Per parent of ``j``, the smaller of ``eta(X_j | X_i)`` and the unique contribution."""
+    """Per parent of ``j``, the smaller of ``eta(X_j | X_i)`` and the unique contribution;
+    the values up to the first one below ``stop_below`` when one is."""
+    sample = calibration.sample
+    y = sample[:, j]
+    mean, total = _total(y)
+    unique = _UniqueContributions(mechanism, scale, sample)
     values = np.empty(len(mechanism.parents))
-    # A network's value on the unshifted rows, shared by every parent's unique contribution.
-    base = mechanism(sample[:UNIQUE_ROWS]) if isinstance(mechanism, NetworkMechanism) else None
     for index, i in enumerate(mechanism.parents):
-        if i not in groups:
-            groups[i] = _bin_groups(sample[:, i], ETA_BINS)
-        eta = _eta(groups[i], sample[:, j], ETA_BINS)
-        values[index] = min(eta, _unique(mechanism, scale, sample, index, base))
+        eta = _eta(calibration.bins_of(i), y, mean, total)
+        values[index] = eta if eta < stop_below else min(eta, unique(index))
+        if values[index] < stop_below:
+            return values[: index + 1]
     return values
 
 
-def _unique(
-    mechanism: Mechanism,
-    scale: float,
-    sample: FloatArray,
-    index: int,
-    base: FloatArray | None = None,
-) -> float:
-    if isinstance(mechanism, AdditiveMechanism):
-        # Each term has variance weights[p]**2 on the sample, and an independent copy of the
-        # parent doubles it in the difference: sqrt(Var / 2) = |weight|, no evaluation needed.
-        return float(abs(mechanism.weights[index])) / scale
-    # The first UNIQUE_ROWS rows suffice for a variance (relative error about 6%).
-    rows = sample[:UNIQUE_ROWS]
-    shifted = rows.copy()
-    parent = mechanism.parents[index]
-    shifted[:, parent] = np.roll(sample[:, parent], len(sample) // 2)[:UNIQUE_ROWS]
-    delta = (mechanism(rows) if base is None else base) - mechanism(shifted)
-    return float(np.sqrt(delta.var() / 2.0)) / scale
+class _UniqueContributions:
+    """The unique contribution of each parent of ``mechanism`` on ``sample`` (module
+    docstring), ``scale`` the child's standard deviation before standardization."""
+
+    def __init__(self, mechanism: Mechanism, scale: float, sample: FloatArray) -> None:
+        self.mechanism, self.scale, self.sample = mechanism, scale, sample
+        self.parent_rows: FloatArray | None = None
+        self.base: FloatArray | None = None
+        if isinstance(mechanism, NetworkMechanism):
+            # The first UNIQUE_ROWS rows suffice for a variance (relative error about 6%); the
+            # network's value on the unshifted rows is shared by every parent.
+            self.parent_rows = sample[:UNIQUE_ROWS][:, list(mechanism.parents)]
+            self.base = mechanism.of_parents(self.parent_rows)
+
+    def __call__(self, index: int) -> float:
+        mechanism = self.mechanism
+        if isinstance(mechanism, AdditiveMechanism):
+            # Each term has variance weights[p]**2 on the sample, and an independent copy of
+            # the parent doubles it in the difference: sqrt(Var / 2) = |weight|, no evaluation.
+            return float(abs(mechanism.weights[index])) / self.scale
+        if self.parent_rows is None or self.base is None:
+            raise AssertionError("a network's unique contributions read its parent rows")
+        shifted = self.parent_rows.copy()
+        shifted[:, index] = _independent_copy(
+            self.sample[:, mechanism.parents[index]], len(shifted)
+        )
+        _, variance = _mean_variance(self.base - mechanism.of_parents(shifted))
+        return float(np.sqrt(variance / 2.0)) / self.scale
+
+
+def _independent_copy(x: FloatArray, rows: int) -> FloatArray:
+    """The first ``rows`` values of ``x`` rolled by half its length (``np.roll(x, len(x) //
+    2)[:rows]``, a slice when the roll does not wrap within them): the values an independent
+    copy of the variable takes on those rows."""
+    n = len(x)
+    shift = n // 2
+    if rows <= shift:
+        return x[n - shift : n - shift + rows]
+    return np.roll(x, shift)[:rows]
 
 
 def unique_contribution(scm: NonlinearSCM, sample: FloatArray, i: int, j: int) -> float:
@@ -363,17 +454,18 @@ def unique_contribution(scm: NonlinearSCM, sample: FloatArray, i: int, j: int) -
     mechanism = scm.mechanisms[j]
     if mechanism is None or i not in mechanism.parents:
         return 0.0
-    return _unique(mechanism, float(scm.scale[j]), sample, mechanism.parents.index(i))
+    unique = _UniqueContributions(mechanism, float(scm.scale[j]), sample)
+    return unique(mechanism.parents.index(i))
 
 
 def nonlinear_acceptance(scm: NonlinearSCM, sample: FloatArray, eps: float) -> Acceptance:
     """The nonlinear rule (module docstring) on a whole SCM and a sample of it: every edge's
     correlation ratio and unique contribution are at least ``eps`` (the generator applies the
     same rule node by node as it draws)."""
-    groups: dict[int, IntArray] = {}
+    calibration = _Calibration(sample, {})
     smallest = math.inf
     for j, mechanism in enumerate(scm.mechanisms):
         if mechanism is not None:
-            values = _edge_dependences(mechanism, float(scm.scale[j]), sample, j, groups)
+            values = _edge_dependences(mechanism, float(scm.scale[j]), calibration, j)
             smallest = min(smallest, float(values.min()))
     return Acceptance(bool(smallest >= eps), CORRELATION_RATIO, smallest)

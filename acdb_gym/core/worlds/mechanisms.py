@@ -215,7 +215,12 @@ class NetworkMechanism:
 
     def __call__(self, data: FloatArray) -> FloatArray:
         """The mechanism's value on every row of the full ``(n, d)`` ``data``."""
-        hidden = np.tanh(data[:, list(self.parents)] @ self.hidden_weights + self.hidden_bias)
+        return self.of_parents(data[:, list(self.parents)])
+
+    def of_parents(self, values: FloatArray) -> FloatArray:
+        """The mechanism's value on ``(n, len(parents))`` parent ``values`` (C-ordered, the
+        layout ``data[:, parents]`` has, so the products are those of a call on ``data``)."""
+        hidden = np.tanh(values @ self.hidden_weights + self.hidden_bias)
         return np.asarray(
             self.gain * (hidden @ self.output_weights - self.center) / self.spread,
             dtype=np.float64,
@@ -277,6 +282,13 @@ class NormalScoreMap:
         if not (np.diff(knots) > 0).all():
             raise ValueError("the sample has ties among its knots; the map must be increasing")
         return cls(readonly_copy(knots), scores)
+
+    @classmethod
+    def fit_and_map(cls, sample: FloatArray) -> tuple[NormalScoreMap, FloatArray]:
+        """The map of ``sample`` and ``sample``'s normal scores under it (``map(sample)``,
+        without its tails: the outer knots are the sample's extremes)."""
+        normal_scores = cls.fit(sample)
+        return normal_scores, np.interp(sample, normal_scores.knots, normal_scores.scores)
 
     def __call__(self, x: FloatArray) -> FloatArray:
         """The normal scores of ``x``."""
