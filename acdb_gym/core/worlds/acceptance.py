@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from acdb_gym.core.graphs import DAG
-from acdb_gym.core.types import FloatArray, IntArray
+from acdb_gym.core.types import FloatArray, IntArray, readonly
 from acdb_gym.core.worlds.faithfulness import is_faithful, min_relevant_partial_correlation
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import (
@@ -172,7 +172,8 @@ class _Bins:
     correlation ratio reads of the conditioning variable, shared by all its children)."""
 
     groups: IntArray
-    counts: IntArray
+    counts: FloatArray
+    """The counts as floats (exact), the type ``counts @ x`` casts them to."""
     divisor: IntArray
     used: int
 
@@ -180,7 +181,8 @@ class _Bins:
     def of(cls, x: FloatArray, bins: int) -> _Bins:
         groups = _bin_groups(x, bins)
         counts = np.bincount(groups, minlength=bins)
-        return cls(groups, counts, np.maximum(counts, 1), int(np.count_nonzero(counts)))
+        divisor = np.maximum(counts, 1)
+        return cls(groups, counts.astype(np.float64), divisor, int(np.count_nonzero(counts)))
 
 
 @dataclass
@@ -249,7 +251,7 @@ def _accepted_node(
     calibration sample (its noise on entry) replaced by the node's values; None when
     :data:`NODE_REDRAWS` draws all fail."""
     sample = calibration.sample
-    parents = tuple(int(p) for p in dag.parents(j))
+    parents = tuple(dag.parents(j).tolist())
     noise = sample[:, j] * noise_std
     for _ in range(NODE_REDRAWS if parents else 1):
         raw = noise
@@ -298,6 +300,25 @@ def _mean_variance(x: FloatArray, axis: int | None = None) -> tuple[FloatArray, 
     return mean.reshape(np.shape(variance)), variance
 
 
+def _row_moments(rows: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Per row of ``rows`` (one term per row), its mean, its variance and the row minus its
+    mean: bit for bit what ``terms.mean(axis=0)``, ``terms.var(axis=0)`` and ``terms -
+    terms.mean(axis=0)`` give for the ``(n, p)`` C-ordered ``terms = rows.T``, where numpy
+    sums each column row after row (one row at a time for ``p >= 2``, pairwise for ``p = 1``,
+    whose single column is contiguous); a running sum along each contiguous row is that same
+    sequence of additions without the strided walk."""
+    count = rows.shape[1]
+
+    def sums(x: FloatArray) -> FloatArray:
+        if len(x) == 1:
+            return np.add.reduce(x, axis=1)
+        return np.add.accumulate(x, axis=1)[:, -1]
+
+    mean = sums(rows) / count
+    centred = rows - mean[:, None]
+    return mean, sums(np.square(centred)) / count, centred
+
+
 def _draw_mechanism(
     parents: tuple[int, ...],
     edge_weights: FloatArray,
@@ -308,19 +329,19 @@ def _draw_mechanism(
     its values there."""
     if rng.random() < 0.5:
         shapes = tuple(SHAPES[k] for k in rng.integers(len(SHAPES), size=len(parents)))
-        terms = np.column_stack(
-            [apply_shape(s, sample[:, p]) for p, s in zip(parents, shapes, strict=True)]
-        )
-        centers, variances = _mean_variance(terms, axis=0)
+        terms = np.empty((len(parents), len(sample)))
+        for row, p, s in zip(terms, parents, shapes, strict=True):
+            row[:] = apply_shape(s, sample[:, p])
+        centers, variances, centred = _row_moments(terms)
         spreads = np.maximum(np.sqrt(variances), 1e-12)
         additive = AdditiveMechanism(
             parents,
             shapes,
             readonly_copy(edge_weights),
-            readonly_copy(centers),
-            readonly_copy(spreads),
+            readonly(centers),
+            readonly(spreads),
         )
-        return additive, (terms - centers) @ (edge_weights / spreads)
+        return additive, np.ascontiguousarray(centred.T) @ (edge_weights / spreads)
     hidden_weights = rng.normal(0.0, 1.5 / np.sqrt(len(parents)), (len(parents), HIDDEN_UNITS))
     hidden_bias = rng.uniform(-1.0, 1.0, HIDDEN_UNITS)
     output_weights = rng.normal(0.0, 1.0, HIDDEN_UNITS)

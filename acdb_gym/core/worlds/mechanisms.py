@@ -252,12 +252,13 @@ def _knot_ranks(n: int, n_knots: int) -> tuple[IntArray, FloatArray]:
 
 
 @functools.lru_cache(maxsize=8)
-def _knot_intervals(n: int, n_knots: int) -> tuple[IntArray, IntArray]:
-    """The knots' ranks and, per rank of a sorted sample of ``n``, the knot interval it falls
-    in (``j`` with ``ranks[j] <= rank < ranks[j + 1]``; the last interval for the largest)."""
-    ranks, _ = _knot_ranks(n, n_knots)
-    interval = np.searchsorted(ranks, np.arange(n), side="right") - 1
-    return ranks, readonly(np.minimum(interval, n_knots - 2))
+def _knot_intervals(n: int, n_knots: int) -> tuple[IntArray, FloatArray, IntArray, FloatArray]:
+    """The knots' ranks and scores (:func:`_knot_ranks`), and per rank of a sorted sample of
+    ``n`` the knot interval it falls in (``j`` with ``ranks[j] <= rank < ranks[j + 1]``; the
+    last interval for the largest) and that interval's left score (read-only)."""
+    ranks, scores = _knot_ranks(n, n_knots)
+    interval = np.minimum(np.searchsorted(ranks, np.arange(n), side="right") - 1, n_knots - 2)
+    return ranks, scores, readonly(interval), readonly(scores[interval])
 
 
 @dataclass(frozen=True, eq=False)
@@ -309,13 +310,14 @@ class NormalScoreMap:
         x = np.asarray(sample, dtype=np.float64)
         order = np.argsort(x)
         ordered = x[order]
-        normal_scores = cls._of_ordered(ordered, NORMAL_SCORE_KNOTS)
-        knots, scores = normal_scores.knots, normal_scores.scores
-        if not (np.diff(ordered) > 0).all():
-            return normal_scores, np.interp(x, knots, scores)
-        ranks, interval = _knot_intervals(x.size, NORMAL_SCORE_KNOTS)
+        if x.size < NORMAL_SCORE_KNOTS or not (ordered[1:] > ordered[:-1]).all():
+            normal_scores = cls._of_ordered(ordered, NORMAL_SCORE_KNOTS)
+            return normal_scores, np.interp(x, normal_scores.knots, normal_scores.scores)
+        ranks, scores, interval, interval_scores = _knot_intervals(x.size, NORMAL_SCORE_KNOTS)
+        knots = readonly(ordered[ranks])  # increasing, as the whole sample is
+        normal_scores = cls(knots, scores)
         slopes = (scores[1:] - scores[:-1]) / (knots[1:] - knots[:-1])
-        mapped = slopes[interval] * (ordered - knots[interval]) + scores[interval]
+        mapped = slopes[interval] * (ordered - knots[interval]) + interval_scores
         mapped[ranks] = scores
         unsorted = np.empty_like(mapped)
         unsorted[order] = mapped
