@@ -288,16 +288,16 @@ def _all_maps(maps: list[NormalScoreMap | None]) -> tuple[NormalScoreMap, ...]:
     return tuple(m for m in maps if m is not None)
 
 
-def _mean_variance(x: FloatArray, axis: int | None = None) -> tuple[FloatArray, FloatArray]:
-    """``x.mean(axis)`` and ``x.var(axis)`` with the mean summed once: numpy's own steps (a sum
-    divided by the count; the deviations from it squared, summed and divided by the count), so
-    both are bit for bit numpy's, and ``np.sqrt`` of the variance is ``x.std(axis)``."""
-    count = x.size if axis is None else x.shape[axis]
-    mean = np.add.reduce(x, axis=axis, keepdims=True) / count
-    deviations = np.subtract(x, mean)
+def _mean_variance(x: FloatArray) -> tuple[float, float]:
+    """``x.mean()`` and ``x.var()`` of a 1-D ``x`` with the mean summed once: numpy's own
+    steps (a sum divided by the count; the deviations from it squared, summed and divided by
+    the count), so both are bit for bit numpy's, and ``np.sqrt`` of the variance is
+    ``x.std()``."""
+    count = x.size
+    mean = np.add.reduce(x) / count
+    deviations = x - mean
     np.square(deviations, out=deviations)
-    variance = np.add.reduce(deviations, axis=axis) / count
-    return mean.reshape(np.shape(variance)), variance
+    return mean, np.add.reduce(deviations) / count
 
 
 def _row_moments(rows: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -367,7 +367,10 @@ def _bin_groups(x: FloatArray, bins: int) -> IntArray:
     spread = np.sqrt(variance)
     z = (x - mean) / (spread if spread > 0 else 1.0)
     index = np.floor((z + 2.0) * ((bins - 2) / 4.0)) + 1.0
-    return np.clip(index, 0, bins - 1).astype(np.int64)
+    # np.clip(index, 0, bins - 1) without its wrappers.
+    np.maximum(index, 0.0, out=index)
+    np.minimum(index, bins - 1.0, out=index)
+    return index.astype(np.int64)
 
 
 def _eta(bins: _Bins, y: FloatArray, mean: float, total: float) -> float:
@@ -383,8 +386,8 @@ def _eta(bins: _Bins, y: FloatArray, mean: float, total: float) -> float:
 
 
 def _total(y: FloatArray) -> tuple[float, float]:
-    """``y``'s mean and total sum of squares about it."""
-    mean = y.mean()
+    """``y``'s mean (``y.mean()``) and total sum of squares about it."""
+    mean = np.add.reduce(y) / y.size
     return mean, float(np.dot(y - mean, y - mean))
 
 
@@ -414,7 +417,7 @@ def _edge_dependences(
     """Per parent of ``j``, the smaller of ``eta(X_j | X_i)`` and the unique contribution;
     the values up to the first one below ``stop_below`` when one is."""
     sample = calibration.sample
-    y = sample[:, j]
+    y = np.ascontiguousarray(sample[:, j])  # the same values and sums, read faster
     mean, total = _total(y)
     unique = _UniqueContributions(mechanism, scale, sample)
     values = np.empty(len(mechanism.parents))
