@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -216,8 +217,9 @@ def _nonlinear_scm(
     maps: list[NormalScoreMap | None] = [None] * d
     mechanisms: list[Mechanism | None] = [None] * d
     smallest = math.inf
-    for j in (int(node) for node in dag.topological_order()):
-        node = _accepted_node(spec, dag, weights, j, noise_std[j], calibration, rng)
+    parents = _parents_of_each(dag)
+    for j in dag.topological_order().tolist():
+        node = _accepted_node(spec, parents[j], weights, j, noise_std[j], calibration, rng)
         if node is None:
             return None, Acceptance(False, CORRELATION_RATIO, math.nan)
         mechanisms[j], loc[j], scale[j], maps[j], dependence = node
@@ -238,20 +240,27 @@ _Node = tuple[Mechanism | None, float, float, NormalScoreMap | None, float]
 """A node's accepted mechanism, ``loc``, ``scale``, normal-score map and smallest dependence."""
 
 
+def _parents_of_each(dag: DAG) -> list[tuple[int, ...]]:
+    """Every node's parents, ascending (``dag.parents(j)`` for each ``j``, in one pass)."""
+    children, parents = np.nonzero(dag.adjacency.T)
+    bounds = np.searchsorted(children, np.arange(dag.n_nodes + 1)).tolist()
+    flat = parents.tolist()
+    return [tuple(flat[start:stop]) for start, stop in pairwise(bounds)]
+
+
 def _accepted_node(
     spec: LevelSpec,
-    dag: DAG,
+    parents: tuple[int, ...],
     weights: FloatArray,
     j: int,
     noise_std: float,
     calibration: _Calibration,
     rng: np.random.Generator,
 ) -> _Node | None:
-    """Node ``j``'s first mechanism whose edges all pass the rule, with column ``j`` of the
-    calibration sample (its noise on entry) replaced by the node's values; None when
+    """Node ``j``'s first mechanism (on ``parents``) whose edges all pass the rule, with column
+    ``j`` of the calibration sample (its noise on entry) replaced by the node's values; None when
     :data:`NODE_REDRAWS` draws all fail."""
     sample = calibration.sample
-    parents = tuple(dag.parents(j).tolist())
     noise = sample[:, j] * noise_std
     for _ in range(NODE_REDRAWS if parents else 1):
         raw = noise
