@@ -1,0 +1,139 @@
+"""The nonlinear generator's fast paths give numpy's plain computations bit for bit (DESIGN §3.1).
+
+The ladders' manifest digests pin every generated world; these tests pin each shortcut the
+generator takes against the plain numpy expression it replaces, on many random inputs, so a
+numpy or BLAS change that broke the equality would fail here and not only as a drifted digest.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from acdb_gym.core.worlds.acceptance import (
+    UNIQUE_ROWS,
+    _Calibration,
+    _edge_dependences,
+    _independent_copy,
+    _mean_variance,
+    _network_differences,
+    _row_moments,
+)
+from acdb_gym.core.worlds.mechanisms import (
+    AdditiveMechanism,
+    NetworkMechanism,
+    NormalScoreMap,
+    _interp,
+    apply_shape,
+)
+
+
+def _same_bits(a: object, b: object) -> bool:
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return x.shape == y.shape and bool(np.array_equal(x.view(np.int64), y.view(np.int64)))
+
+
+def test_mean_variance_is_numpys_mean_and_var_on_columns_of_any_stride() -> None:
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        sample = rng.standard_normal((1000, 1 + trial % 30)) * rng.exponential()
+        column = sample[:, trial % sample.shape[1]]
+        mean, variance = _mean_variance(column)
+        assert _same_bits(mean, column.mean()) and _same_bits(variance, column.var())
+        assert _same_bits(np.sqrt(variance), column.std())
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 5])
+def test_row_moments_are_numpys_column_moments_of_the_transpose(p: int) -> None:
+    rng = np.random.default_rng(p)
+    shapes = ("tanh", "sin", "softplus", "square")
+    for _ in range(50):
+        sample = rng.standard_normal((1000, 8))
+        rows = np.array([apply_shape(shapes[rng.integers(4)], sample[:, c]) for c in range(p)])
+        terms = np.column_stack(list(rows))  # the (n, p) layout numpy reduces column-wise
+        mean, variance, centred = _row_moments(rows)
+        assert _same_bits(mean, terms.mean(axis=0)) and _same_bits(variance, terms.var(axis=0))
+        assert _same_bits(np.ascontiguousarray(centred.T), terms - terms.mean(axis=0))
+
+
+def test_fit_and_map_is_fit_then_map_including_samples_with_ties() -> None:
+    rng = np.random.default_rng(1)
+    for trial in range(200):
+        sample = [rng.standard_normal, rng.exponential, rng.standard_cauchy][trial % 3](size=1000)
+        if trial % 10 == 0:
+            sample[:7] = sample[7]  # ties away from the knots: np.interp's own path
+        fitted, mapped = NormalScoreMap.fit_and_map(sample)
+        reference = NormalScoreMap.fit(sample)
+        assert _same_bits(fitted.knots, reference.knots)
+        assert _same_bits(mapped, reference(sample))
+    with pytest.raises(ValueError, match="at least 101"):
+        NormalScoreMap.fit_and_map(rng.standard_normal(50))
+
+
+def test_interp_is_np_interp_in_any_order_with_knots_ties_and_tails() -> None:
+    rng = np.random.default_rng(2)
+    for trial in range(300):
+        normal_scores = NormalScoreMap.fit(rng.standard_normal(1000))
+        knots, scores = normal_scores.knots, normal_scores.scores
+        x = 2.0 * rng.standard_normal([10, 64, 200, 1000][trial % 4])
+        x[::9] = knots[rng.integers(0, len(knots), size=len(x[::9]))]  # exactly on knots
+        x[:3] = x[3]
+        assert _same_bits(_interp(x, knots, scores), np.interp(x, knots, scores))
+
+
+@pytest.mark.parametrize(("n", "rows"), [(1000, 500), (1000, 600), (300, 300), (7, 3)])
+def test_independent_copy_is_the_rolled_columns_first_rows(n: int, rows: int) -> None:
+    x = np.random.default_rng(n).standard_normal(n)
+    assert _same_bits(_independent_copy(x, rows), np.roll(x, n // 2)[:rows])
+
+
+def _one_parent_at_a_time(network: NetworkMechanism, sample: np.ndarray) -> np.ndarray:
+    """The variances as first written: each parent's shifted copy of the whole rows evaluated
+    on its own."""
+    rows = sample[:UNIQUE_ROWS]
+    base = network(rows)
+    variances = []
+    for parent in network.parents:
+        shifted = rows.copy()
+        shifted[:, parent] = np.roll(sample[:, parent], len(sample) // 2)[:UNIQUE_ROWS]
+        variances.append((base - network(shifted)).var())
+    return np.array(variances)
+
+
+@pytest.mark.parametrize("p", [1, 2, 4, 6])
+def test_stacked_network_differences_are_those_of_each_parent_alone(p: int) -> None:
+    rng = np.random.default_rng(10 + p)
+    for _ in range(30):
+        sample = rng.standard_normal((1000, 12))
+        network = NetworkMechanism(
+            tuple(sorted(rng.choice(12, p, replace=False).tolist())),
+            rng.normal(0.0, 1.5 / math.sqrt(p), (p, 8)),
+            rng.uniform(-1.0, 1.0, 8),
+            rng.normal(0.0, 1.0, 8),
+            center=float(rng.normal()),
+            spread=float(rng.exponential()),
+            gain=float(rng.exponential()),
+        )
+        assert _same_bits(
+            _network_differences(network, sample), _one_parent_at_a_time(network, sample)
+        )
+
+
+def test_a_nodes_check_stops_at_its_first_failing_edge_with_the_same_decision() -> None:
+    rng = np.random.default_rng(3)
+    sample = rng.standard_normal((1000, 4))
+    weights = np.array([0.9, 0.02, 0.5])  # the middle parent barely counts
+    mechanism = AdditiveMechanism(
+        (0, 1, 2), ("tanh", "sin", "square"), weights, np.zeros(3), np.ones(3)
+    )
+    sample[:, 3] = mechanism(sample) + 0.3 * sample[:, 3]
+    every = _edge_dependences(mechanism, 1.0, _Calibration(sample, {}), 3)
+    assert len(every) == 3 and every.min() < 0.1
+    stopped = _edge_dependences(mechanism, 1.0, _Calibration(sample, {}), 3, stop_below=0.1)
+    assert len(stopped) == 2 and stopped[-1] < 0.1
+    assert _same_bits(stopped, every[:2])
+    lowest = float(every.min())  # nothing is below the smallest: every edge is read
+    passed = _edge_dependences(mechanism, 1.0, _Calibration(sample, {}), 3, stop_below=lowest)
+    assert _same_bits(passed, every)
