@@ -25,7 +25,6 @@ from acdb_gym.core.worlds.mechanisms import (
     AdditiveMechanism,
     NetworkMechanism,
     NormalScoreMap,
-    _interp,
     apply_shape,
 )
 
@@ -72,15 +71,16 @@ def test_fit_and_map_is_fit_then_map_including_samples_with_ties() -> None:
         NormalScoreMap.fit_and_map(rng.standard_normal(50))
 
 
-def test_interp_is_np_interp_in_any_order_with_knots_ties_and_tails() -> None:
+def test_a_map_in_sorted_order_is_the_plain_map_with_knots_ties_tails_and_nan() -> None:
     rng = np.random.default_rng(2)
     for trial in range(300):
         normal_scores = NormalScoreMap.fit(rng.standard_normal(1000))
-        knots, scores = normal_scores.knots, normal_scores.scores
-        x = 2.0 * rng.standard_normal([10, 64, 200, 1000][trial % 4])
-        x[::9] = knots[rng.integers(0, len(knots), size=len(x[::9]))]  # exactly on knots
+        x = 2.0 * rng.standard_normal([10, 64, 200, 1000][trial % 4])  # tails on both sides
+        x[::9] = normal_scores.knots[rng.integers(0, 101, size=len(x[::9]))]  # on knots
         x[:3] = x[3]
-        assert _same_bits(_interp(x, knots, scores), np.interp(x, knots, scores))
+        if trial % 25 == 0:
+            x[5] = np.nan
+        assert _same_bits(normal_scores(x), normal_scores._map(x))
 
 
 @pytest.mark.parametrize(("n", "rows"), [(1000, 500), (1000, 600), (300, 300), (7, 3)])

@@ -261,21 +261,8 @@ def _knot_intervals(n: int, n_knots: int) -> tuple[IntArray, FloatArray, IntArra
     return ranks, scores, readonly(interval), readonly(scores[interval])
 
 
-_SORTED_INTERP_SIZE = 64
-"""Values from which :func:`_interp` interpolates in sorted order."""
-
-
-def _interp(x: FloatArray, knots: FloatArray, scores: FloatArray) -> FloatArray:
-    """``np.interp(x, knots, scores)``, bit for bit; a long 1-D ``x`` is interpolated in
-    sorted order, where each value's knot interval is next to the previous one's: np.interp's
-    binary search then follows its guess, whose branches a random order mispredicts (an
-    argsort and a scatter cost less than those misses from about a hundred values on)."""
-    if x.ndim != 1 or x.size < _SORTED_INTERP_SIZE:
-        return np.interp(x, knots, scores)
-    order = np.argsort(x)
-    y = np.empty(x.shape)
-    y[order] = np.interp(x[order], knots, scores)
-    return y
+_SORTED_MAP_SIZE = 64
+"""Values from which a :class:`NormalScoreMap` maps ``x`` in sorted order."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -341,9 +328,25 @@ class NormalScoreMap:
         return normal_scores, unsorted
 
     def __call__(self, x: FloatArray) -> FloatArray:
-        """The normal scores of ``x``."""
+        """The normal scores of ``x``.
+
+        A long 1-D ``x`` is mapped in sorted order and scattered back, the same values as
+        :meth:`_map`'s: np.interp's binary search follows its guess from the previous value,
+        whose branches a random order mispredicts (an argsort and a scatter cost less than
+        those misses from about a hundred values on), and the tails are the sorted ends.
+        """
+        if x.ndim == 1 and x.size >= _SORTED_MAP_SIZE:
+            order = np.argsort(x)
+            ordered = x[order]
+            if not np.isnan(ordered[-1]):
+                y = np.empty(x.shape)
+                y[order] = self._map_sorted(ordered)
+                return y
+        return self._map(x)
+
+    def _map(self, x: FloatArray) -> FloatArray:
         knots, scores, t = self.knots, self.scores, _TAIL_KNOTS
-        y = _interp(x, knots, scores)
+        y = np.interp(x, knots, scores)
         if x.min() < knots[0]:
             below = x < knots[0]
             slope = (scores[t] - scores[0]) / (knots[t] - knots[0])
@@ -352,6 +355,21 @@ class NormalScoreMap:
             above = x > knots[-1]
             slope = (scores[-1] - scores[-1 - t]) / (knots[-1] - knots[-1 - t])
             y[above] = scores[-1] + (x[above] - knots[-1]) * slope
+        return y
+
+    def _map_sorted(self, ordered: FloatArray) -> FloatArray:
+        """:meth:`_map` of an ascending ``ordered`` (no NaN): the values below the first knot
+        and above the last are its two ends."""
+        knots, scores, t = self.knots, self.scores, _TAIL_KNOTS
+        y = np.interp(ordered, knots, scores)
+        below = int(np.searchsorted(ordered, knots[0], side="left"))
+        if below:
+            slope = (scores[t] - scores[0]) / (knots[t] - knots[0])
+            y[:below] = scores[0] + (ordered[:below] - knots[0]) * slope
+        above = int(np.searchsorted(ordered, knots[-1], side="right"))
+        if above < len(ordered):
+            slope = (scores[-1] - scores[-1 - t]) / (knots[-1] - knots[-1 - t])
+            y[above:] = scores[-1] + (ordered[above:] - knots[-1]) * slope
         return y
 
     def parameters(self) -> FloatArray:
