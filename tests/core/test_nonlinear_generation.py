@@ -12,14 +12,14 @@ import math
 import numpy as np
 import pytest
 
-from acdb_gym.core.worlds.acceptance import (
+from acdb_gym.core.worlds.acceptance import _row_moments
+from acdb_gym.core.worlds.dependence import (
     UNIQUE_ROWS,
-    _Calibration,
-    _edge_dependences,
+    Calibration,
     _independent_copy,
-    _mean_variance,
     _network_differences,
-    _row_moments,
+    edge_dependences,
+    mean_variance,
 )
 from acdb_gym.core.worlds.mechanisms import (
     AdditiveMechanism,
@@ -39,7 +39,7 @@ def test_mean_variance_is_numpys_mean_and_var_on_columns_of_any_stride() -> None
     for trial in range(200):
         sample = rng.standard_normal((1000, 1 + trial % 30)) * rng.exponential()
         column = sample[:, trial % sample.shape[1]]
-        mean, variance = _mean_variance(column)
+        mean, variance = mean_variance(column)
         assert _same_bits(mean, column.mean()) and _same_bits(variance, column.var())
         assert _same_bits(np.sqrt(variance), column.std())
 
@@ -129,11 +129,11 @@ def test_a_nodes_check_stops_at_its_first_failing_edge_with_the_same_decision() 
         (0, 1, 2), ("tanh", "sin", "square"), weights, np.zeros(3), np.ones(3)
     )
     sample[:, 3] = mechanism(sample) + 0.3 * sample[:, 3]
-    every = _edge_dependences(mechanism, 1.0, _Calibration(sample, {}), 3)
+    every = edge_dependences(mechanism, 1.0, Calibration(sample, {}), 3)
     assert len(every) == 3 and every.min() < 0.1
-    stopped = _edge_dependences(mechanism, 1.0, _Calibration(sample, {}), 3, stop_below=0.1)
+    stopped = edge_dependences(mechanism, 1.0, Calibration(sample, {}), 3, stop_below=0.1)
     assert len(stopped) == 2 and stopped[-1] < 0.1
     assert _same_bits(stopped, every[:2])
     lowest = float(every.min())  # nothing is below the smallest: every edge is read
-    passed = _edge_dependences(mechanism, 1.0, _Calibration(sample, {}), 3, stop_below=lowest)
+    passed = edge_dependences(mechanism, 1.0, Calibration(sample, {}), 3, stop_below=lowest)
     assert _same_bits(passed, every)
