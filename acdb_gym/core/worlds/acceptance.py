@@ -289,7 +289,7 @@ def _draw_mechanism(
     """An additive or network mechanism, centred and scaled on the calibration ``sample``, and
     its values there."""
     if rng.random() < 0.5:
-        shapes = tuple(SHAPES[k] for k in rng.integers(len(SHAPES), size=len(parents)))
+        shapes = tuple(SHAPES[k] for k in rng.integers(len(SHAPES), size=len(parents)).tolist())
         terms = np.empty((len(parents), len(sample)))
         for row, p, s in zip(terms, parents, shapes, strict=True):
             row[:] = apply_shape(s, sample[:, p])
