@@ -235,7 +235,7 @@ def _accepted_node(
         loc, scale = 0.0, 1.0
         if spec.standardized:
             mean, variance = mean_variance(raw)
-            loc, scale = float(mean), float(np.sqrt(variance))
+            loc, scale = float(mean), math.sqrt(variance)
         column = (raw - loc) / scale
         normal_scores = None
         if spec.standardized:
@@ -298,7 +298,7 @@ def _draw_mechanism(
         additive = AdditiveMechanism(
             parents,
             shapes,
-            readonly_copy(edge_weights),
+            readonly(edge_weights),
             readonly(centers),
             readonly(spreads),
         )
@@ -310,12 +310,12 @@ def _draw_mechanism(
     center, variance = mean_variance(output)
     network = NetworkMechanism(
         parents,
-        readonly_copy(hidden_weights),
-        readonly_copy(hidden_bias),
-        readonly_copy(output_weights),
+        readonly(hidden_weights),
+        readonly(hidden_bias),
+        readonly(output_weights),
         center=float(center),
-        spread=float(max(np.sqrt(variance), 1e-12)),
-        gain=float(np.sqrt(np.sum(edge_weights**2))),
+        spread=max(math.sqrt(variance), 1e-12),
+        gain=math.sqrt(np.sum(edge_weights**2)),
     )
     return network, network.gain * (output - network.center) / network.spread
 

@@ -96,9 +96,12 @@ def _bin_groups(x: FloatArray, bins: int) -> IntArray:
     tails (no sort, unlike equal-count bins; each holds about 2% or more of a unit-variance
     sample)."""
     mean, variance = mean_variance(x)
-    spread = np.sqrt(variance)
+    spread = math.sqrt(variance)
     z = (x - mean) / (spread if spread > 0 else 1.0)
-    index = np.floor((z + 2.0) * ((bins - 2) / 4.0)) + 1.0
+    z += 2.0
+    z *= (bins - 2) / 4.0
+    index = np.floor(z, out=z)
+    index += 1.0
     # np.clip(index, 0, bins - 1) without its wrappers.
     np.maximum(index, 0.0, out=index)
     np.minimum(index, bins - 1.0, out=index)
@@ -112,9 +115,10 @@ def _eta(bins: _Bins, y: FloatArray, mean: float, total: float) -> float:
         return 0.0
     n = len(y)
     means = np.bincount(bins.groups, weights=y, minlength=len(bins.counts)) / bins.divisor
-    between = float(bins.counts @ (means - mean) ** 2)
+    means -= mean
+    between = float(bins.counts @ np.square(means, out=means))
     adjusted = 1.0 - (1.0 - between / total) * (n - 1) / (n - bins.used)
-    return float(np.sqrt(max(adjusted, 0.0)))
+    return math.sqrt(max(adjusted, 0.0))
 
 
 def _total(y: FloatArray) -> tuple[float, float]:
@@ -177,7 +181,7 @@ class _UniqueContributions:
             return float(abs(mechanism.weights[index])) / self.scale
         if self.variances is None:
             self.variances = _network_differences(mechanism, self.sample)
-        return float(np.sqrt(self.variances[index] / 2.0)) / self.scale
+        return math.sqrt(self.variances[index] / 2.0) / self.scale
 
 
 def _network_differences(network: NetworkMechanism, sample: FloatArray) -> FloatArray:
