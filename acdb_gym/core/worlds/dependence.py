@@ -189,17 +189,19 @@ def _network_differences(network: NetworkMechanism, sample: FloatArray) -> Float
     :data:`UNIQUE_ROWS` rows of ``sample`` (enough for a variance, relative error about 6%),
     ``x'`` with ``X_i`` replaced by an independent copy.
 
-    All parents at once: the shifted parent blocks are stacked ``(p, rows, p)``, and numpy
-    evaluates a stack block by block with the products, elementwise steps and per-row sums
-    of one block, so each variance is bit for bit that of evaluating its block alone.
+    All parents at once: the unshifted rows and each parent's shifted copy are stacked
+    ``(1 + p, rows, p)``, and numpy evaluates a stack block by block with the products,
+    elementwise steps and per-row sums of one block, so each variance is bit for bit that of
+    evaluating its blocks alone.
     """
     parents = network.parents
     rows = sample[:UNIQUE_ROWS][:, list(parents)]
-    shifted = np.empty((len(parents), *rows.shape))
-    shifted[:] = rows
+    blocks = np.empty((1 + len(parents), *rows.shape))
+    blocks[:] = rows
     for index, parent in enumerate(parents):
-        shifted[index, :, index] = _independent_copy(sample[:, parent], len(rows))
-    differences = network.of_parents(rows) - network.of_parents(shifted)
+        blocks[1 + index, :, index] = _independent_copy(sample[:, parent], len(rows))
+    values = network.of_parents(blocks)
+    differences = values[0] - values[1:]
     count = differences.shape[1]
     means = np.add.reduce(differences, axis=1) / count
     deviations = differences - means[:, None]
