@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, get_args
@@ -338,7 +339,7 @@ class NormalScoreMap:
         if x.ndim == 1 and x.size >= _SORTED_MAP_SIZE:
             order = np.argsort(x)
             ordered = x[order]
-            if not np.isnan(ordered[-1]):
+            if not math.isnan(ordered[-1]):
                 y = np.empty(x.shape)
                 y[order] = self._map_sorted(ordered)
                 return y
@@ -362,12 +363,12 @@ class NormalScoreMap:
         and above the last are its two ends."""
         knots, scores, t = self.knots, self.scores, _TAIL_KNOTS
         y = np.interp(ordered, knots, scores)
-        below = int(np.searchsorted(ordered, knots[0], side="left"))
-        if below:
+        if ordered[0] < knots[0]:
+            below = int(np.searchsorted(ordered, knots[0], side="left"))
             slope = (scores[t] - scores[0]) / (knots[t] - knots[0])
             y[:below] = scores[0] + (ordered[:below] - knots[0]) * slope
-        above = int(np.searchsorted(ordered, knots[-1], side="right"))
-        if above < len(ordered):
+        if ordered[-1] > knots[-1]:
+            above = int(np.searchsorted(ordered, knots[-1], side="right"))
             slope = (scores[-1] - scores[-1 - t]) / (knots[-1] - knots[-1 - t])
             y[above:] = scores[-1] + (ordered[above:] - knots[-1]) * slope
         return y
