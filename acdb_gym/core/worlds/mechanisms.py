@@ -188,11 +188,20 @@ class AdditiveMechanism:
     def __call__(self, data: FloatArray) -> FloatArray:
         """The mechanism's value on every row of the full ``(n, d)`` ``data``."""
         total = np.zeros(data.shape[0])
-        for p, parent in enumerate(self.parents):
-            term = (apply_shape(self.shapes[p], data[:, parent]) - self.centers[p]) / self.spreads[
-                p
-            ]
-            total += self.weights[p] * term
+        terms = zip(
+            self.shapes,
+            self.parents,
+            self.centers.tolist(),
+            self.spreads.tolist(),
+            self.weights.tolist(),
+            strict=True,
+        )
+        for shape, parent, center, spread, weight in terms:
+            term = apply_shape(shape, data[:, parent])  # a new array, scaled in place
+            term -= center
+            term /= spread
+            term *= weight
+            total += term
         return total
 
     def parameters(self) -> FloatArray:
