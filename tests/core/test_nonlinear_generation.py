@@ -7,7 +7,11 @@ numpy or BLAS change that broke the equality would fail here and not only as a d
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -137,3 +141,22 @@ def test_a_nodes_check_stops_at_its_first_failing_edge_with_the_same_decision() 
     lowest = float(every.min())  # nothing is below the smallest: every edge is read
     passed = edge_dependences(mechanism, 1.0, Calibration(sample, {}), 3, stop_below=lowest)
     assert _same_bits(passed, every)
+
+
+def test_the_manifest_check_script_records_compares_and_fails_on_a_change(tmp_path: Path) -> None:
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "manifest_digests.py"
+    record = tmp_path / "record.json"
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, str(script), "v1-nonlinear:L0", "--first", "2", *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+    recorded = run("--record", str(record))
+    assert recorded.returncode == 0, recorded.stderr
+    assert "2/2 match" in recorded.stdout and "all digests match" in recorded.stdout
+    assert run("--against", str(record)).stdout.count("2/2 worlds equal the record") == 1
+    hashes = json.loads(record.read_text(encoding="utf-8"))
+    hashes["v1-nonlinear:L0:1"] = "0" * 16
+    record.write_text(json.dumps(hashes), encoding="utf-8")
+    changed = run("--against", str(record))
+    assert changed.returncode == 1 and "v1-nonlinear:L0:1" in changed.stdout
