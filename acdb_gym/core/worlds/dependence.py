@@ -80,7 +80,7 @@ class Calibration:
 
 
 def mean_variance(x: FloatArray) -> tuple[float, float]:
-    """``x.mean()`` and ``x.var()`` of a 1-D ``x`` with the mean summed once: numpy's own
+    """``x.mean()`` and ``x.var()`` of a 1-D float64 ``x`` with the mean summed once: numpy's own
     steps (a sum divided by the count; the deviations from it squared, summed and divided by
     the count), so both are bit for bit numpy's, and ``np.sqrt`` of the variance is
     ``x.std()``."""
@@ -139,6 +139,7 @@ def correlation_ratio(x: FloatArray, y: FloatArray, *, bins: int = ETA_BINS) -> 
     >>> round(correlation_ratio(x, x**2), 2), correlation_ratio(x, noise) < 0.1
     (0.98, True)
     """
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     return _eta(_Bins.of(x, bins), y, *_total(y))
 
 
