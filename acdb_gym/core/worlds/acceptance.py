@@ -31,11 +31,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
 from acdb_gym.core.graphs import DAG
-from acdb_gym.core.types import FloatArray, IntArray
+from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.worlds.dependence import (
+    ETA_BINS,
+    Calibration,
+    correlation_ratio,
+    edge_dependences,
+    mean_variance,
+    unique_contribution,
+)
 from acdb_gym.core.worlds.faithfulness import is_faithful, min_relevant_partial_correlation
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import (
@@ -76,15 +85,11 @@ CORRELATION_RATIO = "correlation_ratio"
 
 CALIBRATION_SIZE = 1000
 """Rows of the nonlinear generator's fixed-seed calibration sample."""
-ETA_BINS = 16
-"""Equal-count bins of the correlation ratio's estimate."""
 HIDDEN_UNITS = 8
 """Hidden units of a random network mechanism."""
 NODE_REDRAWS = 20
 """Draws of one node's mechanism, on the accepted nodes before it, before a nonlinear world is
 abandoned."""
-UNIQUE_ROWS = 500
-"""Calibration rows a network mechanism's unique contributions are estimated on."""
 
 
 @dataclass(frozen=True)
@@ -170,15 +175,15 @@ def _nonlinear_scm(
     calibration sample: a node's mechanism is redrawn (at most :data:`NODE_REDRAWS` times)
     until every edge into it passes, else the world is abandoned (None)."""
     d = spec.d
-    sample = calibration_rng.standard_normal((CALIBRATION_SIZE, d))
+    calibration = Calibration(calibration_rng.standard_normal((CALIBRATION_SIZE, d)), {})
     noise_std = np.full(d, np.sqrt(spec.noise_var))
     loc, scale = np.zeros(d), np.ones(d)
     maps: list[NormalScoreMap | None] = [None] * d
     mechanisms: list[Mechanism | None] = [None] * d
-    groups: dict[int, IntArray] = {}
     smallest = math.inf
-    for j in (int(node) for node in dag.topological_order()):
-        node = _accepted_node(spec, dag, weights, j, noise_std[j], sample, groups, rng)
+    parents = _parents_of_each(dag)
+    for j in dag.topological_order().tolist():
+        node = _accepted_node(spec, parents[j], weights, j, noise_std[j], calibration, rng)
         if node is None:
             return None, Acceptance(False, CORRELATION_RATIO, math.nan)
         mechanisms[j], loc[j], scale[j], maps[j], dependence = node
@@ -199,37 +204,51 @@ _Node = tuple[Mechanism | None, float, float, NormalScoreMap | None, float]
 """A node's accepted mechanism, ``loc``, ``scale``, normal-score map and smallest dependence."""
 
 
+def _parents_of_each(dag: DAG) -> list[tuple[int, ...]]:
+    """Every node's parents, ascending (``dag.parents(j)`` for each ``j``, in one pass)."""
+    children, parents = np.nonzero(dag.adjacency.T)
+    bounds = np.searchsorted(children, np.arange(dag.n_nodes + 1)).tolist()
+    flat = parents.tolist()
+    return [tuple(flat[start:stop]) for start, stop in pairwise(bounds)]
+
+
 def _accepted_node(
     spec: LevelSpec,
-    dag: DAG,
+    parents: tuple[int, ...],
     weights: FloatArray,
     j: int,
     noise_std: float,
-    sample: FloatArray,
-    groups: dict[int, IntArray],
+    calibration: Calibration,
     rng: np.random.Generator,
 ) -> _Node | None:
-    """Node ``j``'s first mechanism whose edges all pass the rule, with column ``j`` of the
-    calibration ``sample`` (its noise on entry) replaced by the node's values; None when
+    """Node ``j``'s first mechanism (on ``parents``) whose edges all pass the rule, with column
+    ``j`` of the calibration sample (its noise on entry) replaced by the node's values; None when
     :data:`NODE_REDRAWS` draws all fail."""
-    parents = tuple(int(p) for p in dag.parents(j))
+    sample = calibration.sample
     noise = sample[:, j] * noise_std
     for _ in range(NODE_REDRAWS if parents else 1):
-        raw = noise.copy()
+        raw = noise
         mechanism = None
         if parents:
             mechanism, values = _draw_mechanism(parents, weights[list(parents), j], rng, sample)
-            raw += values
-        loc, scale = (float(raw.mean()), float(raw.std())) if spec.standardized else (0.0, 1.0)
+            raw = noise + values
+        loc, scale = 0.0, 1.0
+        if spec.standardized:
+            mean, variance = mean_variance(raw)
+            loc, scale = float(mean), math.sqrt(variance)
         column = (raw - loc) / scale
         normal_scores = None
         if spec.standardized:
-            normal_scores = NormalScoreMap.fit(column)
-            column = normal_scores(column)
+            normal_scores, column = NormalScoreMap.fit_and_map(column)
         sample[:, j] = column
         if mechanism is None:
             return None, loc, scale, normal_scores, math.inf
-        dependence = float(_edge_dependences(mechanism, scale, sample, j, groups).min())
+        # The rule needs every edge to pass: the first failing edge decides a rejection, and
+        # no random number is drawn while the edges are read.
+        values = edge_dependences(
+            mechanism, scale, calibration, j, stop_below=spec.faithfulness_eps
+        )
+        dependence = float(values.min())
         if dependence >= spec.faithfulness_eps:
             return mechanism, loc, scale, normal_scores, dependence
     return None
@@ -242,6 +261,25 @@ def _all_maps(maps: list[NormalScoreMap | None]) -> tuple[NormalScoreMap, ...]:
     return tuple(m for m in maps if m is not None)
 
 
+def _row_moments(rows: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Per row of ``rows`` (one term per row), its mean, its variance and the row minus its
+    mean: bit for bit what ``terms.mean(axis=0)``, ``terms.var(axis=0)`` and ``terms -
+    terms.mean(axis=0)`` give for the ``(n, p)`` C-ordered ``terms = rows.T``, where numpy
+    sums each column row after row (one row at a time for ``p >= 2``, pairwise for ``p = 1``,
+    whose single column is contiguous); a running sum along each contiguous row is that same
+    sequence of additions without the strided walk."""
+    count = rows.shape[1]
+
+    def sums(x: FloatArray) -> FloatArray:
+        if len(x) == 1:
+            return np.add.reduce(x, axis=1)
+        return np.add.accumulate(x, axis=1)[:, -1]
+
+    mean = sums(rows) / count
+    centred = rows - mean[:, None]
+    return mean, sums(np.square(centred)) / count, centred
+
+
 def _draw_mechanism(
     parents: tuple[int, ...],
     edge_weights: FloatArray,
@@ -251,129 +289,45 @@ def _draw_mechanism(
     """An additive or network mechanism, centred and scaled on the calibration ``sample``, and
     its values there."""
     if rng.random() < 0.5:
-        shapes = tuple(SHAPES[k] for k in rng.integers(len(SHAPES), size=len(parents)))
-        terms = np.column_stack(
-            [apply_shape(s, sample[:, p]) for p, s in zip(parents, shapes, strict=True)]
-        )
-        centers = terms.mean(axis=0)
-        spreads = np.maximum(terms.std(axis=0), 1e-12)
+        shapes = tuple(SHAPES[k] for k in rng.integers(len(SHAPES), size=len(parents)).tolist())
+        terms = np.empty((len(parents), len(sample)))
+        for row, p, s in zip(terms, parents, shapes, strict=True):
+            row[:] = apply_shape(s, sample[:, p])
+        centers, variances, centred = _row_moments(terms)
+        spreads = np.maximum(np.sqrt(variances), 1e-12)
         additive = AdditiveMechanism(
             parents,
             shapes,
-            readonly_copy(edge_weights),
-            readonly_copy(centers),
-            readonly_copy(spreads),
+            readonly(edge_weights),
+            readonly(centers),
+            readonly(spreads),
         )
-        return additive, (terms - centers) @ (edge_weights / spreads)
+        return additive, np.ascontiguousarray(centred.T) @ (edge_weights / spreads)
     hidden_weights = rng.normal(0.0, 1.5 / np.sqrt(len(parents)), (len(parents), HIDDEN_UNITS))
     hidden_bias = rng.uniform(-1.0, 1.0, HIDDEN_UNITS)
     output_weights = rng.normal(0.0, 1.0, HIDDEN_UNITS)
     output = np.tanh(sample[:, list(parents)] @ hidden_weights + hidden_bias) @ output_weights
+    center, variance = mean_variance(output)
     network = NetworkMechanism(
         parents,
-        readonly_copy(hidden_weights),
-        readonly_copy(hidden_bias),
-        readonly_copy(output_weights),
-        center=float(output.mean()),
-        spread=float(max(output.std(), 1e-12)),
-        gain=float(np.sqrt(np.sum(edge_weights**2))),
+        readonly(hidden_weights),
+        readonly(hidden_bias),
+        readonly(output_weights),
+        center=float(center),
+        spread=max(math.sqrt(variance), 1e-12),
+        gain=math.sqrt(np.sum(edge_weights**2)),
     )
     return network, network.gain * (output - network.center) / network.spread
-
-
-def _bin_groups(x: FloatArray, bins: int) -> IntArray:
-    """Bins of the standardized ``x``: ``bins - 2`` of equal width over ``[-2, 2]`` and the two
-    tails (no sort, unlike equal-count bins; each holds about 2% or more of a unit-variance
-    sample)."""
-    spread = x.std()
-    z = (x - x.mean()) / (spread if spread > 0 else 1.0)
-    index = np.floor((z + 2.0) * ((bins - 2) / 4.0)) + 1.0
-    return np.clip(index, 0, bins - 1).astype(np.int64)
-
-
-def _eta(groups: IntArray, y: FloatArray, bins: int) -> float:
-    n = len(y)
-    counts = np.bincount(groups, minlength=bins)
-    means = np.bincount(groups, weights=y, minlength=bins) / np.maximum(counts, 1)
-    mean = y.mean()
-    total = float(np.dot(y - mean, y - mean))
-    if total == 0.0:
-        return 0.0
-    between = float(counts @ (means - mean) ** 2)
-    used = int(np.count_nonzero(counts))
-    adjusted = 1.0 - (1.0 - between / total) * (n - 1) / (n - used)
-    return float(np.sqrt(max(adjusted, 0.0)))
-
-
-def correlation_ratio(x: FloatArray, y: FloatArray, *, bins: int = ETA_BINS) -> float:
-    """Pearson's correlation ratio ``eta(y | x)``: ``sqrt(Var E[y | x] / Var y)`` with
-    ``E[y | x]`` estimated by the means of ``y`` over ``bins`` bins of standardized ``x``
-    (``bins - 2`` of equal width over ``[-2, 2]`` and the two tails), adjusted for the number
-    ``b`` of non-empty bins like an adjusted R^2 (``1 - (1 - eta^2) (n - 1) / (n - b)``,
-    floored at 0).
-
-    >>> x = np.linspace(-1, 1, 1000)
-    >>> noise = np.random.default_rng(0).normal(size=1000)
-    >>> round(correlation_ratio(x, x**2), 2), correlation_ratio(x, noise) < 0.1
-    (0.98, True)
-    """
-    return _eta(_bin_groups(x, bins), y, bins)
-
-
-def _edge_dependences(
-    mechanism: Mechanism, scale: float, sample: FloatArray, j: int, groups: dict[int, IntArray]
-) -> FloatArray:
-    """Per parent of ``j``, the smaller of ``eta(X_j | X_i)`` and the unique contribution."""
-    values = np.empty(len(mechanism.parents))
-    # A network's value on the unshifted rows, shared by every parent's unique contribution.
-    base = mechanism(sample[:UNIQUE_ROWS]) if isinstance(mechanism, NetworkMechanism) else None
-    for index, i in enumerate(mechanism.parents):
-        if i not in groups:
-            groups[i] = _bin_groups(sample[:, i], ETA_BINS)
-        eta = _eta(groups[i], sample[:, j], ETA_BINS)
-        values[index] = min(eta, _unique(mechanism, scale, sample, index, base))
-    return values
-
-
-def _unique(
-    mechanism: Mechanism,
-    scale: float,
-    sample: FloatArray,
-    index: int,
-    base: FloatArray | None = None,
-) -> float:
-    if isinstance(mechanism, AdditiveMechanism):
-        # Each term has variance weights[p]**2 on the sample, and an independent copy of the
-        # parent doubles it in the difference: sqrt(Var / 2) = |weight|, no evaluation needed.
-        return float(abs(mechanism.weights[index])) / scale
-    # The first UNIQUE_ROWS rows suffice for a variance (relative error about 6%).
-    rows = sample[:UNIQUE_ROWS]
-    shifted = rows.copy()
-    parent = mechanism.parents[index]
-    shifted[:, parent] = np.roll(sample[:, parent], len(sample) // 2)[:UNIQUE_ROWS]
-    delta = (mechanism(rows) if base is None else base) - mechanism(shifted)
-    return float(np.sqrt(delta.var() / 2.0)) / scale
-
-
-def unique_contribution(scm: NonlinearSCM, sample: FloatArray, i: int, j: int) -> float:
-    """``sqrt(Var(f_j(x) - f_j(x')) / 2) / scale_j`` where ``x'`` has column ``i`` replaced by an
-    independent copy (the column rolled by half the sample; for an additive term, exactly the
-    term's weight): the standard deviation of standardized ``X_j`` that ``X_i`` alone moves
-    given the other parents."""
-    mechanism = scm.mechanisms[j]
-    if mechanism is None or i not in mechanism.parents:
-        return 0.0
-    return _unique(mechanism, float(scm.scale[j]), sample, mechanism.parents.index(i))
 
 
 def nonlinear_acceptance(scm: NonlinearSCM, sample: FloatArray, eps: float) -> Acceptance:
     """The nonlinear rule (module docstring) on a whole SCM and a sample of it: every edge's
     correlation ratio and unique contribution are at least ``eps`` (the generator applies the
     same rule node by node as it draws)."""
-    groups: dict[int, IntArray] = {}
+    calibration = Calibration(sample, {})
     smallest = math.inf
     for j, mechanism in enumerate(scm.mechanisms):
         if mechanism is not None:
-            values = _edge_dependences(mechanism, float(scm.scale[j]), sample, j, groups)
+            values = edge_dependences(mechanism, float(scm.scale[j]), calibration, j)
             smallest = min(smallest, float(values.min()))
     return Acceptance(bool(smallest >= eps), CORRELATION_RATIO, smallest)

@@ -14,18 +14,17 @@ True
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 import numpy as np
-from scipy.special import ndtri
 
 from acdb_gym.core.graphs import DAG
-from acdb_gym.core.types import FloatArray, IntArray, readonly
+from acdb_gym.core.types import FloatArray, readonly
 from acdb_gym.core.worlds.fitted import FittedSCM
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.normal_scores import NormalScoreMap
 
 __all__ = [
     "NOISE_KINDS",
@@ -187,11 +186,20 @@ class AdditiveMechanism:
     def __call__(self, data: FloatArray) -> FloatArray:
         """The mechanism's value on every row of the full ``(n, d)`` ``data``."""
         total = np.zeros(data.shape[0])
-        for p, parent in enumerate(self.parents):
-            term = (apply_shape(self.shapes[p], data[:, parent]) - self.centers[p]) / self.spreads[
-                p
-            ]
-            total += self.weights[p] * term
+        terms = zip(
+            self.shapes,
+            self.parents,
+            self.centers.tolist(),
+            self.spreads.tolist(),
+            self.weights.tolist(),
+            strict=True,
+        )
+        for shape, parent, center, spread, weight in terms:
+            term = apply_shape(shape, data[:, parent])  # a new array, scaled in place
+            term -= center
+            term /= spread
+            term *= weight
+            total += term
         return total
 
     def parameters(self) -> FloatArray:
@@ -215,7 +223,12 @@ class NetworkMechanism:
 
     def __call__(self, data: FloatArray) -> FloatArray:
         """The mechanism's value on every row of the full ``(n, d)`` ``data``."""
-        hidden = np.tanh(data[:, list(self.parents)] @ self.hidden_weights + self.hidden_bias)
+        return self.of_parents(data[:, list(self.parents)])
+
+    def of_parents(self, values: FloatArray) -> FloatArray:
+        """The mechanism's value on ``(n, len(parents))`` parent ``values`` (C-ordered, the
+        layout ``data[:, parents]`` has, so the products are those of a call on ``data``)."""
+        hidden = np.tanh(values @ self.hidden_weights + self.hidden_bias)
         return np.asarray(
             self.gain * (hidden @ self.output_weights - self.center) / self.spread,
             dtype=np.float64,
@@ -230,71 +243,6 @@ class NetworkMechanism:
 
 
 Mechanism = AdditiveMechanism | NetworkMechanism
-
-
-NORMAL_SCORE_KNOTS = 101
-"""Knots of a :class:`NormalScoreMap`: order statistics at evenly spaced ranks of the fitting
-sample, its smallest and largest included."""
-_TAIL_KNOTS = 5
-"""Knot intervals over which a map's slope beyond its outermost knots is measured."""
-
-
-@functools.lru_cache(maxsize=8)
-def _knot_ranks(n: int, n_knots: int) -> tuple[IntArray, FloatArray]:
-    """The knots' ranks in a sorted sample of ``n`` and their normal scores (read-only)."""
-    ranks = np.round(np.linspace(0, n - 1, n_knots)).astype(np.int64)
-    return readonly(ranks), readonly(ndtri((ranks + 0.5) / n))
-
-
-@dataclass(frozen=True, eq=False)
-class NormalScoreMap:
-    """A monotone map that makes a variable's marginal standard normal (DESIGN §3.1).
-
-    Fitted on a sample: the knots are order statistics of the sample and ``scores`` their
-    normal scores ``Phi^-1((rank + 1/2) / n)``; between knots the map interpolates linearly,
-    beyond the outermost knots it continues with the slope of the outermost
-    :data:`_TAIL_KNOTS` knot intervals (strictly increasing everywhere, so it keeps every
-    conditional independence and the causal graph of the variables it transforms).
-
-    >>> z = np.random.default_rng(0).exponential(size=1000)  # skewed
-    >>> y = NormalScoreMap.fit(z)(np.random.default_rng(1).exponential(size=4000))
-    >>> bool(abs(np.mean(y**3)) < 0.2 and abs(np.mean(y**4) - 3) < 0.4)
-    True
-    """
-
-    knots: FloatArray
-    scores: FloatArray
-
-    @classmethod
-    def fit(cls, sample: FloatArray, *, n_knots: int = NORMAL_SCORE_KNOTS) -> NormalScoreMap:
-        """The map of ``sample`` (at least ``n_knots`` values, no ties among the knots)."""
-        ordered = np.sort(np.asarray(sample, dtype=np.float64))
-        n = ordered.size
-        if n < n_knots:
-            raise ValueError(f"need at least {n_knots} values to fit the map, got {n}")
-        ranks, scores = _knot_ranks(n, n_knots)
-        knots = ordered[ranks]
-        if not (np.diff(knots) > 0).all():
-            raise ValueError("the sample has ties among its knots; the map must be increasing")
-        return cls(readonly_copy(knots), scores)
-
-    def __call__(self, x: FloatArray) -> FloatArray:
-        """The normal scores of ``x``."""
-        knots, scores, t = self.knots, self.scores, _TAIL_KNOTS
-        y = np.interp(x, knots, scores)
-        if x.min() < knots[0]:
-            below = x < knots[0]
-            slope = (scores[t] - scores[0]) / (knots[t] - knots[0])
-            y[below] = scores[0] + (x[below] - knots[0]) * slope
-        if x.max() > knots[-1]:
-            above = x > knots[-1]
-            slope = (scores[-1] - scores[-1 - t]) / (knots[-1] - knots[-1 - t])
-            y[above] = scores[-1] + (x[above] - knots[-1]) * slope
-        return y
-
-    def parameters(self) -> FloatArray:
-        """Every number, for the instance digest."""
-        return np.concatenate([self.knots, self.scores])
 
 
 @dataclass(frozen=True, eq=False)
@@ -329,8 +277,10 @@ class NonlinearSCM:
 
     def __post_init__(self) -> None:
         d = self.dag.n_nodes
-        for j, mechanism in enumerate(self.mechanisms):
-            parents = tuple(int(p) for p in self.dag.parents(j))
+        for j, (mechanism, column) in enumerate(
+            zip(self.mechanisms, self.dag.adjacency.T, strict=True)
+        ):
+            parents = tuple(np.flatnonzero(column).tolist())
             got = () if mechanism is None else tuple(mechanism.parents)
             if got != parents:
                 raise ValueError(f"mechanism {j} reads {got}, but the parents of {j} are {parents}")
