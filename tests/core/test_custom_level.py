@@ -141,8 +141,8 @@ SMALL = "d=8,k=10,n_obs=200,n_int=50,slack=1"
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("d=100000,k=10,n_obs=200,n_int=50,slack=1", "d must be in [2, 500], got 100000"),
-        ("d=5000,k=10,n_obs=200,n_int=50,slack=1", "d must be in [2, 500], got 5000"),
+        ("d=100000,k=10,n_obs=200,n_int=50,slack=1", "d must be in [2, 2000], got 100000"),
+        ("d=5000,k=10,n_obs=200,n_int=50,slack=1", "d must be in [2, 2000], got 5000"),
         ("d=8,k=10,n_obs=1000000000,n_int=50,slack=1", "n_obs must be in [4, 100000]"),
         ("d=8,k=10,n_obs=200,n_int=1000000,slack=1", "n_int must be in [3, 100000]"),
         ("d=500,k=10,n_obs=100000,n_int=50,slack=1", "n_obs x d must be at most 10000000"),

@@ -81,7 +81,7 @@ CUSTOM_PREFLIGHT_SECONDS: Final = 45.0
 (checked between draws; a manifest that is found never depends on it)."""
 
 CUSTOM_BOUNDS: Final[dict[str, tuple[float, float]]] = {
-    "d": (2, 500),
+    "d": (2, 2000),
     "n_obs": (4, 100_000),
     "n_int": (3, 100_000),
     "slack": (0, 1000),
