@@ -2,8 +2,10 @@
 
 Importing the package registers ``ACDB-L{0..5}-v0``, ``ACDB-L{0..5}-v1``,
 ``ACDB-NonGaussian-L{0..5}-v2``, ``ACDB-Nonlinear-L{0..5}-v2``, ``ACDB-HiddenSlack-L{0..5}-v1``,
-``ACDB-L{0..6}-large``, ``ACDB-Design-L{0..5}-v{0,1}`` and a flat variant ``ACDB-Flat-...`` of
-each full id with Gymnasium.
+``ACDB-L{0..6}-large``, the latent ladder's ``ACDB-Latent-L{0..5}-v1``, the real ladder's
+``ACDB-<level>-real``, the few-sample ladder's ``ACDB-<level>-v1-n3``, the design ids
+``ACDB-Design-L{0..5}-v{0,1}`` and ``ACDB-Design-<level>-v1-n3``, and a flat variant
+``ACDB-Flat-...`` of each full id with Gymnasium.
 """
 
 import warnings
