@@ -5,7 +5,8 @@ gymnasium or anything above it); environments and baselines share it.
 
 * :func:`pc_cpdag`: causal-learn's PC with Fisher-z tests, decoded by
   :func:`pdag_from_causallearn` (and encoded back by :func:`pdag_to_causallearn`);
-  :func:`shared_pc_cpdag` computes it once per dataset and process, for the baselines.
+  :func:`shared_pc_cpdag` computes it once per dataset and process, for the baselines;
+  :func:`pc_cpdag_many` runs it on several datasets with their tests pooled.
 * :func:`shift_pvalues`: distribution-shift tests of every variable under an intervention
   (:func:`distribution_shift_pvalue` for one variable); :func:`shift_evidence` adds a
   direct-effect test and :func:`combine_shift_evidence` corrects and completes PC's graph with
@@ -43,6 +44,7 @@ from acdb_gym.discovery.orientation import (
 )
 from acdb_gym.discovery.pc import (
     pc_cpdag,
+    pc_cpdag_many,
     pdag_from_causallearn,
     pdag_to_causallearn,
     shared_pc_cpdag,
@@ -100,6 +102,7 @@ __all__ = [
     "orient_by_mean_shift",
     "orient_from_interventions",
     "pc_cpdag",
+    "pc_cpdag_many",
     "pdag_from_causallearn",
     "pdag_to_causallearn",
     "r2_scores",

@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -32,8 +33,15 @@ from acdb_gym.discovery._common import (
     memo_by_data,
 )
 from acdb_gym.discovery.pc_batched import pc_batched
+from acdb_gym.discovery.pc_many import pc_batched_many
 
-__all__ = ["pc_cpdag", "pdag_from_causallearn", "pdag_to_causallearn", "shared_pc_cpdag"]
+__all__ = [
+    "pc_cpdag",
+    "pc_cpdag_many",
+    "pdag_from_causallearn",
+    "pdag_to_causallearn",
+    "shared_pc_cpdag",
+]
 
 _TAIL = -1
 _ARROW = 1
@@ -158,6 +166,24 @@ def pc_cpdag(
 
     graph = pc(np.ascontiguousarray(array), alpha, "fisherz", show_progress=False)
     return pdag_from_causallearn(graph.G.graph)
+
+
+def pc_cpdag_many(datasets: Sequence[ArrayLike], *, alpha: float = 0.05) -> list[PDAG]:
+    """:func:`pc_cpdag` (batched backend) on several datasets, with the tests of one depth
+    pooled across them (:func:`~acdb_gym.discovery.pc_many.pc_batched_many`).
+
+    Returns:
+        ``[pc_cpdag(data, alpha=alpha) for data in datasets]``, computed together.
+
+    Raises:
+        ValueError: as :func:`pc_cpdag`, naming the invalid dataset by its index.
+    """
+    return [
+        PDAG.empty(result.skeleton.shape[0])
+        if result.skeleton.shape[0] < 2
+        else pdag_from_causallearn(_marks(result.directed, result.undirected))
+        for result in pc_batched_many(datasets, alpha=alpha)
+    ]
 
 
 SHARED_PC_SIZE = 256

@@ -114,13 +114,11 @@ def pc_batched(data: ArrayLike, *, alpha: float = 0.05) -> BatchedPCResult:
     check_no_constant_column(array, "data")
     # The same call on the same contiguous array as causal-learn's FisherZ, for the same bits.
     corr = np.asarray(np.corrcoef(np.ascontiguousarray(array).T), dtype=np.float64)
-    skeleton, sepsets, n_tests = _skeleton(corr, n_samples, alpha)
-    orientation = _Orientation(skeleton)
-    orientation.orient_colliders(sepsets)
-    orientation.apply_meek_rules()
-    directed = orientation.directed_matrix()
-    undirected = skeleton & ~directed & ~directed.T
-    return BatchedPCResult(skeleton, sepsets, directed, undirected, n_tests)
+    search = _Skeleton(n_nodes, alpha)
+    while (tests := search.next_tests()) is not None:
+        pairs, conditions = tests
+        search.record(_depth_pvalues(corr, n_samples, pairs, conditions))
+    return search.result()
 
 
 # --------------------------------------------------------------------------- tests
@@ -144,9 +142,21 @@ def fisher_z_pvalues(
     Raises:
         ValueError: a correlation submatrix is singular.
     """
-    size = conditions.shape[1]
+    return _fisher_z(
+        _blocks(corr, pairs, conditions), math.sqrt(n_samples - conditions.shape[1] - 3)
+    )
+
+
+def _blocks(corr: FloatArray, pairs: IntArray, conditions: IntArray) -> FloatArray:
+    """``(T, l + 2, l + 2)``: each test's correlation submatrix over ``[a, b, *S]``."""
     variables = np.concatenate([pairs, conditions], axis=1)
-    blocks = corr[variables[:, :, None], variables[:, None, :]]
+    blocks: FloatArray = corr[variables[:, :, None], variables[:, None, :]]
+    return blocks
+
+
+def _fisher_z(blocks: FloatArray, root_dof: float | FloatArray) -> FloatArray:
+    """The p-values of a stack of submatrices; ``root_dof`` is ``sqrt(n - l - 3)``, one for
+    all or one per block (the same IEEE product either way)."""
     try:
         precision = np.linalg.inv(blocks)
     except np.linalg.LinAlgError:
@@ -158,7 +168,7 @@ def fisher_z_pvalues(
     r[clip] = (1.0 - np.finfo(float).eps) * np.sign(r[clip])
     ratio = (1 + r) / (1 - r)
     z = 0.5 * np.fromiter(map(math.log, ratio.tolist()), dtype=np.float64, count=ratio.size)
-    statistic = math.sqrt(n_samples - size - 3) * np.abs(z)
+    statistic = root_dof * np.abs(z)
     pvalues: FloatArray = 2 * (1 - ndtr(np.abs(statistic)))
     return pvalues
 
@@ -210,48 +220,79 @@ def _depth_tests(
 
 
 def _depth_pvalues(
-    corr: FloatArray, n_samples: int, xs: IntArray, ys: IntArray, pair: IntArray, cond: IntArray
+    corr: FloatArray, n_samples: int, pairs: IntArray, conditions: IntArray
 ) -> FloatArray:
     """The p-value of every test of one depth, in chunks of :data:`_MAX_BATCH`."""
-    pairs = np.stack([np.minimum(xs, ys), np.maximum(xs, ys)], axis=1)[pair]
     chunks = [
-        fisher_z_pvalues(corr, n_samples, pairs[s : s + _MAX_BATCH], cond[s : s + _MAX_BATCH])
-        for s in range(0, pair.size, _MAX_BATCH)
+        fisher_z_pvalues(corr, n_samples, pairs[s : s + _MAX_BATCH], conditions[s : s + _MAX_BATCH])
+        for s in range(0, len(pairs), _MAX_BATCH)
     ]
     return np.concatenate(chunks) if chunks else np.zeros(0)
 
 
-def _skeleton(corr: FloatArray, n_samples: int, alpha: float) -> tuple[BoolMatrix, Sepsets, int]:
-    """PC-stable's adjacency search, one batch of tests per depth."""
-    n_nodes = corr.shape[0]
-    adjacent = ~np.eye(n_nodes, dtype=np.bool_)
-    sepsets: dict[tuple[int, int], list[frozenset[int]]] = {}
-    n_tests = 0
-    depth = -1
-    while int(adjacent.sum(axis=1).max()) - 1 > depth:
-        depth += 1
-        neighbours = [np.flatnonzero(adjacent[x]) for x in range(n_nodes)]
-        xs, ys, pair, cond = _depth_tests(neighbours, depth)
-        n_tests += pair.size
-        passed = _depth_pvalues(corr, n_samples, xs, ys, pair, cond) > alpha
+class _Skeleton:
+    """PC-stable's adjacency search on one dataset, one depth at a time: :meth:`next_tests`
+    gives the next depth's tests, :meth:`record` takes their p-values and removes the pairs
+    they separate, and :meth:`result` orients the final skeleton."""
+
+    def __init__(self, n_nodes: int, alpha: float) -> None:
+        self.n_nodes = n_nodes
+        self.alpha = alpha
+        self.adjacent = ~np.eye(n_nodes, dtype=np.bool_)
+        self.sepsets: dict[tuple[int, int], list[frozenset[int]]] = {}
+        self.n_tests = 0
+        self.depth = -1
+        self._neighbours: list[IntArray] = []
+        empty = np.zeros(0, dtype=np.int64)
+        self._tests: tuple[IntArray, IntArray, IntArray, IntArray] = (empty,) * 3 + (
+            empty.reshape(0, 0),
+        )
+
+    def next_tests(self) -> tuple[IntArray, IntArray] | None:
+        """The next depth's tests, ``(T, 2)`` pairs ``a < b`` and ``(T, depth)`` sets, in
+        causal-learn's order; None when no node has enough neighbours left to go deeper."""
+        if int(self.adjacent.sum(axis=1).max()) - 1 <= self.depth:
+            return None
+        self.depth += 1
+        self._neighbours = [np.flatnonzero(self.adjacent[x]) for x in range(self.n_nodes)]
+        xs, ys, pair, cond = _depth_tests(self._neighbours, self.depth)
+        self.n_tests += pair.size
+        self._tests = xs, ys, pair, cond
+        return np.stack([np.minimum(xs, ys), np.maximum(xs, ys)], axis=1)[pair], cond
+
+    def record(self, pvalues: FloatArray) -> None:
+        """Remove the pairs whose tests of this depth passed and append their separating sets."""
+        xs, ys, pair, cond = self._tests
+        n_nodes, depth = self.n_nodes, self.depth
+        passed = pvalues > self.alpha
         separated = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
         separated[xs[pair[passed]], ys[pair[passed]]] = True
         unions = _passing_unions(xs, ys, pair[passed], cond[passed], n_nodes)
         removed = separated | separated.T
-        skipped = np.array([nbrs.size < depth - 1 for nbrs in neighbours], dtype=np.bool_)
+        skipped = np.array([nbrs.size < depth - 1 for nbrs in self._neighbours], dtype=np.bool_)
         lows, highs = np.nonzero(np.triu(removed))
         from_low = separated[lows, highs].tolist()
         from_high = (~skipped[highs]).tolist()
         for a, b, low_side, high_side in zip(
             lows.tolist(), highs.tolist(), from_low, from_high, strict=True
         ):
-            entries = sepsets.setdefault((a, b), [])
+            entries = self.sepsets.setdefault((a, b), [])
             if low_side:
                 entries.append(unions.get((a, b), _EMPTY))
             if high_side:
                 entries.append(unions.get((b, a), _EMPTY))
-        adjacent &= ~removed
-    return adjacent, {pair: tuple(sets) for pair, sets in sepsets.items()}, n_tests
+        self.adjacent &= ~removed
+
+    def result(self) -> BatchedPCResult:
+        """The skeleton and separating sets so far, oriented as causal-learn orients them."""
+        skeleton = self.adjacent
+        sepsets = {pair: tuple(sets) for pair, sets in self.sepsets.items()}
+        orientation = _Orientation(skeleton)
+        orientation.orient_colliders(sepsets)
+        orientation.apply_meek_rules()
+        directed = orientation.directed_matrix()
+        undirected = skeleton & ~directed & ~directed.T
+        return BatchedPCResult(skeleton, sepsets, directed, undirected, self.n_tests)
 
 
 _EMPTY: frozenset[int] = frozenset()

@@ -14,9 +14,11 @@ from gymnasium.utils import seeding
 from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.core.worlds.instance import generate_instance
 from acdb_gym.discovery import pc_cpdag
+from acdb_gym.envs.design import cache
 from acdb_gym.envs.design.bank import BankError, InstanceBank, build_bank, load_bank
 from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.envs.design.vector import DesignVectorEnv
+from acdb_gym.envs.levels import choose_instance
 
 SEEDS = range(500_000, 500_006)
 
@@ -85,6 +87,27 @@ def test_vector_env_equals_single_envs_on_the_same_seeds() -> None:
     venv = DesignVectorEnv(3, "L1", ladder="v0")
     singles = [InterventionDesignEnv("L1", ladder="v0") for _ in range(3)]
     assert _run_side_by_side(venv, singles, seed=11, steps=30) >= 10
+
+
+def test_fresh_worlds_start_from_pc_run_together_and_cached() -> None:
+    """Worlds reset together start from PC run on all their samples at once, equal to PC on
+    each alone; a start already cached is served from the cache, and the others are cached."""
+    cache.clear()
+    level = get_level("v0", "L1")
+    seed, n = 700, 4
+    instances = [choose_instance(level, None, seeding.np_random(seed + i)[0]) for i in range(n)]
+    cached = cache.starting_graph(instances[2], "pc")
+    venv = DesignVectorEnv(n, "L1", ladder="v0")
+    venv.reset(seed=seed)
+    for i, instance in enumerate(instances):
+        world = venv._worlds[i]
+        assert world is not None and world.key == instance.digest()
+        expected = pc_cpdag(instance.d_obs)  # one at a time, without the cache
+        np.testing.assert_array_equal(world.start_directed, expected.directed)
+        np.testing.assert_array_equal(world.start_undirected, expected.undirected)
+        assert cache.starting_graph(instance, "pc") == expected
+    assert cache.starting_graph(instances[2], "pc") is cached
+    assert venv._worlds[2].start_directed is cached.directed  # type: ignore[union-attr]
 
 
 def test_vector_env_on_a_bank_equals_single_envs_given_the_same_worlds(

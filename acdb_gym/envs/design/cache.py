@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -23,9 +23,17 @@ import numpy as np
 from acdb_gym.core.graphs import PDAG, cpdag
 from acdb_gym.core.types import FloatArray, readonly
 from acdb_gym.core.worlds.instance import Instance
-from acdb_gym.discovery import ShiftOrienter, pc_cpdag
+from acdb_gym.discovery import ShiftOrienter, pc_cpdag, pc_cpdag_many
 
-__all__ = ["Summary", "clear", "fingerprint", "moments", "starting_graph", "summary_of"]
+__all__ = [
+    "Summary",
+    "clear",
+    "fingerprint",
+    "moments",
+    "starting_graph",
+    "starting_graphs",
+    "summary_of",
+]
 
 _V = TypeVar("_V")
 
@@ -51,6 +59,9 @@ class _LRU(Generic[_V]):
         if len(self._entries) > self._maxsize:
             self._entries.popitem(last=False)
         return value
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._entries
 
     def clear(self) -> None:
         """Forget every entry."""
@@ -82,8 +93,32 @@ def starting_graph(instance: Instance, estimator: str) -> PDAG:
     CPDAG (remembered by the DAG itself). PC's graphs are cached per (spec, seed, sample)."""
     if estimator != "pc":
         return cpdag(instance.dag)
-    key = (instance.spec, instance.seed, fingerprint(instance.d_obs))
-    return _STARTS.get(key, lambda: pc_cpdag(instance.d_obs))
+    return _STARTS.get(_start_key(instance), lambda: pc_cpdag(instance.d_obs))
+
+
+def starting_graphs(instances: Sequence[Instance], estimator: str) -> list[PDAG]:
+    """:func:`starting_graph` of every instance, in order: for ``"pc"``, the samples whose
+    graph is not cached run PC together (:func:`~acdb_gym.discovery.pc_cpdag_many`, the same
+    graphs as one at a time), and the cache then serves and keeps each as one call would."""
+    if estimator != "pc" or len(instances) < 2:
+        return [starting_graph(instance, estimator) for instance in instances]
+    keys = [_start_key(instance) for instance in instances]
+    missing: dict[Hashable, FloatArray] = {}
+    for key, instance in zip(keys, instances, strict=True):
+        if key not in _STARTS and key not in missing:
+            missing[key] = instance.d_obs
+    computed = dict(zip(missing, pc_cpdag_many(list(missing.values())), strict=True))
+
+    def start(key: Hashable, instance: Instance) -> PDAG:
+        # An entry seen above may have left the cache since (it was the least recent one).
+        graph = computed.get(key)
+        return _STARTS.get(key, lambda: pc_cpdag(instance.d_obs) if graph is None else graph)
+
+    return [start(key, instance) for key, instance in zip(keys, instances, strict=True)]
+
+
+def _start_key(instance: Instance) -> Hashable:
+    return (instance.spec, instance.seed, fingerprint(instance.d_obs))
 
 
 @dataclass(frozen=True, eq=False)

@@ -54,7 +54,7 @@ from acdb_gym.discovery._two_sample import ShiftReference, stacked_pvalues
 # The orienter's in-place step, shared so the two envs orient by the same code.
 from acdb_gym.discovery.orientation import _orient_at
 from acdb_gym.envs.design.bank import InstanceBank
-from acdb_gym.envs.design.cache import _LRU, moments, starting_graph
+from acdb_gym.envs.design.cache import _LRU, moments, starting_graphs
 from acdb_gym.envs.design.env import (
     _SHIFT_CLIP,
     Estimator,
@@ -266,7 +266,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         for i, world_seed in enumerate(seeds):
             if world_seed is not None or self._np_randoms[i] is None:
                 self._np_randoms[i] = seeding.np_random(world_seed)[0]
-            self._reset_world(i)
+        self._reset_worlds(list(range(self.num_envs)))
         self._ended[:] = False
         return self._observations(), self._info()
 
@@ -285,8 +285,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         rewards = np.zeros(n, dtype=np.float64)
         terminated = np.zeros(n, dtype=bool)
         restarting = self._ended.copy()  # next-step autoreset: these ignore their action
-        for slot in np.flatnonzero(restarting).tolist():
-            self._reset_world(slot)
+        self._reset_worlds(np.flatnonzero(restarting).tolist())
         self._ended[:] = False
         can = self._can_intervene()
         act_list = acts.tolist()
@@ -314,8 +313,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             if self.observation_mode == "graph":
                 for i in stoppers:
                     final_obs[i] = {key: value[i] for key, value in last.items()}
-            for i in stoppers:
-                self._reset_world(i)
+            self._reset_worlds(stoppers)
             self._ended[:] = False
             info = {
                 **self._info(),
@@ -335,12 +333,19 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         return masks
 
     # ------------------------------------------------------------------ internals
+    def _worlds_for(self, slots: list[int]) -> list[_World]:
+        """The next world of each slot: from the bank, or generated from each slot's own
+        generator and started by one PC call over all of them (cached starts skipped)."""
+        if self.bank is not None:
+            return [self._world_for(i) for i in slots]
+        rngs = [self._np_randoms[i] for i in slots]
+        instances = [choose_instance(self.level, None, rng) for rng in rngs if rng is not None]
+        starts = starting_graphs(instances, self.estimator)
+        return [_World(instance, start) for instance, start in zip(instances, starts, strict=True)]
+
     def _world_for(self, i: int) -> _World:
         rng = self._np_randoms[i]
-        assert rng is not None
-        if self.bank is None:
-            instance = choose_instance(self.level, None, rng)
-            return _World(instance, starting_graph(instance, self.estimator))
+        assert rng is not None and self.bank is not None
         j = int(rng.integers(len(self.bank)))
         world = self._bank_worlds[j]
         if world is None:
@@ -349,8 +354,12 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             world = self._bank_worlds[j] = _World(instance, start)
         return world
 
-    def _reset_world(self, i: int) -> None:
-        world = self._worlds[i] = self._world_for(i)
+    def _reset_worlds(self, slots: list[int]) -> None:
+        for i, world in zip(slots, self._worlds_for(slots), strict=True):
+            self._reset_world(i, world)
+
+    def _reset_world(self, i: int, world: _World) -> None:
+        self._worlds[i] = world
         self._rngs[i].bit_generator.state = world.rng_state
         self._targets[i] = []
         self._directed[i] = world.start_directed
