@@ -251,10 +251,13 @@ class _Skeleton:
     def next_tests(self) -> tuple[IntArray, IntArray] | None:
         """The next depth's tests, ``(T, 2)`` pairs ``a < b`` and ``(T, depth)`` sets, in
         causal-learn's order; None when no node has enough neighbours left to go deeper."""
-        if int(self.adjacent.sum(axis=1).max()) - 1 <= self.depth:
+        degrees = self.adjacent.sum(axis=1)
+        if int(degrees.max()) - 1 <= self.depth:
             return None
         self.depth += 1
-        self._neighbours = [np.flatnonzero(self.adjacent[x]) for x in range(self.n_nodes)]
+        # Row x's neighbours, ascending: the columns of one nonzero() cut at the row ends.
+        columns = np.nonzero(self.adjacent)[1]
+        self._neighbours = np.split(columns, np.cumsum(degrees)[:-1].tolist())
         xs, ys, pair, cond = _depth_tests(self._neighbours, self.depth)
         self.n_tests += pair.size
         self._tests = xs, ys, pair, cond
