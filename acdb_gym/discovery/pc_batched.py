@@ -243,6 +243,7 @@ class _Skeleton:
         self.n_tests = 0
         self.depth = -1
         self._neighbours: list[IntArray] = []
+        self._degrees = np.zeros(n_nodes, dtype=np.int64)
         empty = np.zeros(0, dtype=np.int64)
         self._tests: tuple[IntArray, IntArray, IntArray, IntArray] = (empty,) * 3 + (
             empty.reshape(0, 0),
@@ -258,6 +259,7 @@ class _Skeleton:
         # Row x's neighbours, ascending: the columns of one nonzero() cut at the row ends.
         columns = np.nonzero(self.adjacent)[1]
         self._neighbours = np.split(columns, np.cumsum(degrees)[:-1].tolist())
+        self._degrees = degrees
         xs, ys, pair, cond = _depth_tests(self._neighbours, self.depth)
         self.n_tests += pair.size
         self._tests = xs, ys, pair, cond
@@ -268,12 +270,15 @@ class _Skeleton:
         xs, ys, pair, cond = self._tests
         n_nodes, depth = self.n_nodes, self.depth
         passed = pvalues > self.alpha
+        if not passed.any():
+            return
         separated = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
         separated[xs[pair[passed]], ys[pair[passed]]] = True
         unions = _passing_unions(xs, ys, pair[passed], cond[passed], n_nodes)
         removed = separated | separated.T
-        skipped = np.array([nbrs.size < depth - 1 for nbrs in self._neighbours], dtype=np.bool_)
-        lows, highs = np.nonzero(np.triu(removed))
+        skipped = self._degrees < depth - 1
+        lows, highs = np.nonzero(removed)
+        lows, highs = lows[lows < highs], highs[lows < highs]
         from_low = separated[lows, highs].tolist()
         from_high = (~skipped[highs]).tolist()
         for a, b, low_side, high_side in zip(
