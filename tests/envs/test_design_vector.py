@@ -258,6 +258,7 @@ def test_bank_refuses_tampering_and_misuse(bank: InstanceBank, tmp_path: Path) -
         ("v1-n3", "Nonlinear-L2", None),
         ("v1-nongaussian", "L1", range(5)),
         ("real", "Sachs", range(3)),
+        ("real", "Sachs-Fitted-Spline", range(2)),
     ],
 )
 def test_every_family_is_banked_bit_for_bit(
@@ -287,6 +288,18 @@ def test_every_family_is_banked_bit_for_bit(
         expected = pc_cpdag(fresh.d_obs)
         np.testing.assert_array_equal(start.directed, expected.directed)
         np.testing.assert_array_equal(start.undirected, expected.undirected)
+
+
+def test_a_format_1_bank_still_loads(bank: InstanceBank, tmp_path: Path) -> None:
+    """Format 1 (linear-Gaussian worlds, before other families were banked) has the same
+    arrays and no measures or names in its index."""
+    copy = tmp_path / "old"
+    shutil.copytree(bank.path, copy)
+    index = json.loads((copy / "bank.json").read_text())
+    del index["dependence_measures"], index["variable_names"]
+    (copy / "bank.json").write_text(json.dumps({**index, "format": 1}))
+    loaded = load_bank(copy)
+    assert [i.digest() for i in loaded.instances] == [i.digest() for i in bank.instances]
 
 
 def test_a_nonlinear_bank_refuses_a_changed_mechanism(
