@@ -1,6 +1,7 @@
 """The natively vectorized design env and MaskablePPO on it, against CartPole in the same run.
 
-``ACDB-Design-L1-v0`` made with ``gym.make_vec(..., vectorization_mode="vector_entry_point")``
+``ACDB-Design-L1-v0`` (or ``ACDB-Design-<--level>-<--ladder>``) made with
+``gym.make_vec(..., vectorization_mode="vector_entry_point")``
 (:class:`~acdb_gym.envs.design.vector.DesignVectorEnv`, PC estimator) over ``--envs`` worlds,
 against Gymnasium's own native ``CartPole-v1`` vector env with as many copies. Every row takes
 uniformly random valid actions (the ``action_masks()`` of each world), resets included, and
@@ -14,7 +15,8 @@ Rows:
   closure or one score;
 * **bank, warm**: the same env after ``--warmup`` further vector steps, when the remembered
   closures and scores serve most steps (what a long training run sees);
-* **fresh**: no bank; every reset generates a world and runs PC (the single env's default).
+* **fresh**: no bank, `--fresh-envs` worlds (default 8); every reset generates a world and runs
+  PC (the single env's default).
 
 Training: sb3-contrib's ``MaskablePPO`` on :class:`~acdb_gym.agents.rl.vec_env.SB3DesignVecEnv`
 and stable-baselines3's ``PPO`` on ``make_vec_env("CartPole-v1")``, both with ``--envs``
@@ -26,11 +28,17 @@ stable-baselines3's plain ``PPO`` on the warmed bank (it does not read the masks
 takes a masked-out action as "stop"). Steps per wall second (per CPU second in brackets, which other processes on a busy
 machine inflate less).
 
-Run: ``python benchmarks/design_vector.py [--smoke] [--envs N] [--bank-size W]``
+With ``--env-only`` the training rows are skipped, and the header adds what a bank's world
+costs to load against what it costs to generate (the alternative to storing it: keeping only the
+seed and regenerating the world at load), per world, on the same seeds.
+
+Run: ``python benchmarks/design_vector.py [--smoke] [--envs N] [--bank-size W]
+[--ladder v1-n3 --level Nonlinear-L2 --env-only]``
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 import sys
 import tempfile
@@ -44,8 +52,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
 from _common import base_parser, load_average, markdown_table, print_header
-
-ENV_ID = "ACDB-Design-L1-v0"
 
 
 def _timed(run: Callable[[], int]) -> tuple[float, float]:
@@ -97,13 +103,20 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=None, help="vector steps before 'warm'")
     parser.add_argument("--timesteps", type=int, default=None, help="training steps")
     parser.add_argument("--train-envs", type=int, default=16, help="worlds while training")
+    parser.add_argument("--ladder", default="v0", help="a ladder with Design ids (default v0)")
+    parser.add_argument("--level", default="L1", help="a level of that ladder (default L1)")
+    parser.add_argument("--env-only", action="store_true", help="skip the training rows")
+    parser.add_argument("--fresh-envs", type=int, default=8, help="worlds in the fresh row")
     args = parser.parse_args()
+    ladder, level = args.ladder, args.level
+    env_id = f"ACDB-Design-{level}-{ladder}"
     warnings.filterwarnings("ignore")
     import gymnasium as gym
     import torch
 
     import acdb_gym  # noqa: F401  (registers the ids)
-    from acdb_gym.envs.design.bank import build_bank
+    from acdb_gym.core.worlds.instance import generate_instance
+    from acdb_gym.envs.design.bank import build_bank, load_bank
 
     torch.set_num_threads(1)
     repeats = args.repeats or (1 if args.smoke else 3)
@@ -116,107 +129,129 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         start = time.perf_counter()
         bank = build_bank(
-            Path(scratch) / "a", ladder="v0", level="L1", seeds=range(10**6, 10**6 + bank_size)
+            Path(scratch) / "a", ladder=ladder, level=level, seeds=range(10**6, 10**6 + bank_size)
         )
         built = time.perf_counter() - start
         start = time.perf_counter()
-        from acdb_gym.envs.design.bank import load_bank
-
         bank = load_bank(bank.path)
         loaded = time.perf_counter() - start
-        unseen = build_bank(
-            Path(scratch) / "b",
-            ladder="v0",
-            level="L1",
-            seeds=range(2 * 10**6, 2 * 10**6 + bank_size),
-        )
+        # The same worlds regenerated from their seeds (with a deadline, generation skips its
+        # cache of recent instances; one that never passes changes nothing).
+        start = time.perf_counter()
+        for seed in bank.seeds[:200]:
+            generate_instance(bank.level.spec, seed, deadline=math.inf)
+        generated = (time.perf_counter() - start) / len(bank.seeds[:200])
 
         cartpole = gym.make_vec("CartPole-v1", n, vectorization_mode="vector_entry_point")
         cartpole.reset(seed=0)
         cartpole_rates = [_timed(_random_steps(cartpole, steps * 10, r)) for r in range(repeats)]
 
-        envs = gym.make_vec(ENV_ID, n, vectorization_mode="vector_entry_point", bank=bank)
+        envs = gym.make_vec(env_id, n, vectorization_mode="vector_entry_point", bank=bank)
         envs.reset(seed=0)
         cold = [_timed(_random_steps(envs, steps, seed=1))]
         _random_steps(envs, warmup, seed=2)()
         warm = [_timed(_random_steps(envs, steps, seed=3 + r)) for r in range(repeats)]
-        fresh_envs = gym.make_vec(ENV_ID, 8, vectorization_mode="vector_entry_point")
+        fresh_envs = gym.make_vec(env_id, args.fresh_envs, vectorization_mode="vector_entry_point")
         fresh_envs.reset(seed=0)
         fresh = [_timed(_random_steps(fresh_envs, max(steps // 10, 5), seed=4))]
         peer = _cell(cartpole_rates)
         rows += [
             [f"env steps/s, bank of {bank_size}, cold (N={n})", _cell(cold), peer],
             [f"env steps/s, bank of {bank_size}, warm (N={n})", _cell(warm), peer],
-            ["env steps/s, fresh worlds (N=8, generation + PC per reset)", _cell(fresh), peer],
-        ]
-
-        from sb3_contrib import MaskablePPO
-        from stable_baselines3 import PPO
-        from stable_baselines3.common.env_util import make_vec_env
-
-        from acdb_gym.agents.rl.vec_env import SB3DesignVecEnv
-
-        settings: dict[str, Any] = {"n_steps": 256, "batch_size": 256, "n_epochs": 10, "seed": 0}
-        m = args.train_envs
-        cartpole_model = PPO("MlpPolicy", make_vec_env("CartPole-v1", n_envs=m, seed=0), **settings)
-        ppo = _train(cartpole_model, timesteps)
-        cold_model = MaskablePPO(
-            "MlpPolicy", SB3DesignVecEnv.of(m, "L1", ladder="v0", bank=unseen), **settings
-        )
-        maskable_cold = _train(cold_model, timesteps)
-        warm_model = MaskablePPO(
-            "MlpPolicy", SB3DesignVecEnv.of(m, "L1", ladder="v0", bank=bank), **settings
-        )
-        maskable_warm = _train(warm_model, timesteps)
-        from sb3_contrib.common.wrappers import ActionMasker
-
-        def masked_cartpole(env: Any) -> Any:
-            return ActionMasker(env, lambda _: np.ones(2, dtype=bool))
-
-        maskable_cartpole_model = MaskablePPO(
-            "MlpPolicy",
-            make_vec_env("CartPole-v1", n_envs=m, seed=0, wrapper_class=masked_cartpole),
-            **settings,
-        )
-        maskable_cartpole = _train(maskable_cartpole_model, timesteps)
-        plain_model = PPO(
-            "MlpPolicy", SB3DesignVecEnv.of(m, "L1", ladder="v0", bank=bank), **settings
-        )
-        plain = _train(plain_model, timesteps)
-        rows += [
             [
-                f"MaskablePPO training steps/s, unseen bank (N={m})",
-                _cell([maskable_cold]),
-                _cell([ppo]),
-            ],
-            [
-                f"MaskablePPO training steps/s, warmed bank (N={m})",
-                _cell([maskable_warm]),
-                _cell([ppo]),
-            ],
-            [
-                f"MaskablePPO training steps/s, warmed bank (N={m}) against MaskablePPO on "
-                "CartPole (all actions valid)",
-                _cell([maskable_warm]),
-                _cell([maskable_cartpole]),
-            ],
-            [
-                f"PPO (masks not read) training steps/s, warmed bank (N={m})",
-                _cell([plain]),
-                _cell([ppo]),
+                f"env steps/s, fresh worlds (N={args.fresh_envs}, generation + PC per reset)",
+                _cell(fresh),
+                peer,
             ],
         ]
+
+        if not args.env_only:
+            rows += _training_rows(args, bank, scratch, timesteps)
+        train_note = "" if args.env_only else f"; training {timesteps} steps"
+        load_note = (
+            f" ({loaded / bank_size * 1e3:.2f} ms a world; regenerating a world from its seed "
+            f"instead takes {generated * 1e3:.2f} ms)"
+        )
 
     print_header(
-        "The vectorized design env at training speed (ACDB-Design-L1-v0, PC estimator)",
+        f"The vectorized design env at training speed ({env_id}, PC estimator)",
         f"Steps per wall second (per CPU second in brackets); env rows the median of "
         f"{repeats} runs of {steps} vector steps (cold: one run), CartPole {steps * 10} vector "
-        f"steps per run; training {timesteps} steps. Bank of {bank_size} worlds: built in "
-        f"{built:.1f} s (generation + PC), loaded and verified in {loaded:.2f} s.",
+        f"steps per run{train_note}. Bank of {bank_size} worlds: built in "
+        f"{built:.1f} s (generation + PC), loaded and verified in {loaded:.2f} s{load_note}.",
     )
-    headers = ["measure", ENV_ID, "CartPole-v1 (same run; PPO for training rows unless named)"]
+    headers = ["measure", env_id, "CartPole-v1 (same run; PPO for training rows unless named)"]
     print(markdown_table(headers, rows))
     print(f"\nLoad average at the end: {load_average()}.")
+
+
+def _training_rows(args: Any, bank: Any, scratch: str, timesteps: int) -> list[list[str]]:
+    """MaskablePPO and its peers (module docstring), on ``bank`` and on a second, unseen one."""
+    from acdb_gym.envs.design.bank import build_bank
+
+    ladder, level, m = args.ladder, args.level, args.train_envs
+    bank_size = len(bank)
+    unseen = build_bank(
+        Path(scratch) / "b",
+        ladder=ladder,
+        level=level,
+        seeds=range(2 * 10**6, 2 * 10**6 + bank_size),
+    )
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from acdb_gym.agents.rl.vec_env import SB3DesignVecEnv
+
+    settings: dict[str, Any] = {"n_steps": 256, "batch_size": 256, "n_epochs": 10, "seed": 0}
+    cartpole_model = PPO("MlpPolicy", make_vec_env("CartPole-v1", n_envs=m, seed=0), **settings)
+    ppo = _train(cartpole_model, timesteps)
+    cold_model = MaskablePPO(
+        "MlpPolicy", SB3DesignVecEnv.of(m, level, ladder=ladder, bank=unseen), **settings
+    )
+    maskable_cold = _train(cold_model, timesteps)
+    warm_model = MaskablePPO(
+        "MlpPolicy", SB3DesignVecEnv.of(m, level, ladder=ladder, bank=bank), **settings
+    )
+    maskable_warm = _train(warm_model, timesteps)
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    def masked_cartpole(env: Any) -> Any:
+        return ActionMasker(env, lambda _: np.ones(2, dtype=bool))
+
+    maskable_cartpole_model = MaskablePPO(
+        "MlpPolicy",
+        make_vec_env("CartPole-v1", n_envs=m, seed=0, wrapper_class=masked_cartpole),
+        **settings,
+    )
+    maskable_cartpole = _train(maskable_cartpole_model, timesteps)
+    plain_model = PPO(
+        "MlpPolicy", SB3DesignVecEnv.of(m, level, ladder=ladder, bank=bank), **settings
+    )
+    plain = _train(plain_model, timesteps)
+    return [
+        [
+            f"MaskablePPO training steps/s, unseen bank (N={m})",
+            _cell([maskable_cold]),
+            _cell([ppo]),
+        ],
+        [
+            f"MaskablePPO training steps/s, warmed bank (N={m})",
+            _cell([maskable_warm]),
+            _cell([ppo]),
+        ],
+        [
+            f"MaskablePPO training steps/s, warmed bank (N={m}) against MaskablePPO on "
+            "CartPole (all actions valid)",
+            _cell([maskable_warm]),
+            _cell([maskable_cartpole]),
+        ],
+        [
+            f"PPO (masks not read) training steps/s, warmed bank (N={m})",
+            _cell([plain]),
+            _cell([ppo]),
+        ],
+    ]
 
 
 if __name__ == "__main__":

@@ -108,9 +108,9 @@ class ToolEpisode:
         self.variant: Variant = variant
         self.panel: Panel = kwargs["panel"]
         self.env_tools: str = kwargs["tools"]
-        self.max_steps: int = kwargs["max_steps"]
         self._env = ACDBEnv(level, ladder=ladder, **kwargs)
         self._observation, info = self._env.reset(options={"manifest_index": manifest_index})
+        self.max_steps: int = self._env.max_steps  # the env's default limit for this episode
         self.n_nodes = int(info["n_nodes"])
         self.budget = int(info["budget"])
         self.latent = int(info.get("latent", 0))  # hidden confounders (latent levels only)

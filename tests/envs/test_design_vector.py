@@ -1,8 +1,11 @@
-"""The natively vectorized design env and the instance bank: equal to N single envs, by id."""
+"""The natively vectorized design env and the instance bank (every family the design env takes):
+equal to N single envs, by id."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +24,23 @@ from acdb_gym.envs.design.vector import DesignVectorEnv
 from acdb_gym.envs.levels import choose_instance
 
 SEEDS = range(500_000, 500_006)
+NONLINEAR_SEEDS = range(600_000, 600_020)
 
 
 @pytest.fixture(scope="module")
 def bank(tmp_path_factory: pytest.TempPathFactory) -> InstanceBank:
     return build_bank(tmp_path_factory.mktemp("banks") / "l1", ladder="v0", level="L1", seeds=SEEDS)
+
+
+@pytest.fixture(scope="module")
+def nonlinear_bank(tmp_path_factory: pytest.TempPathFactory) -> InstanceBank:
+    """20 worlds of the few-sample ladder's nonlinear L2 (v1-nonlinear's worlds, n_int = 3)."""
+    return build_bank(
+        tmp_path_factory.mktemp("banks") / "n3",
+        ladder="v1-n3",
+        level="Nonlinear-L2",
+        seeds=NONLINEAR_SEEDS,
+    )
 
 
 def _random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -125,6 +140,21 @@ def test_vector_env_on_a_bank_equals_single_envs_given_the_same_worlds(
         InterventionDesignEnv("L1", ladder="v0", observation="graph", max_nodes=8) for _ in range(n)
     ]
     assert _run_side_by_side(venv, singles, seed, steps=25, next_options=options) >= 5
+
+
+def test_vector_env_on_a_nonlinear_bank_equals_single_envs_given_the_same_worlds(
+    nonlinear_bank: InstanceBank,
+) -> None:
+    bank = load_bank(nonlinear_bank.path)  # the worlds as read back, not as built
+    seed, n = 21, 3
+    draws = [seeding.np_random(seed + i)[0] for i in range(n)]
+
+    def options(i: int) -> dict[str, Any]:
+        return {"instance": bank.instances[int(draws[i].integers(len(bank)))]}
+
+    venv = DesignVectorEnv(n, "Nonlinear-L2", ladder="v1-n3", bank=bank)
+    singles = [InterventionDesignEnv("Nonlinear-L2", ladder="v1-n3") for _ in range(n)]
+    assert _run_side_by_side(venv, singles, seed, steps=20, next_options=options) >= 5
 
 
 def test_true_cpdag_estimator_and_neg_shd_reward_match_too(bank: InstanceBank) -> None:
@@ -228,8 +258,8 @@ def test_bank_refuses_tampering_and_misuse(bank: InstanceBank, tmp_path: Path) -
         build_bank(bank.path, ladder="v0", level="L1", seeds=[1])
     with pytest.raises(BankError, match="distinct non-negative"):
         build_bank(tmp_path / "b", ladder="v0", level="L1", seeds=[1, 1])
-    with pytest.raises(BankError, match="family='nonlinear'"):
-        build_bank(tmp_path / "b", ladder="v1-nonlinear", level="L1", seeds=[1])
+    with pytest.raises(BankError, match=r"without hidden confounders.*latent=2"):
+        build_bank(tmp_path / "b", ladder="v1-latent", level="L1", seeds=[1])
     with pytest.raises(BankError, match="no bank at"):
         load_bank(tmp_path / "nothing")
     copy = build_bank(tmp_path / "c", ladder="v0", level="L1", seeds=[7, 8])
@@ -243,6 +273,89 @@ def test_bank_refuses_tampering_and_misuse(bank: InstanceBank, tmp_path: Path) -
     with pytest.raises(BankError, match="does not match the SHA-256"):
         load_bank(copy.path)
     assert not list(tmp_path.glob(".*"))  # no staging directory left behind
+
+
+@pytest.mark.parametrize(
+    ("ladder", "level", "seeds"),
+    [
+        ("v1-n3", "Nonlinear-L2", None),
+        ("v1-nongaussian", "L1", range(5)),
+        ("real", "Sachs", range(3)),
+        ("real", "Sachs-Fitted-Spline", range(2)),
+    ],
+)
+def test_every_family_is_banked_bit_for_bit(
+    nonlinear_bank: InstanceBank, tmp_path: Path, ladder: str, level: str, seeds: range | None
+) -> None:
+    """Worlds read back are generate_instance's for the same (spec, seed): digest, data,
+    covariates, names, and the same interventional samples from the same generator."""
+    source = nonlinear_bank.path if seeds is None else tmp_path / "b"
+    if seeds is not None:
+        build_bank(source, ladder=ladder, level=level, seeds=seeds)
+    loaded = load_bank(source)
+    assert loaded.level is get_level(ladder, level)
+    for instance, start in zip(loaded.instances, loaded.starts, strict=True):
+        fresh = generate_instance(loaded.level.spec, instance.seed)
+        assert type(instance.scm) is type(fresh.scm)
+        assert instance.digest() == fresh.digest()
+        np.testing.assert_array_equal(instance.d_obs, fresh.d_obs)
+        assert (instance.i_star, instance.budget) == (fresh.i_star, fresh.budget)
+        assert instance.min_relevant_abs_rho == fresh.min_relevant_abs_rho
+        assert instance.dependence_measure == fresh.dependence_measure
+        assert instance.variable_names == fresh.variable_names
+        ours, theirs = instance.intervention_rng(), fresh.intervention_rng()
+        for var in range(instance.n_nodes):
+            np.testing.assert_array_equal(
+                instance.scm.sample_do(var, 1.5, 3, ours), fresh.scm.sample_do(var, 1.5, 3, theirs)
+            )
+        expected = pc_cpdag(fresh.d_obs)
+        np.testing.assert_array_equal(start.directed, expected.directed)
+        np.testing.assert_array_equal(start.undirected, expected.undirected)
+
+
+def test_a_format_1_bank_still_loads(bank: InstanceBank, tmp_path: Path) -> None:
+    """Format 1 (linear-Gaussian worlds, before other families were banked) has the same
+    arrays and no measures or names in its index."""
+    copy = tmp_path / "old"
+    shutil.copytree(bank.path, copy)
+    index = json.loads((copy / "bank.json").read_text())
+    del index["dependence_measures"], index["variable_names"]
+    (copy / "bank.json").write_text(json.dumps({**index, "format": 1}))
+    loaded = load_bank(copy)
+    assert [i.digest() for i in loaded.instances] == [i.digest() for i in bank.instances]
+
+
+def test_a_nonlinear_bank_refuses_a_changed_mechanism(
+    nonlinear_bank: InstanceBank, tmp_path: Path
+) -> None:
+    """A mechanism parameter changed in worlds.npz, with the file's hash recorded anew, is
+    caught by the world's digest; a truncated parameter array by its sizes."""
+    copy = tmp_path / "bank"
+    shutil.copytree(nonlinear_bank.path, copy)
+    with np.load(copy / "worlds.npz") as data:
+        arrays = {name: data[name] for name in data.files}
+
+    def write(changed: dict[str, np.ndarray]) -> None:
+        with open(copy / "worlds.npz", "wb") as handle:
+            np.savez(handle, **changed)
+        index = json.loads((copy / "bank.json").read_text())
+        index["sha256"] = hashlib.sha256((copy / "worlds.npz").read_bytes()).hexdigest()
+        (copy / "bank.json").write_text(json.dumps(index))
+
+    first = arrays["mechanism_sizes"][0].sum()  # the first world's parameters come first
+    changed = arrays["mechanism_parameters"].copy()
+    changed[first - 1] += 1e-6
+    write({**arrays, "mechanism_parameters": changed})
+    with pytest.raises(BankError, match=f"world of seed {NONLINEAR_SEEDS[0]} has digest"):
+        load_bank(copy)
+    write({**arrays, "mechanism_parameters": changed[:-1]})
+    with pytest.raises(BankError, match="cannot be read back: mechanism_sizes sum to"):
+        load_bank(copy)
+    index = json.loads((copy / "bank.json").read_text())
+    index["format"] = 9
+    (copy / "bank.json").write_text(json.dumps(index))
+    with pytest.raises(BankError, match="bank format 9"):
+        load_bank(copy)
 
 
 def test_maskable_ppo_trains_on_the_sb3_adapter(bank: InstanceBank) -> None:

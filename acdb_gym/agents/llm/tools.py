@@ -18,7 +18,6 @@ from typing import Any, Literal, get_args
 from acdb_gym.core import tools as tool_specs
 from acdb_gym.core.tools import TOOLS_RAW, TOOLS_STATS, StatisticTool
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, Panel
-from acdb_gym.envs.acdb_env import STEP_LIMITS
 from acdb_gym.envs.actions import VALUE_BOUND
 
 from .conversation import ToolSpec
@@ -58,23 +57,21 @@ def env_kwargs_for(variant: Variant) -> dict[str, Any]:
     """The :class:`~acdb_gym.envs.acdb_env.ACDBEnv` keyword arguments a variant runs with.
 
     ``llm_raw`` and ``llm_stats`` run on either panel (the caller adds ``panel=``);
-    ``llm_corr_obs`` is observational only.
+    ``llm_corr_obs`` is observational only. The step limit is the env's default for the tools
+    (:data:`~acdb_gym.envs.acdb_env.STEP_LIMITS`, raised to the budget + 1 on an instance
+    whose budget would not fit), as for every other agent.
 
     >>> env_kwargs_for("llm_stats")
-    {'tools': 'stats', 'max_steps': 32}
+    {'tools': 'stats'}
     >>> env_kwargs_for("llm_corr_obs")
-    {'panel': 'observational', 'tools': 'raw', 'max_steps': 16}
+    {'panel': 'observational', 'tools': 'raw'}
     """
     check_variant(variant)
     if variant == "llm_stats":
-        return {"tools": TOOLS_STATS, "max_steps": STEP_LIMITS[TOOLS_STATS]}
+        return {"tools": TOOLS_STATS}
     if variant == "llm_corr_obs":
-        return {
-            "panel": PANEL_OBSERVATIONAL,
-            "tools": TOOLS_RAW,
-            "max_steps": STEP_LIMITS[TOOLS_RAW],
-        }
-    return {"tools": TOOLS_RAW, "max_steps": STEP_LIMITS[TOOLS_RAW]}
+        return {"panel": PANEL_OBSERVATIONAL, "tools": TOOLS_RAW}
+    return {"tools": TOOLS_RAW}
 
 
 def variable_names(n_nodes: int) -> list[str]:

@@ -59,13 +59,9 @@ def test_tools_per_variant_and_panel(variant: Any, panel: Any, names: list[str])
 
 
 def test_env_kwargs_for_each_variant() -> None:
-    assert env_kwargs_for("llm_raw") == {"tools": "raw", "max_steps": 16}
-    assert env_kwargs_for("llm_stats") == {"tools": "stats", "max_steps": 32}
-    assert env_kwargs_for("llm_corr_obs") == {
-        "panel": "observational",
-        "tools": "raw",
-        "max_steps": 16,
-    }
+    assert env_kwargs_for("llm_raw") == {"tools": "raw"}
+    assert env_kwargs_for("llm_stats") == {"tools": "stats"}
+    assert env_kwargs_for("llm_corr_obs") == {"panel": "observational", "tools": "raw"}
     with pytest.raises(ValueError, match=r"variant must be one of .* got 'llm_fancy'"):
         env_kwargs_for("llm_fancy")  # type: ignore[arg-type]
 
