@@ -11,7 +11,8 @@ Part 2, the env: ``gym.make_vec("ACDB-Design-L1-v0", --envs, vectorization_mode=
 uniformly random valid actions, with its starting graphs computed as shipped (the worlds that
 reset in one vector step share one ``pc_cpdag_many`` call) and, as the peer, one
 ``starting_graph`` call per world (the code before). Rounds alternate between the two; each
-round clears the start cache and resets with a new seed, then times ``--steps`` vector steps.
+round resets with a new seed, then times ``--steps`` vector steps, every cache a fresh run fills
+cleared before each mode.
 Both run the same worlds with the same actions, so the episodes are identical.
 
 Run: ``PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python benchmarks/pc_many.py [--smoke]
@@ -26,6 +27,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -71,6 +73,17 @@ def _pc_rows(sizes: Sequence[int], groups: int) -> list[list[str]]:
     return rows
 
 
+def _forget(cache: Any, vector: Any) -> None:
+    """Clear every per-process cache a fresh run fills (starts, generated worlds, closures,
+    scores), so the second mode of a round does not find the first one's work."""
+    from acdb_gym.core.worlds import instance
+
+    cache.clear()
+    instance._generate_cached.cache_clear()
+    vector._CLOSURES.clear()
+    vector._SCORES.clear()
+
+
 def _env_rows(n_envs: int, steps: int, repeats: int) -> list[list[str]]:
     import gymnasium as gym
 
@@ -95,7 +108,7 @@ def _env_rows(n_envs: int, steps: int, repeats: int) -> list[list[str]]:
         for name, starts in modes if round_ % 2 else modes[::-1]:
             vector.starting_graphs = starts  # type: ignore[assignment]
             try:
-                cache.clear()
+                _forget(cache, vector)
                 rng = np.random.default_rng(round_ + 1)
                 envs.reset(seed=1000 * (round_ + 1))
 

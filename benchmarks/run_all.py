@@ -47,6 +47,7 @@ SCRIPTS = {
     "sweep": "sweep_walltime.py",
     "gies": "bic_search_vs_gies.py",
     "pc": "pc_batched_vs_causallearn.py",
+    "pc_many": "pc_many.py",
     "sign_flip": "sign_flip_vs_scipy.py",
     "report_html": "report_html.py",
 }

@@ -25,6 +25,7 @@ SCRIPTS = (
     "sweep_walltime.py",
     "bic_search_vs_gies.py",
     "pc_batched_vs_causallearn.py",
+    "pc_many.py",
     "sign_flip_vs_scipy.py",
     "family_reset.py",
     "marginal_orders.py",

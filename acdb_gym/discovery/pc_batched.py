@@ -36,6 +36,10 @@ the same order, the same LAPACK and ``ndtr`` calls), provided numpy's ``corrcoef
 ``linalg.inv`` give the same bits in this process as in causal-learn's, which they do when both
 run in one process on one BLAS. A decision can only flip if a p-value differed, and then only
 when it lies within that difference of ``alpha``.
+
+The adjacency search is :class:`_Skeleton`, one depth per step, so that
+:func:`~acdb_gym.discovery.pc_many.pc_batched_many` can run several in lockstep and pool their
+tests.
 """
 
 from __future__ import annotations
@@ -62,8 +66,6 @@ __all__ = ["BatchedPCResult", "fisher_z_pvalues", "pc_batched"]
 
 _MAX_BATCH = 1 << 16
 """Tests per call of the batched inverse: bounds memory (about 8 MB of matrices at depth 3)."""
-
-Sepsets = dict[tuple[int, int], tuple[frozenset[int], ...]]
 
 
 @dataclass(frozen=True)
