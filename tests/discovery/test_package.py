@@ -39,6 +39,7 @@ def test_public_names_are_exported() -> None:
         "orient_by_mean_shift",
         "orient_from_interventions",
         "pc_cpdag",
+        "pc_cpdag_many",
         "pdag_from_causallearn",
         "pdag_to_causallearn",
         "r2_scores",
