@@ -57,6 +57,14 @@ def check_no_constant_column(data: FloatArray, name: str) -> None:
         )
 
 
+def check_full_rank_data(data: FloatArray, name: str) -> None:
+    """Raise ValueError unless ``data`` (``(n, d)``) has at least ``d + 1`` rows and no constant
+    column: what correlation tests conditioning on up to ``d - 2`` variables and regressions of a
+    variable on all the others need."""
+    check_min_rows(data, name, data.shape[1] + 1)
+    check_no_constant_column(data, name)
+
+
 def check_probability(value: float, name: str) -> None:
     """Raise ValueError unless ``0 < value < 1``."""
     if not 0.0 < value < 1.0:

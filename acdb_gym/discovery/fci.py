@@ -23,8 +23,7 @@ from numpy.typing import ArrayLike
 from acdb_gym.core.graphs import ADMG, PAG, PDAG
 from acdb_gym.discovery._common import (
     as_data_matrix,
-    check_min_rows,
-    check_no_constant_column,
+    check_full_rank_data,
     check_probability,
     memo_by_data,
 )
@@ -75,8 +74,7 @@ def fci_pag(data: ArrayLike, *, alpha: float = 0.05) -> PAG:
     if n_nodes < 2:
         empty = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
         return PAG(empty, empty, empty)
-    check_min_rows(array, "data", n_nodes + 1)
-    check_no_constant_column(array, "data")
+    check_full_rank_data(array, "data")
     # Imported here: causal-learn pulls in scikit-learn and takes seconds to import.
     from causallearn.search.ConstraintBased.FCI import fci
 

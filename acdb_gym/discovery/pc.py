@@ -27,12 +27,11 @@ from acdb_gym.core.graphs import PDAG, find_cycle
 from acdb_gym.core.types import BoolMatrix, IntArray
 from acdb_gym.discovery._common import (
     as_data_matrix,
-    check_min_rows,
-    check_no_constant_column,
+    check_full_rank_data,
     check_probability,
     memo_by_data,
 )
-from acdb_gym.discovery.pc_batched import pc_batched
+from acdb_gym.discovery.pc_batched import BatchedPCResult, pc_batched
 from acdb_gym.discovery.pc_many import pc_batched_many
 
 __all__ = [
@@ -155,11 +154,9 @@ def pc_cpdag(
     n_nodes = array.shape[1]
     if n_nodes < 2:
         return PDAG.empty(n_nodes)
-    check_min_rows(array, "data", n_nodes + 1)
-    check_no_constant_column(array, "data")
+    check_full_rank_data(array, "data")
     if backend == "batched":
-        result = pc_batched(array, alpha=alpha)
-        return pdag_from_causallearn(_marks(result.directed, result.undirected))
+        return _pdag_of(pc_batched(array, alpha=alpha))
     # Imported here: causal-learn pulls in scikit-learn and takes seconds to import, which
     # should not be paid by every user of acdb_gym.discovery.
     from causallearn.search.ConstraintBased.PC import pc
@@ -178,12 +175,16 @@ def pc_cpdag_many(datasets: Sequence[ArrayLike], *, alpha: float = 0.05) -> list
     Raises:
         ValueError: as :func:`pc_cpdag`, naming the invalid dataset by its index.
     """
-    return [
-        PDAG.empty(result.skeleton.shape[0])
-        if result.skeleton.shape[0] < 2
-        else pdag_from_causallearn(_marks(result.directed, result.undirected))
-        for result in pc_batched_many(datasets, alpha=alpha)
-    ]
+    return [_pdag_of(result) for result in pc_batched_many(datasets, alpha=alpha)]
+
+
+def _pdag_of(result: BatchedPCResult) -> PDAG:
+    """The CPDAG a batched PC result decodes to, as :func:`pc_cpdag` returns it (the empty
+    graph below two variables)."""
+    n_nodes = result.skeleton.shape[0]
+    if n_nodes < 2:
+        return PDAG.empty(n_nodes)
+    return pdag_from_causallearn(_marks(result.directed, result.undirected))
 
 
 SHARED_PC_SIZE = 256

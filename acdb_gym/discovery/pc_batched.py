@@ -57,8 +57,7 @@ from scipy.special import ndtr
 from acdb_gym.core.types import BoolMatrix, FloatArray, IntArray
 from acdb_gym.discovery._common import (
     as_data_matrix,
-    check_min_rows,
-    check_no_constant_column,
+    check_full_rank_data,
     check_probability,
 )
 
@@ -112,10 +111,8 @@ def pc_batched(data: ArrayLike, *, alpha: float = 0.05) -> BatchedPCResult:
     if n_nodes < 2:
         nothing = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
         return BatchedPCResult(nothing, {}, nothing, nothing.copy(), 0)
-    check_min_rows(array, "data", n_nodes + 1)
-    check_no_constant_column(array, "data")
-    # The same call on the same contiguous array as causal-learn's FisherZ, for the same bits.
-    corr = np.asarray(np.corrcoef(np.ascontiguousarray(array).T), dtype=np.float64)
+    check_full_rank_data(array, "data")
+    corr = _correlation(array)
     search = _Skeleton(n_nodes, alpha)
     while (tests := search.next_tests()) is not None:
         pairs, conditions = tests
@@ -124,6 +121,12 @@ def pc_batched(data: ArrayLike, *, alpha: float = 0.05) -> BatchedPCResult:
 
 
 # --------------------------------------------------------------------------- tests
+
+
+def _correlation(array: FloatArray) -> FloatArray:
+    """The data's correlation matrix: the same call on the same contiguous array as
+    causal-learn's FisherZ, for the same bits."""
+    return np.asarray(np.corrcoef(np.ascontiguousarray(array).T), dtype=np.float64)
 
 
 def fisher_z_pvalues(

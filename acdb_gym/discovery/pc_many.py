@@ -24,14 +24,14 @@ from numpy.typing import ArrayLike
 from acdb_gym.core.types import FloatArray, IntArray
 from acdb_gym.discovery._common import (
     as_data_matrix,
-    check_min_rows,
-    check_no_constant_column,
+    check_full_rank_data,
     check_probability,
 )
 from acdb_gym.discovery.pc_batched import (
     _MAX_BATCH,
     BatchedPCResult,
     _blocks,
+    _correlation,
     _fisher_z,
     _Skeleton,
     pc_batched,
@@ -61,10 +61,8 @@ def pc_batched_many(datasets: Sequence[ArrayLike], *, alpha: float = 0.05) -> li
     corrs: dict[int, FloatArray] = {}
     for k, array in enumerate(arrays):
         if array.shape[1] >= 2:
-            check_min_rows(array, f"datasets[{k}]", array.shape[1] + 1)
-            check_no_constant_column(array, f"datasets[{k}]")
-            # As pc_batched computes it, for the same bits.
-            corrs[k] = np.asarray(np.corrcoef(np.ascontiguousarray(array).T), dtype=np.float64)
+            check_full_rank_data(array, f"datasets[{k}]")
+            corrs[k] = _correlation(array)
     searches = {k: _Skeleton(corr.shape[0], alpha) for k, corr in corrs.items()}
     active = list(searches)
     while active:

@@ -30,8 +30,7 @@ from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.types import FloatArray, IntArray
 from acdb_gym.discovery._common import (
     as_data_matrix,
-    check_min_rows,
-    check_no_constant_column,
+    check_full_rank_data,
     check_probability,
 )
 from acdb_gym.discovery.sortability import MARGINAL_FEATURES, marginal_scores, r2_scores
@@ -199,8 +198,7 @@ def regress_in_order(data: ArrayLike, order: ArrayLike, *, alpha: float = 0.01) 
         raise ValueError(f"order must be a permutation of 0..{n_nodes - 1}, got {order.tolist()}")
     if n_nodes < 2:
         return PDAG.empty(n_nodes)
-    check_min_rows(array, "data", n_nodes + 1)
-    check_no_constant_column(array, "data")
+    check_full_rank_data(array, "data")
     centered = array - array.mean(axis=0)
     adjacency = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
     for position in range(1, n_nodes):
