@@ -207,6 +207,16 @@ class AdditiveMechanism:
         codes = np.array([SHAPES.index(shape) for shape in self.shapes], dtype=np.float64)
         return np.concatenate([codes, self.weights, self.centers, self.spreads])
 
+    @classmethod
+    def from_parameters(cls, parents: tuple[int, ...], values: FloatArray) -> AdditiveMechanism:
+        """The mechanism on ``parents`` whose :meth:`parameters` are ``values``."""
+        p = len(parents)
+        shapes = tuple(SHAPES[int(code)] for code in values[:p])
+        weights, centers, spreads = (
+            readonly_copy(values[(1 + i) * p : (2 + i) * p]) for i in range(3)
+        )
+        return cls(parents, shapes, weights, centers, spreads)
+
 
 @dataclass(frozen=True, eq=False)
 class NetworkMechanism:
@@ -239,6 +249,23 @@ class NetworkMechanism:
         scalars = np.array([self.center, self.spread, self.gain])
         return np.concatenate(
             [self.hidden_weights.ravel(), self.hidden_bias, self.output_weights, scalars]
+        )
+
+    @classmethod
+    def from_parameters(cls, parents: tuple[int, ...], values: FloatArray) -> NetworkMechanism:
+        """The mechanism on ``parents`` whose :meth:`parameters` are ``values``."""
+        p = len(parents)
+        hidden = (values.size - 3) // (p + 2)
+        if hidden * (p + 2) + 3 != values.size:
+            raise ValueError(f"{values.size} network parameters do not fit {p} parents")
+        return cls(
+            parents,
+            readonly_copy(values[: p * hidden].reshape(p, hidden)),
+            readonly_copy(values[p * hidden : (p + 1) * hidden]),
+            readonly_copy(values[(p + 1) * hidden : (p + 2) * hidden]),
+            center=float(values[-3]),
+            spread=float(values[-2]),
+            gain=float(values[-1]),
         )
 
 

@@ -25,20 +25,20 @@ from typing import cast
 import numpy as np
 
 from acdb_gym.core.graphs import DAG
-from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.types import FloatArray
 from acdb_gym.core.worlds.fitted import FitKind, FittedSCM, sachs_fit
 from acdb_gym.core.worlds.latent import LatentSCM
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import (
     NOISE_KINDS,
     SCM,
-    SHAPES,
     AdditiveMechanism,
     LinearNonGaussianSCM,
     Mechanism,
     NetworkMechanism,
     NonlinearSCM,
     NormalScoreMap,
+    readonly_copy,
 )
 from acdb_gym.core.worlds.spec import LINEAR_GAUSSIAN, LINEAR_NONGAUSSIAN, LevelSpec
 
@@ -142,15 +142,18 @@ def _nonlinear_scms(dags: Sequence[DAG], arrays: dict[str, np.ndarray]) -> list[
             mechanisms.append(_mechanism(kind, parents, flat[start:stop]))
         maps = None
         if knots is not None and values is not None:
-            maps = tuple(NormalScoreMap(_copy(knots[k, j]), _copy(values[k, j])) for j in range(d))
+            maps = tuple(
+                NormalScoreMap(readonly_copy(knots[k, j]), readonly_copy(values[k, j]))
+                for j in range(d)
+            )
         scms.append(
             NonlinearSCM(
                 dag=dag,
                 mechanisms=tuple(mechanisms),
-                noise_std=_copy(arrays["noise_std"][k]),
-                loc=_copy(arrays["loc"][k]),
-                scale=_copy(arrays["scale"][k]),
-                weights=_copy(arrays["weights"][k]),
+                noise_std=readonly_copy(arrays["noise_std"][k]),
+                loc=readonly_copy(arrays["loc"][k]),
+                scale=readonly_copy(arrays["scale"][k]),
+                weights=readonly_copy(arrays["weights"][k]),
                 normal_scores=maps,
             )
         )
@@ -159,29 +162,10 @@ def _nonlinear_scms(dags: Sequence[DAG], arrays: dict[str, np.ndarray]) -> list[
 
 def _mechanism(kind: int, parents: tuple[int, ...], values: FloatArray) -> Mechanism | None:
     """The mechanism of ``kind`` on ``parents`` whose :meth:`parameters` are ``values``."""
-    p = len(parents)
     if kind == _ROOT:
         return None
     if kind == _ADDITIVE:
-        shapes = tuple(SHAPES[int(code)] for code in values[:p])
-        weights, centers, spreads = (_copy(values[(1 + i) * p : (2 + i) * p]) for i in range(3))
-        return AdditiveMechanism(parents, shapes, weights, centers, spreads)
+        return AdditiveMechanism.from_parameters(parents, values)
     if kind == _NETWORK:
-        hidden = (values.size - 3) // (p + 2)
-        if hidden * (p + 2) + 3 != values.size:
-            raise ValueError(f"{values.size} network parameters do not fit {p} parents")
-        return NetworkMechanism(
-            parents,
-            _copy(values[: p * hidden].reshape(p, hidden)),
-            _copy(values[p * hidden : (p + 1) * hidden]),
-            _copy(values[(p + 1) * hidden : (p + 2) * hidden]),
-            center=float(values[-3]),
-            spread=float(values[-2]),
-            gain=float(values[-1]),
-        )
+        return NetworkMechanism.from_parameters(parents, values)
     raise ValueError(f"mechanism kind must be 0, 1 or 2, got {kind}")
-
-
-def _copy(values: np.ndarray) -> FloatArray:
-    """A read-only C-ordered float64 copy (its own allocation, as a drawn array has)."""
-    return readonly(np.array(values, dtype=np.float64, order="C", copy=True))
