@@ -439,39 +439,41 @@ def preflight_paired(spec: LevelSpec, linear: Level) -> tuple[ManifestEntry, ...
     )
 
 
+_ALL_SPECS: dict[str, Mapping[str, tuple[str, LevelSpec]]] = {
+    **_SPECS,
+    "v1-hidden": _HIDDEN_SPECS,
+    "large": _LARGE_SPECS,
+    "v1-latent": _LATENT_SPECS,
+    REAL: _REAL_SPECS,
+    FEW_SAMPLE: _FEW_SAMPLE_SPECS,
+}
+"""The specs of every ladder of :data:`ALL_LADDERS` (what its manifest was made from)."""
+
+
+def _paired_source(ladder_name: str, name: str) -> Level | None:
+    """The level whose seeds ``ladder_name``'s ``name`` holds index for index, if any."""
+    if ladder_name == FEW_SAMPLE:
+        return get_level(*FEW_SAMPLE_SOURCES[name])
+    if ladder_name in FAMILY_LADDERS:
+        return LADDERS["v1"][name]
+    if ladder_name == REAL and name in REAL_PAIRS:
+        return REAL_LADDER[REAL_PAIRS[name]]
+    return None
+
+
 def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  # pragma: no cover
     """Regenerate ``core/ladders/manifests/<ladder>.tsv`` (after an intended generator change)."""
-    every = {
-        **_SPECS,
-        "v1-hidden": _HIDDEN_SPECS,
-        "large": _LARGE_SPECS,
-        "v1-latent": _LATENT_SPECS,
-        REAL: _REAL_SPECS,
-        FEW_SAMPLE: _FEW_SAMPLE_SPECS,
-    }
     for ladder_name in ladders:
-        specs = every[ladder_name]
+        specs = _ALL_SPECS[ladder_name]
         count = LARGE_MANIFEST_SIZE if ladder_name == "large" else MANIFEST_SIZE
-        if ladder_name == FEW_SAMPLE:
-            entries = {
-                name: preflight_paired(spec, get_level(*FEW_SAMPLE_SOURCES[name]))
-                for name, (_, spec) in specs.items()
-            }
-        elif ladder_name in FAMILY_LADDERS:
-            entries = {
-                name: preflight_paired(spec, LADDERS["v1"][name])
-                for name, (_, spec) in specs.items()
-            }
-        else:
-            entries = {
-                name: preflight(spec, _SEED_BASE[ladder_name] + 1000 * index, count)
-                for index, (name, (_, spec)) in enumerate(specs.items())
-                if name not in REAL_PAIRS
-            }
-            for name, linear in REAL_PAIRS.items():
-                if name in specs:
-                    entries[name] = preflight_paired(specs[name][1], REAL_LADDER[linear])
-            entries = {name: entries[name] for name in specs}
+        entries = {}
+        for index, (name, (_, spec)) in enumerate(specs.items()):
+            source = _paired_source(ladder_name, name)
+            entries[name] = (
+                preflight(spec, _SEED_BASE[ladder_name] + 1000 * index, count)
+                if source is None
+                else preflight_paired(spec, source)
+            )
         header = (
             f"Ladder {ladder_name}: {count} preflighted seeds per level and the digest of the\n"
             f"instance each generates. Regenerate with "
@@ -495,6 +497,4 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
 if __name__ == "__main__":  # pragma: no cover - maintenance entry point
     import sys
 
-    _write_shipped_manifests(
-        ladders=sys.argv[1:] or (*_SPECS, "v1-hidden", "large", "v1-latent", REAL, FEW_SAMPLE)
-    )
+    _write_shipped_manifests(ladders=sys.argv[1:] or tuple(_ALL_SPECS))
