@@ -338,8 +338,11 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         generator and started by one PC call over all of them (cached starts skipped)."""
         if self.bank is not None:
             return [self._world_for(i) for i in slots]
-        rngs = [self._np_randoms[i] for i in slots]
-        instances = [choose_instance(self.level, None, rng) for rng in rngs if rng is not None]
+        instances = []
+        for i in slots:
+            rng = self._np_randoms[i]
+            assert rng is not None
+            instances.append(choose_instance(self.level, None, rng))
         starts = starting_graphs(instances, self.estimator)
         return [_World(instance, start) for instance, start in zip(instances, starts, strict=True)]
 
