@@ -36,7 +36,7 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def test_a_stated_hypothesis_changes_nothing_but_the_record() -> None:
+def test_a_stated_hypothesis_changes_nothing_but_the_record_and_the_anytime_f1() -> None:
     plain = [actions.intervene(2, 3.0), actions.intervene(0, -1.0), actions.submit(CHAIN)]
     stated = [
         actions.intervene(2, 3.0, hypothesis=PDAG.empty(6)),
@@ -46,7 +46,14 @@ def test_a_stated_hypothesis_changes_nothing_but_the_record() -> None:
     env = gym.make("ACDB-L1-v0")
     without = _rollout(env, plain)
     with_hypotheses = _rollout(env, stated)
+    unstated_score, stated_score = without.pop(), with_hypotheses.pop()
     assert _same(without, with_hypotheses)
+    assert np.isnan(unstated_score.pop("anytime_f1"))
+    # The empty graph (F1 0), then CHAIN, held to the budget: (0 + f + ... + f) / (B + 1).
+    anytime = stated_score.pop("anytime_f1")
+    final, budget = stated_score["directed_f1"], env.unwrapped.session.budget
+    assert anytime == pytest.approx(final * budget / (budget + 1))
+    assert _same(unstated_score, stated_score)
     record = env.unwrapped._final_info["revision"]
     assert record == RevisionRecord(6, (2, 0), (PDAG.empty(6), CHAIN), CHAIN)
     assert (

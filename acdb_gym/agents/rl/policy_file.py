@@ -38,6 +38,7 @@ from typing import IO, Any, Literal, get_args
 import numpy as np
 
 from acdb_gym.agents.rl._format import METADATA_MEMBER, UntrustedPolicyError
+from acdb_gym.discovery.orientation import ORIENTATION_RULES
 from acdb_gym.envs.design.env import Estimator
 from acdb_gym.envs.design.observation import observation_size
 
@@ -124,6 +125,10 @@ class PolicyMetadata:
         observation: the design env's observation mode the policy reads: ``"flat"`` (an SB3
             policy for one ``d``) or ``"graph"`` (a :mod:`~acdb_gym.agents.rl.graph_policy` policy for
             any ``d``; then ``level`` names the training mix and ``n_nodes`` is 0).
+        rule: the design env's orientation rule during training
+            (:data:`~acdb_gym.discovery.orientation.OrientationRule`); a file that names none
+            was trained before the rule existed, under ``"always"``. Provenance only: the
+            estimator an agent runs with is its env's.
     """
 
     algo: Algorithm
@@ -138,6 +143,7 @@ class PolicyMetadata:
     seed: int = 0
     version: str = ""
     observation: str = "flat"
+    rule: str = "power"
 
     @property
     def size_free(self) -> bool:
@@ -163,6 +169,7 @@ class PolicyMetadata:
         if missing:
             raise ValueError(f"{METADATA_MEMBER} lacks {missing}")
         _check_metadata(known)
+        known.setdefault("rule", "always")  # written before the orientation rule existed
         return cls(**known)
 
 
@@ -178,6 +185,7 @@ _METADATA_KINDS: dict[str, tuple[type, ...]] = {
     "estimator": (str,),
     "reward": (str,),
     "version": (str,),
+    "rule": (str,),
     "timesteps": (int,),
     "seed": (int,),
     "shift": (int, float),
@@ -210,6 +218,11 @@ def _check_metadata(values: Mapping[str, Any]) -> None:
     for name in ("shift", "alpha"):
         if name in values and not math.isfinite(values[name]):
             raise ValueError(f"{METADATA_MEMBER}: {name} must be finite, got {values[name]}")
+    if values.get("rule", "power") not in ORIENTATION_RULES:
+        raise ValueError(
+            f"{METADATA_MEMBER}: rule must be one of {list(ORIENTATION_RULES)}, "
+            f"got {str(values['rule'])[:40]!r}"
+        )
 
 
 def save_policy(model: Any, path: str | Path, metadata: PolicyMetadata) -> Path:

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, SupportsFloat, get_args
+from dataclasses import dataclass
+from typing import Any, Literal, SupportsFloat, cast, get_args
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 from numpy.typing import ArrayLike
 
-from acdb_gym.core.graphs import PDAG
+from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.core.latent_scoring import pdag_view
 from acdb_gym.core.session import Session
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.core.worlds.instance import Instance
+from acdb_gym.core.worlds.spec import LevelSpec
+from acdb_gym.discovery import greedy_interventional_search
+from acdb_gym.discovery.orientation import (
+    DETECTABLE_SHIFT,
+    ORIENTATION_RULES,
+    OrientationRule,
+)
 from acdb_gym.envs.action_types import real_number
 from acdb_gym.envs.design.cache import starting_graph, summary_of
 from acdb_gym.envs.design.observation import DesignObservation, observation_size
@@ -29,22 +37,51 @@ from acdb_gym.envs.levels import (
 from acdb_gym.envs.privileged import HiddenInstanceAccess
 
 __all__ = [
+    "BIC_PENALTY",
+    "DETECTABLE_SHIFTS",
+    "DesignArguments",
     "DesignObservation",
     "DesignState",
     "Estimator",
     "InterventionDesignEnv",
     "ObservationMode",
     "check_design_arguments",
+    "detectable_shift_for",
     "observation_size",
 ]
 
-Estimator = Literal["pc", "true_cpdag"]
+Estimator = Literal["pc", "true_cpdag", "bic"]
+"""The design env's estimator: ``"pc"`` (PC's CPDAG, then shift tests and Meek's rules),
+``"true_cpdag"`` (the true CPDAG, then the same tests: isolates targeting) or ``"bic"`` (every
+estimate a greedy search on the interventional BIC of all data pooled, as ``bic_active``'s:
+targeting measured where the estimator is strong)."""
+
+BIC_PENALTY = 2.0
+"""The ``"bic"`` estimator's penalty multiplier (``bic_active``'s default)."""
+
+DETECTABLE_SHIFTS: dict[str, float] = {
+    "linear_gaussian": DETECTABLE_SHIFT,
+    "linear_nongaussian": DETECTABLE_SHIFT,
+    "nonlinear": 0.25,
+}
+"""The shift (observational sds) a test must be able to see before its finding nothing orients
+an edge (the ``"power"`` rule), by family, at a 3-sd intervention: about the 10th percentile of
+a true child's mean shift on the development worlds (linear families 0.8-1.7 by level,
+nonlinear 0.2-0.4; DESIGN §8). Fitted worlds use the nonlinear value."""
 
 ObservationMode = Literal["flat", "graph"]
 """``"flat"``: one Box whose length depends on ``d``; ``"graph"``: per-node and per-pair
 features padded to ``max_nodes`` (:mod:`acdb_gym.envs.design.graph_obs`)."""
 
 _SHIFT_CLIP = 10.0
+
+
+def detectable_shift_for(spec: LevelSpec, shift: float) -> float:
+    """The ``"power"`` rule's detectable shift for a level's worlds under a ``shift``-sd
+    intervention: :data:`DETECTABLE_SHIFTS` of its family (fitted worlds: the nonlinear
+    value), scaled by ``|shift| / 3`` (exact for linear worlds)."""
+    family = "nonlinear" if spec.fit != "none" else spec.family
+    return DETECTABLE_SHIFTS.get(family, DETECTABLE_SHIFT) * abs(shift) / 3.0
 
 
 class DesignState:
@@ -59,13 +96,29 @@ class DesignState:
 
     Args:
         observational: observational samples, shape ``(n_obs, d)``.
-        start: the estimator's starting graph over ``d`` nodes (PC's CPDAG or the true CPDAG).
+        start: the estimator's starting graph over ``d`` nodes (PC's CPDAG, the true CPDAG, or
+            the ``"bic"`` estimator's graph of the observational data).
         shift: intervention value in observational standard deviations above the mean.
         alpha: significance level of the orientation tests.
+        rule: how a test that finds no shift is read
+            (:data:`~acdb_gym.discovery.orientation.OrientationRule`; default ``"power"``:
+            only when it had the power to see ``detectable_shift``).
+        detectable_shift: the shift the ``"power"`` rule asks a test to be able to see.
+        pooled: the ``"bic"`` estimator: every estimate is the interventional essential graph
+            of a greedy search on the BIC of all data pooled (warm-started from the last),
+            and the shift tests only feed the observation's shift features.
     """
 
     def __init__(
-        self, observational: ArrayLike, start: PDAG, *, shift: float = 3.0, alpha: float = 0.01
+        self,
+        observational: ArrayLike,
+        start: PDAG,
+        *,
+        shift: float = 3.0,
+        alpha: float = 0.01,
+        rule: OrientationRule = "power",
+        detectable_shift: float = DETECTABLE_SHIFT,
+        pooled: bool = False,
     ) -> None:
         data = np.asarray(observational, dtype=np.float64)
         if data.ndim != 2 or data.shape[1] != start.n_nodes:
@@ -75,10 +128,13 @@ class DesignState:
         self.n_nodes = start.n_nodes
         self.shift = float(shift)
         self.alpha = float(alpha)
+        self.rule: OrientationRule = rule
+        self.detectable_shift = float(detectable_shift)
+        self.pooled = bool(pooled)
         self._data = data
         # Everything derived from the sample alone is computed once per sample (an RL run
         # resets on the same instances again and again); the orienter is this episode's copy.
-        summary = summary_of(data, start, self.alpha)
+        summary = summary_of(data, start, self.alpha, rule, self.detectable_shift)
         self._mean = summary.mean
         self._sd = summary.sd
         self._corr = summary.correlations
@@ -86,6 +142,9 @@ class DesignState:
         self._orienter = summary.orienter.copy()
         self._shifts = np.zeros((self.n_nodes, self.n_nodes), dtype=np.float32)
         self._experiments: list[tuple[int, np.ndarray]] = []
+        self._before: list[PDAG] = []
+        self._pooled_estimate: PDAG | None = None
+        self._pooled_dag: DAG | None = None
 
     @property
     def start(self) -> PDAG:
@@ -95,13 +154,23 @@ class DesignState:
     @property
     def estimate(self) -> PDAG:
         """The current estimate: the starting graph with edges at intervened nodes oriented by
-        the shift tests, closed under Meek's rules (the starting graph before any experiment)."""
-        return self._orienter.graph if self._experiments else self._start
+        the shift tests, closed under Meek's rules (the starting graph before any experiment);
+        with ``pooled``, the pooled search's interventional essential graph."""
+        if not self._experiments:
+            return self._start
+        if self._pooled_estimate is not None:
+            return self._pooled_estimate
+        return self._orienter.graph
 
     @property
     def targets(self) -> tuple[int, ...]:
         """Intervened nodes, in order (repeats kept)."""
         return tuple(target for target, _ in self._experiments)
+
+    @property
+    def stated(self) -> tuple[PDAG, ...]:
+        """The estimate held before each experiment, in order (what the anytime F1 reads)."""
+        return tuple(self._before)
 
     def intervention_value(self, target: int) -> float:
         """The value of ``do(X_target = mean + shift * sd)`` (observational mean and sd)."""
@@ -112,11 +181,20 @@ class DesignState:
         if not 0 <= target < self.n_nodes:
             raise ValueError(f"target must be in [0, {self.n_nodes}), got {target}")
         values = np.asarray(samples, dtype=np.float64)
+        self._before.append(self.estimate)
         shift = np.abs(values.mean(axis=0) - self._mean) / np.where(self._sd > 0, self._sd, 1.0)
         shift[target] = 0.0
         self._shifts[target] = np.minimum(shift, _SHIFT_CLIP) / _SHIFT_CLIP
-        self._orienter.add(target, values)
         self._experiments.append((int(target), values))
+        if not self.pooled:
+            self._orienter.add(target, values)
+            return
+        # Searched at once, warm-started from the last search, so the estimate never depends
+        # on when it is read.
+        result = greedy_interventional_search(
+            self._data, self._experiments, penalty=BIC_PENALTY, start=self._pooled_dag
+        )
+        self._pooled_dag, self._pooled_estimate = result.dag, result.essential_graph
 
     def observation(self, *, budget_remaining: int, budget: int) -> np.ndarray:
         """The flat observation (see :class:`InterventionDesignEnv`); the budget fraction is
@@ -137,6 +215,26 @@ class DesignState:
         )
 
 
+@dataclass(frozen=True)
+class DesignArguments:
+    """The checked arguments every design env (single or vectorized) shares.
+
+    Attributes:
+        level: the resolved level.
+        shift: intervention value in observational sds above the mean.
+        alpha: significance level of the orientation tests.
+        rule: how a test that finds no shift is read.
+        detectable_shift: the shift the ``"power"`` rule asks a test to be able to see
+            (:func:`detectable_shift_for` of the level unless given).
+    """
+
+    level: Level
+    shift: float
+    alpha: float
+    rule: OrientationRule
+    detectable_shift: float
+
+
 def check_design_arguments(
     level: str | Level,
     ladder: str,
@@ -146,15 +244,16 @@ def check_design_arguments(
     reward: str,
     shift: float,
     alpha: float,
-) -> tuple[Level, float, float]:
+    rule: str = "power",
+    detectable_shift: float | None = None,
+) -> DesignArguments:
     """The arguments every design env (single or vectorized) checks alike: the level, the
-    choices, a finite ``shift`` and ``alpha`` in (0, 1).
-
-    Returns:
-        The level, ``shift`` and ``alpha`` as floats.
+    choices, a finite ``shift``, ``alpha`` in (0, 1), the orientation rule and a finite,
+    non-negative ``detectable_shift`` (None: the level's, :func:`detectable_shift_for`).
 
     Raises:
-        ValueError: an unknown level or choice, or a bad ``shift`` or ``alpha``.
+        ValueError: an unknown level or choice, or a bad ``shift``, ``alpha`` or
+            ``detectable_shift``.
     """
     check_level_arguments(level, ladder)
     resolved = level if isinstance(level, Level) else get_level(ladder, level)
@@ -162,13 +261,21 @@ def check_design_arguments(
     check_choice("observation", observation, get_args(ObservationMode))
     check_choice("panel", panel, PANELS)
     check_choice("reward", reward, get_args(RewardName))
+    check_choice("rule", rule, ORIENTATION_RULES)
     shift = real_number("shift", shift)
     alpha = real_number("alpha", alpha)
     if not np.isfinite(shift):
         raise ValueError(f"shift must be finite, got {shift}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    return resolved, float(shift), float(alpha)
+    if detectable_shift is None:
+        detectable_shift = detectable_shift_for(resolved.spec, shift)
+    detectable_shift = real_number("detectable_shift", detectable_shift)
+    if not (np.isfinite(detectable_shift) and detectable_shift >= 0):
+        raise ValueError(f"detectable_shift must be finite and >= 0, got {detectable_shift}")
+    return DesignArguments(
+        resolved, float(shift), float(alpha), cast(OrientationRule, rule), float(detectable_shift)
+    )
 
 
 class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64]):
@@ -178,11 +285,16 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
 
     The same hidden worlds as :class:`~acdb_gym.envs.acdb_env.ACDBEnv`, reduced to the
     targeting decision. At reset the estimator's starting graph is computed (PC on the
-    observational data, or the true CPDAG with ``estimator="true_cpdag"``). Each intervention
-    on node ``i`` sets ``X_i`` to its observational mean plus ``shift`` observational standard
-    deviations; the current estimate is then the starting graph with every undirected edge at an
-    intervened node oriented by a two-sample test of the neighbour's distribution (Welch +
-    Levene, Bonferroni-combined, at ``alpha``), closed under Meek's rules.
+    observational data, the true CPDAG with ``estimator="true_cpdag"``, or the pooled BIC
+    search's graph with ``estimator="bic"``). Each intervention on node ``i`` sets ``X_i`` to
+    its observational mean plus ``shift`` observational standard deviations. With ``"pc"`` and
+    ``"true_cpdag"`` the current estimate is then the starting graph with undirected edges at
+    intervened nodes oriented by a two-sample test of the neighbour's distribution (Welch +
+    Brown–Forsythe, Bonferroni-combined, at ``alpha``), closed under Meek's rules: a shift
+    orients ``i -> j``; a test that finds no shift orients ``j -> i`` only if it had the power
+    to see a shift of ``detectable_shift`` sds (``rule="power"``, DESIGN §8), else the edge
+    stays undirected. With ``"bic"`` every estimate is a greedy search on the interventional
+    BIC of all data pooled (``bic_active``'s estimator).
 
     ## Action Space
 
@@ -234,10 +346,16 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
       custom world of any size).
     * ``observation``: ``"flat"`` (default) or ``"graph"`` (size-free, see above).
     * ``max_nodes``: padding size of the graph observation (default 64); at least ``d``.
-    * ``estimator``: ``"pc"`` (default) or ``"true_cpdag"`` (isolates the targeting problem and
-      trains far faster; report which was used).
+    * ``estimator``: ``"pc"`` (default), ``"true_cpdag"`` (isolates the targeting problem and
+      trains far faster) or ``"bic"`` (pooled interventional BIC; about 35 ms a step at
+      d = 12); report which was used.
     * ``shift``: intervention value in observational standard deviations above the mean.
     * ``alpha``: significance level of the orientation tests.
+    * ``rule``: how a test that finds no shift is read: ``"power"`` (default), ``"significant"``,
+      ``"band"`` or ``"always"`` (the rule before 0.2, which orients every neighbour of a
+      silent experiment as a parent; for replays only).
+    * ``detectable_shift``: the shift the ``"power"`` rule asks a test to see (default: by the
+      level's family at a 3-sd intervention, :data:`DETECTABLE_SHIFTS`).
     * ``panel``: ``"active"`` or ``"observational"``; ``reward``: as ``ACDBEnv``.
     * ``render_mode``: ``"ansi"`` (text) or ``"rgb_array"`` (picture), as ``ACDBEnv``.
 
@@ -245,6 +363,8 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
 
     * v0: initial version, on the v0 ladder (``ACDB-Design-L*-v0``); the v1 ladder's levels
       are ``ACDB-Design-L*-v1``. Later: ``observation="graph"``, custom levels.
+    * 0.2 of the package: a test that finds no shift orients only when it had the power to see
+      one (``rule="power"``; the old rule is ``rule="always"``); ``estimator="bic"``.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012
@@ -259,14 +379,28 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         max_nodes: int = 64,
         shift: float = 3.0,
         alpha: float = 0.01,
+        rule: OrientationRule = "power",
+        detectable_shift: float | None = None,
         panel: Panel = PANEL_ACTIVE,
         reward: RewardName = "directed_f1",
         render_mode: str | None = None,
     ) -> None:
-        self.level: Level
-        self.level, shift, alpha = check_design_arguments(
-            level, ladder, estimator, observation, panel, reward, shift, alpha
+        arguments = check_design_arguments(
+            level,
+            ladder,
+            estimator,
+            observation,
+            panel,
+            reward,
+            shift,
+            alpha,
+            rule,
+            detectable_shift,
         )
+        self.level: Level = arguments.level
+        shift, alpha = arguments.shift, arguments.alpha
+        self.rule: OrientationRule = arguments.rule
+        self.detectable_shift = arguments.detectable_shift
         if render_mode is not None:
             check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
@@ -304,7 +438,15 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         self._last_action = None
         self._session = Session(instance)
         start = starting_graph(instance, self.estimator)
-        self._state = DesignState(instance.d_obs, start, shift=self.shift, alpha=self.alpha)
+        self._state = DesignState(
+            instance.d_obs,
+            start,
+            shift=self.shift,
+            alpha=self.alpha,
+            rule=self.rule,
+            detectable_shift=self.detectable_shift,
+            pooled=self.estimator == "bic",
+        )
         return self._observation(), self._info()
 
     def step(
@@ -324,7 +466,8 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
             self._last_action = f"intervene on X{act}"
             return self._observation(), 0.0, False, False, self._info()
         self._last_action = "stop"
-        report = session.submit_graph(self._require_state().estimate)
+        state = self._require_state()
+        report = session.submit_graph(state.estimate, stated=state.stated)
         reward = reward_of(report, self.reward_name)
         # Numbers only (the estimator's name is the env's attribute): vectorising RL stacks
         # turn info values into tensors, and a string in the last step's info breaks them.
