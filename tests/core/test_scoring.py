@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import math
-
 import itertools
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
