@@ -25,10 +25,8 @@ AFFORDABLE = {
 def test_the_audit_runs_on_every_shipped_ladder(ladder: str, tmp_path: Path) -> None:
     levels = AFFORDABLE.get(ladder, ",".join(ALL_LADDERS[ladder]))
     out = tmp_path / ladder
-    status = main(
-        ["audit", "--ladder", ladder, "--levels", levels, "--indices", "0:1", "--out", str(out)]
-        + ["--no-progress"]
-    )
+    arguments = ["--ladder", ladder, "--levels", levels, "--indices", "0:1", "--out", str(out)]
+    status = main(["audit", *arguments, "--no-progress"])
     assert status == 0
     table = (out / "audit.md").read_text(encoding="utf-8")
     with (out / "audit.csv").open(encoding="utf-8") as handle:
@@ -48,10 +46,8 @@ def test_the_audit_runs_on_every_shipped_ladder(ladder: str, tmp_path: Path) -> 
 
 
 def test_the_gate_fails_a_level_whose_variance_sorts_the_order(tmp_path: Path) -> None:
-    status = main(
-        ["audit", "--ladder", "v0", "--levels", "L0", "--indices", "0:12"]
-        + ["--out", str(tmp_path), "--no-progress", "--strict"]
-    )
+    arguments = ["--ladder", "v0", "--levels", "L0", "--indices", "0:12", "--out", str(tmp_path)]
+    status = main(["audit", *arguments, "--no-progress", "--strict"])
     assert status == 1
     table = (tmp_path / "audit.md").read_text(encoding="utf-8")
     assert "| v0 | L0 | 12 |" in table and "**fail**" in table
