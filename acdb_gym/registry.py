@@ -1,5 +1,9 @@
 """The agents the sweep can run, as one table (:data:`AGENTS`).
 
+Over 500 lines because most of it is the table itself (one entry per agent, each with its
+summary line for ``acdb sweep --help``), and the entry type, its builders and its readiness
+checks read that table's fields, so they stay beside it.
+
 Each :class:`AgentEntry` names its class by a dotted path (``"module:Class"``, imported only when
 an agent is built, so reading the table needs neither torch nor an LLM SDK) and says how it is
 built, where it runs (panels, tools, draws), what it needs (optional extras, privileged access

@@ -58,8 +58,8 @@ from acdb_gym.baselines.targeting import (
 from acdb_gym.core.ladders.shipped import ALL_LADDERS
 from acdb_gym.core.worlds.instance import Instance, generate_instance
 from acdb_gym.discovery import ShiftOrienter
-from acdb_gym.envs.design.env import DesignState
 from acdb_gym.envs.design.graph_obs import graph_observation
+from acdb_gym.envs.design.state import DesignState
 
 LADDER = "v1-n3"
 ESTIMATORS = ("true_cpdag", "pc")

@@ -30,7 +30,7 @@ from acdb_gym.core.worlds.sampler import sampler_for
 from acdb_gym.discovery import ShiftOrienter
 from acdb_gym.discovery.orientation import OrientationRule
 from acdb_gym.envs.design.cache import starting_graph, summary_of
-from acdb_gym.envs.design.env import DesignState, detectable_shift_for
+from acdb_gym.envs.design.state import DesignState, detectable_shift_for
 
 __all__ = ["ALPHA", "SHIFT", "STREAM", "CRNWorld", "directed_f1"]
 

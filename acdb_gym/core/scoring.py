@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from acdb_gym.core.anytime import anytime_area, anytime_of, directed_f1_of
 from acdb_gym.core.graphs import (
     ADMG,
     DAG,
@@ -145,48 +146,6 @@ SCORE_FIELDS: tuple[str, ...] = _ALL_FIELDS[: _ALL_FIELDS.index("bidirected_prec
 """The report's field names, in order: the score columns of every results file."""
 LATENT_SCORE_FIELDS: tuple[str, ...] = _ALL_FIELDS[len(SCORE_FIELDS) :]
 """The further columns of a latent level's rows (DESIGN §6.3)."""
-
-
-def anytime_area(f1_before: Sequence[float | None], final_f1: float, budget: int) -> float | None:
-    """The anytime F1 of an episode (DESIGN §6): the mean of its directed-F1 curve over the
-    budget, ``(F1_0 + ... + F1_B) / (B + 1)``.
-
-    ``F1_k`` for ``k < u`` (``u = len(f1_before)`` experiments) is the directed F1 of the graph
-    stated with experiment ``k + 1``, held before its result was seen (a graph not stated takes
-    the last stated one's value); from ``k = u`` on, the submission's (``final_f1``), held flat
-    to ``B = max(budget, u)``. Stopping early keeps the final F1 for the steps not spent, so a
-    cap cannot raise the area unless later experiments would have lowered the F1.
-
-    >>> anytime_area([0.2, None, 0.6], 0.8, budget=4)
-    0.52
-    >>> anytime_area([], 0.5, budget=3)
-    0.5
-    >>> math.isnan(anytime_area([None, 0.5], 0.9, budget=2))
-    True
-
-    Returns:
-        The area in ``[0, 1]``, or NaN when experiments were spent and the first stated
-        nothing.
-    """
-    used = len(f1_before)
-    if not used:
-        return float(final_f1)
-    if f1_before[0] is None:
-        return math.nan
-    horizon = max(int(budget), used)
-    total = 0.0
-    last = 0.0
-    for value in f1_before:
-        last = last if value is None else float(value)
-        total += last
-    total += (horizon + 1 - used) * float(final_f1)
-    return total / (horizon + 1)
-
-
-def directed_f1_of(truth_directed: BoolMatrix, claimed: BoolMatrix) -> float:
-    """The directed F1 of the ``claimed`` directed edges against ``truth_directed`` (the true
-    DAG's adjacency, or an ADMG's directed part): :func:`score`'s ``directed_f1``."""
-    return prf(_n(truth_directed & claimed), _n(claimed), _n(truth_directed))[2]
 
 
 def score(
@@ -317,36 +276,8 @@ def score(
         i_star_size=star,
         efficiency=1.0 if used <= star else star / used,
         essential_f1=_oriented_prf(essential, s_dir)[2],
-        anytime_f1=_anytime(adjacency, directed[2], used, truth, stated, budget),
+        anytime_f1=anytime_of(adjacency, directed[2], used, truth, stated, budget),
     )
-
-
-def _anytime(
-    truth_directed: BoolMatrix,
-    final_f1: float,
-    used: int,
-    truth: object,
-    stated: Sequence[PDAG | DAG | None] | None,
-    budget: int | None,
-) -> float:
-    """``anytime_f1`` of a scored submission (see :func:`score`)."""
-    if used == 0:
-        return float(final_f1)
-    if stated is None:
-        return math.nan
-    if len(stated) != used:
-        raise ValueError(
-            f"stated must hold one graph (or None) per experiment: {used}, got {len(stated)}"
-        )
-    horizon = _count_arg(budget, "budget") if budget is not None else getattr(truth, "budget", used)
-    f1_before = [
-        None if g is None else directed_f1_of(truth_directed, _directed_part(g)) for g in stated
-    ]
-    return anytime_area(f1_before, final_f1, horizon)
-
-
-def _directed_part(graph: PDAG | DAG) -> BoolMatrix:
-    return graph.adjacency if isinstance(graph, DAG) else graph.directed
 
 
 def _with_anytime(
@@ -356,7 +287,7 @@ def _with_anytime(
     stated: Sequence[PDAG | DAG | None] | None,
     budget: int | None,
 ) -> ScoreReport:
-    value = _anytime(
+    value = anytime_of(
         truth_directed, report.directed_f1, report.interventions_used, truth, stated, budget
     )
     return replace(report, anytime_f1=value)

@@ -40,8 +40,8 @@ from acdb_gym.core.graphs import PDAG
 from acdb_gym.discovery import pc_cpdag
 from acdb_gym.envs import actions
 from acdb_gym.envs.actions import VALUE_BOUND
-from acdb_gym.envs.design.env import DesignState
 from acdb_gym.envs.design.observation import DesignObservation, observation_size
+from acdb_gym.envs.design.state import DesignState
 
 __all__ = [
     "MAX_POLICY_NODES",

@@ -62,15 +62,10 @@ from acdb_gym.discovery.orientation import (
 )
 from acdb_gym.envs.design.bank import InstanceBank
 from acdb_gym.envs.design.cache import _LRU, moments, starting_graph, starting_graphs
-from acdb_gym.envs.design.env import (
-    _SHIFT_CLIP,
-    BIC_PENALTY,
-    Estimator,
-    ObservationMode,
-    check_design_arguments,
-)
+from acdb_gym.envs.design.env import Estimator, ObservationMode, check_design_arguments
 from acdb_gym.envs.design.graph_obs import graph_observation, graph_observation_space
 from acdb_gym.envs.design.observation import observation_size
+from acdb_gym.envs.design.state import BIC_PENALTY, SHIFT_CLIP
 from acdb_gym.envs.levels import RewardName, choose_instance
 
 __all__ = ["DesignVectorEnv"]
@@ -451,7 +446,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         # The shift features, as DesignState.add_experiment computes them, for all at once.
         shift = np.abs(samples.mean(axis=1) - self._mean[slots]) / self._scale[slots]
         shift[np.arange(len(slots)), targets] = 0.0
-        self._shifts[slots, targets] = np.minimum(shift, _SHIFT_CLIP) / _SHIFT_CLIP
+        self._shifts[slots, targets] = np.minimum(shift, SHIFT_CLIP) / SHIFT_CLIP
         # The orientation tests of the worlds with undirected edges at their target.
         edges = self._undirected[slots, targets]
         testing = np.flatnonzero(edges.any(axis=1)).tolist() if self.estimator != "bic" else []
