@@ -24,7 +24,7 @@ from acdb_gym.core.ladders.custom import (
 )
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, FAMILY_LADDERS, LEVEL_NAMES, MANIFEST_SIZE
 from acdb_gym.core.types import PANELS
-from acdb_gym.core.worlds.spec import FAMILIES
+from acdb_gym.core.worlds.spec import FAMILIES, LevelSpec
 from acdb_gym.registry import OFFLINE_AGENTS, agent_help
 from acdb_gym.results import RESULTS_FILE
 from acdb_gym.sweep.lock import RunDirectoryBusyError
@@ -483,12 +483,22 @@ def _levels(args: argparse.Namespace) -> int:
         for level in levels.values():
             s = level.spec
             axis = f"{level.axis} ({s.latent} hidden)" if s.latent else level.axis
-            world = f"{s.graph}, " + (f"fitted ({s.fit})" if s.fit != "none" else s.family)
+            world = _world_text(s)
             print(
                 f"| {ladder} | {level.name} | {axis} | {s.d} | {s.k} | {s.n_obs} | "
                 f"{s.n_int} | {s.noise_var} | {s.slack_text} | {s.random_floor:.1%} | {world} |"
             )
     return 0
+
+
+def _world_text(spec: LevelSpec) -> str:
+    """The ``world`` column of ``acdb levels``: the graph and how its data are made."""
+    if spec.world == "sachs-cells":
+        return "sachs, measured cells (real experiments)"
+    if spec.world == "cause-effect-pairs":
+        return "Tübingen cause-effect pairs (measured)"
+    world = f"{spec.graph}, " + (f"fitted ({spec.fit})" if spec.fit != "none" else spec.family)
+    return world + (f", targets {spec.targets}" if spec.targets != "all" else "")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from acdb_gym.baselines.classical import experiment_mask
 from acdb_gym.core.graphs import ADMG, PAG, PDAG
 from acdb_gym.discovery import shift_pvalues
 from acdb_gym.discovery.fci import codable_graph, shared_fci_pag
@@ -105,9 +106,11 @@ class FCIActiveAgent:
     Targeting: the untried node with the most open edges, a PAG edge with a circle mark or
     ``<->`` that no experiment has settled (ties: the lowest index); when none is left, the
     untried node with the most edges of any kind; it stops when the budget is spent or every
-    node with an edge was tried. An experiment is ``do(X_t = mean + shift * sd)`` of the
-    observational column; ``X_j`` counts as shifted when its distribution-shift p-value
-    (:func:`~acdb_gym.discovery.shift_pvalues`) is below ``alpha``.
+    node with an edge was tried; where the level restricts the targets
+    (``info["experiment_targets"]``) only those nodes are tried. An experiment is
+    ``do(X_t = mean + shift * sd)`` of the observational column; ``X_j`` counts as shifted
+    when its distribution-shift p-value (:func:`~acdb_gym.discovery.shift_pvalues`) is below
+    ``alpha``.
 
     Args:
         fci_alpha: FCI's test level.
@@ -129,6 +132,7 @@ class FCIActiveAgent:
         self._ancestor = np.full((n, n), -1, dtype=np.int64)
         self._pending: int | None = None
         self._tried: set[int] = set()
+        self._allowed = experiment_mask(info, n)
 
     def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
         if self._pending is not None:
@@ -154,7 +158,7 @@ class FCIActiveAgent:
     def _next_target(self, observation: Observation) -> int | None:
         if int(observation["budget_remaining"][0]) <= 0:
             return None
-        untried = np.ones(self._pag.n_nodes, dtype=bool)
+        untried = self._allowed.copy()
         untried[list(self._tried)] = False
         for edges in (self._open_edges(), np.asarray(self._pag.adjacent)):
             degree = np.where(untried, edges.sum(axis=1), 0)

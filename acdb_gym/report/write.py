@@ -25,6 +25,7 @@ from acdb_gym.report.latent import latent_parts
 from acdb_gym.report.load import RESULTS_FILE, read_rows
 from acdb_gym.report.markdown import report_parts
 from acdb_gym.report.order_audit import order_audit_rows
+from acdb_gym.report.pairs import pairs_parts
 from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
 from acdb_gym.report.revision import summarize_revisions, write_revision_csv
 from acdb_gym.report.shortcuts import sortability_rows
@@ -141,6 +142,9 @@ def write_report(
     latent = latent_parts(rows)
     if latent:
         parts += ["", *latent]
+    pairs = pairs_parts(rows)
+    if pairs:
+        parts += ["", *pairs]
     transfer = transfer_parts(rows)
     if transfer:
         parts += ["", *transfer]

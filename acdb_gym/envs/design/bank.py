@@ -46,7 +46,7 @@ from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.core.types import readonly
 from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION
-from acdb_gym.core.worlds.instance import Instance, generate_instance
+from acdb_gym.core.worlds.instance import Instance, allowed_targets, generate_instance
 from acdb_gym.discovery import pc_cpdag
 from acdb_gym.envs.design.bank_scms import scm_arrays, scms_of
 
@@ -97,6 +97,11 @@ def _check_level(level: Level) -> None:
         raise BankError(
             f"a bank holds worlds without hidden confounders; level {level.name} of ladder "
             f"{level.ladder} has latent={level.spec.latent}"
+        )
+    if level.spec.world != "scm":
+        raise BankError(
+            f"a bank holds SCM worlds; level {level.name} of ladder {level.ladder} is measured "
+            f"data ({level.spec.world}), which regenerates from its seed alone"
         )
 
 
@@ -257,6 +262,9 @@ def _instances(
                 weak_edges=int(arrays["weak_edges"][k]),
                 dependence_measure=measures[k],
                 variable_names=None if names[k] is None else tuple(names[k]),
+                intervention_targets=allowed_targets(
+                    level.spec, None if names[k] is None else tuple(names[k])
+                ),
             )
         )
     return instances

@@ -78,6 +78,7 @@ class _World:
     """What an episode on one instance starts from, computed once per instance."""
 
     __slots__ = (
+        "allowed",
         "budget",
         "correlations",
         "instance",
@@ -85,7 +86,6 @@ class _World:
         "mean",
         "reference",
         "rng_state",
-        "sampler",
         "scale",
         "sd",
         "start_directed",
@@ -94,8 +94,6 @@ class _World:
 
     def __init__(self, instance: Instance, start: PDAG) -> None:
         mean, sd, correlations = moments(instance.d_obs)
-        # Either family's sampler writes its rows into the step's buffer alike.
-        sampler = sampler_for(instance.scm)
         self.instance = instance
         self.key = instance.digest()
         self.budget = instance.budget
@@ -105,7 +103,11 @@ class _World:
         self.correlations = correlations
         # As ShiftOrienter builds its reference: one contiguous row per variable.
         self.reference = ShiftReference(np.ascontiguousarray(instance.d_obs.T))
-        self.sampler = sampler
+        # The nodes an experiment exists for (all, unless the level restricts the targets).
+        self.allowed = np.ones(instance.n_nodes, dtype=bool)
+        if instance.intervention_targets is not None:
+            self.allowed[:] = False
+            self.allowed[sorted(instance.intervention_targets)] = True
         self.rng_state = instance.intervention_rng().bit_generator.state
         self.start_directed = start.directed
         self.start_undirected = start.undirected
@@ -229,6 +231,10 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         self._rngs = [np.random.default_rng(0) for _ in range(n)]  # states set at reset
         self._bank_worlds: list[_World | None] = [None] * (len(bank) if bank else 0)
         self._worlds: list[_World | None] = [None] * n
+        # One sampler per episode (the measured cells' sampler remembers the cells it gave);
+        # every family's sampler writes its rows into the step's buffer alike.
+        self._samplers: list[Any] = [None] * n
+        self._allowed = np.ones((n, d), dtype=bool)
         self._targets: list[list[int]] = [[] for _ in range(n)]
         self._directed = np.zeros((n, d, d), dtype=bool)  # raw orientations (the orienter's)
         self._undirected = np.zeros((n, d, d), dtype=bool)
@@ -290,7 +296,12 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         can = self._can_intervene()
         act_list = acts.tolist()
         interveners = [
-            i for i in range(n) if not restarting[i] and act_list[i] < self.n_nodes and can[i]
+            i
+            for i in range(n)
+            if not restarting[i]
+            and act_list[i] < self.n_nodes
+            and can[i]
+            and self._allowed[i, act_list[i]]
         ]
         acting = set(interveners)
         stoppers = [i for i in range(n) if not restarting[i] and i not in acting]
@@ -326,9 +337,10 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
 
     def action_masks(self) -> np.ndarray:
         """``(N, A)`` booleans: interventions while the world's budget remains (active panel)
-        and its episode has not ended, and "stop" (the last action) always."""
+        and its episode has not ended, on the nodes an experiment exists for, and "stop" (the
+        last action) always."""
         masks = np.zeros((self.num_envs, self.max_nodes + 1), dtype=bool)
-        masks[:, : self.n_nodes] = self._can_intervene()[:, None]
+        masks[:, : self.n_nodes] = self._can_intervene()[:, None] & self._allowed
         masks[:, self.max_nodes] = True
         return masks
 
@@ -363,6 +375,8 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
 
     def _reset_world(self, i: int, world: _World) -> None:
         self._worlds[i] = world
+        self._samplers[i] = sampler_for(world.instance.scm)
+        self._allowed[i] = world.allowed
         self._rngs[i].bit_generator.state = world.rng_state
         self._targets[i] = []
         self._directed[i] = world.start_directed
@@ -390,7 +404,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         values = (self._mean[slots, targets] + self.shift * self._sd[slots, targets]).tolist()
         for k, (i, target, world) in enumerate(zip(slots, targets, worlds, strict=True)):
             assert world is not None
-            world.sampler.draw(target, values[k], n_int, self._rngs[i], samples[k])
+            self._samplers[i].draw(target, values[k], n_int, self._rngs[i], samples[k])
             self._targets[i].append(target)
         self._intervened[slots, targets] = 1.0
         self._used[slots] += 1
@@ -484,6 +498,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
                 budget_remaining=int(remaining[i]),
                 can_intervene=bool(can[i]),
                 max_nodes=self.max_nodes,
+                allowed=None if self._allowed[i].all() else self._allowed[i],
             )
             for i in range(self.num_envs)
         ]
