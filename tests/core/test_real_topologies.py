@@ -67,9 +67,7 @@ def test_the_shipped_files_are_the_ones_the_notice_names() -> None:
     notice = data_file("NOTICE").read_text(encoding="utf-8")
     listed = dict((name, digest) for digest, name in re.findall(r"([0-9a-f]{64})  (\S+)", notice))
     shipped = {
-        path.name
-        for path in data_file("").iterdir()
-        if path.name.endswith((".csv", ".csv.gz"))
+        path.name for path in data_file("").iterdir() if path.name.endswith((".csv", ".csv.gz"))
     }
     assert set(listed) == shipped and len(shipped) == 10
     for name, digest in listed.items():

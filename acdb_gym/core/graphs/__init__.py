@@ -51,6 +51,7 @@ from acdb_gym.core.graphs.dag import (
 )
 from acdb_gym.core.graphs.equivalence import cpdag, essential_graph
 from acdb_gym.core.graphs.interventions import (
+    MAX_SUBSET_TARGETS,
     covered_edges,
     minimum_intervention_set,
     minimum_intervention_subset,
@@ -86,6 +87,7 @@ __all__ = [
     "ADMG",
     "DAG",
     "FIXED_GRAPHS",
+    "MAX_SUBSET_TARGETS",
     "PAG",
     "PDAG",
     "REMOVED_EDGES",
