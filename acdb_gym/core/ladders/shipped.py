@@ -530,6 +530,13 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
                 "\nThe seeds of v1 (L1, L2, L4) and v1-nonlinear (Nonlinear-L1, -L2, -L4), index "
                 "for index;\neach instance is its source's world with 3 samples per experiment."
             )
+        if ladder_name == SACHS_EXPERIMENTS:
+            header += (
+                "\nFitted and Fitted-Spline hold the seeds of Cells, index for index (the same "
+                "labelling per index)."
+            )
+        if ladder_name == TUEBINGEN:
+            header += "\nManifest index i plays the i-th pair with at least n_obs rows."
         if ladder_name in FAMILY_VERSIONS:
             header += (
                 f"\nEnv ids version {FAMILY_VERSIONS[ladder_name]}: v1's seeds, index for index; "
