@@ -515,6 +515,24 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``acdb`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _main(argv)
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """A warning as one line on stderr, like the errors (no file, line or source text)."""
+    print(f"acdb: warning: {_one_line(Exception(str(message)))}", file=sys.stderr)
+
+
+def _main(argv: list[str]) -> int:
     try:
         if argv[:1] == ["train"]:
             # The trainer owns its options (its config dataclass is its --help).

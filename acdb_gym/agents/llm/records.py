@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from acdb_gym.core.untrusted import loads, read_file
+
 __all__ = [
     "MAX_CACHED_RESPONSE_CHARS",
     "MAX_RECORDED_CHARS",
@@ -38,6 +40,10 @@ MAX_RECORDED_CHARS = 65_536
 
 MAX_CACHED_RESPONSE_CHARS = 262_144
 """Longest response (as JSON text) the cache stores; a longer one is asked for again on a rerun."""
+
+MAX_CACHE_ENTRY_BYTES = 64 << 20
+"""Largest cache entry read (its request holds the conversation so far); a larger file is a
+miss."""
 
 
 def capped_record(value: Any) -> Any:
@@ -150,11 +156,12 @@ class ResponseCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored entry, or None (also for an unreadable file or one that is not strict
-        JSON, e.g. holds NaN: the next put replaces it)."""
+        JSON, e.g. holds NaN, or is past the bounds of hostile input: larger than
+        :data:`MAX_CACHE_ENTRY_BYTES`, nested too deeply, an integer too long; the next put
+        replaces it)."""
         try:
-            entry = json.loads(
-                self._path(key).read_text(encoding="utf-8"), parse_constant=_refuse_constant
-            )
+            raw = read_file(self._path(key), max_bytes=MAX_CACHE_ENTRY_BYTES)
+            entry = loads(raw, max_bytes=MAX_CACHE_ENTRY_BYTES, allow_nan=False)
         except (OSError, ValueError):
             return None
         return entry if isinstance(entry, dict) else None
@@ -185,8 +192,3 @@ class ResponseCache:
                 os.unlink(temporary)
             raise
         return True
-
-
-def _refuse_constant(name: str) -> float:
-    """``parse_constant`` hook: NaN and infinities are not JSON."""
-    raise ValueError(f"{name} is not JSON")
