@@ -61,12 +61,8 @@ def _warnings(err: str) -> list[str]:
 
 
 def _resume(run: Path) -> list[str]:
-    return ["sweep", "--levels", "L0", "--seeds", "2", "--agents", "pc_greedy,oracle"] + [
-        "--out",
-        str(run),
-        "--no-progress",
-        "--no-report",
-    ]
+    levels = ["--levels", "L0", "--seeds", "2", "--agents", "pc_greedy,oracle"]
+    return ["sweep", *levels, "--out", str(run), "--no-progress", "--no-report"]
 
 
 # ----------------------------------------------------------------------------- item 2
@@ -121,7 +117,9 @@ def test_a_hostile_cache_entry_is_a_miss(tmp_path: Path) -> None:
         assert cache.get("ab" * 32) is None
 
 
-def test_an_mcp_server_starts_beside_a_hostile_results_file(clean_run: Path, tmp_path: Path) -> None:
+def test_an_mcp_server_starts_beside_a_hostile_results_file(
+    clean_run: Path, tmp_path: Path
+) -> None:
     from acdb_gym.integrations.episode import ToolEpisode
     from acdb_gym.integrations.mcp_server import EpisodeServer
 
@@ -166,7 +164,10 @@ def test_rows_that_would_allocate_without_bound_are_skipped_by_file_and_line(
         ({"job_id": "j" * 10_000}, "job_id must be 1-64 letters, digits or _.+-"),
         ({"error": "e" * 100_000}, "error must be at most 16384 characters, got 100000"),
         ({"level_spec": "d=abc"}, "level_spec: custom level 'd=abc': d must be an integer"),
-        ({"revision": {"n_nodes": 5, "targets": [], "before": [], "final": "0>1,1>2,2>0"}}, "cycle"),
+        (
+            {"revision": {"n_nodes": 5, "targets": [], "before": [], "final": "0>1,1>2,2>0"}},
+            "cycle",
+        ),
         ({"submission": {"n_nodes": 5, "graph": "0>9"}}, "names a node outside [0, 5)"),
     ],
     ids=[
@@ -319,3 +320,29 @@ def test_the_torn_line_warning_is_one_line_without_source(clean_run: Path, tmp_p
         f"acdb: warning: {run / RESULTS_FILE}:5: dropping a torn last line (24 bytes), "
         "cut from the file"
     ]
+
+
+def test_a_job_whose_row_is_out_of_range_is_a_failed_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer refuses what the reader would skip; the sweep's worker turns such a row into
+    a failed one (with a long error cut), so the one writer never meets it."""
+    from acdb_gym.results import Location, ResultRow, format_row
+    from acdb_gym.sweep import jobs
+
+    scored = jobs._scored_row
+
+    def out_of_range(*args: Any) -> dict[str, Any]:
+        return {**scored(*args), "directed_f1": 2.0}
+
+    monkeypatch.setattr(jobs, "_scored_row", out_of_range)
+    row = jobs.run_job(jobs.Job("v0", "L0", 0, "pc", "observational", "raw", 0), {}, tmp_path)
+    assert row["status"] == "failed" and "directed_f1 must be in [0, 1], got 2.0" in row["error"]
+    format_row(ResultRow.from_dict(row, where=Location(tmp_path)))  # writable
+
+    def raising(*args: Any) -> dict[str, Any]:
+        raise ValueError("x" * 100_000)
+
+    monkeypatch.setattr(jobs, "_scored_row", raising)
+    row = jobs.run_job(jobs.Job("v0", "L0", 0, "pc", "observational", "raw", 0), {}, tmp_path)
+    assert row["status"] == "failed" and len(row["error"]) < 4_100

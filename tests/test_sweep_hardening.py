@@ -232,5 +232,7 @@ def test_a_sweep_too_large_to_plan_is_refused_before_planning(tmp_path: Path) ->
         SweepConfig(out=tmp_path, levels=("L0",), seeds=1, agents=("oracle",), repeats=10**8)
     done = _acdb("sweep", "--agents", "oracle", "--repeats", "100000000",
                  "--out", str(tmp_path / "r"), "--no-progress")  # fmt: skip
-    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "jobs, more than" in done.stderr
+    assert (
+        done.returncode == 2 and done.stderr.count("\n") == 1 and "jobs, more than" in done.stderr
+    )
     assert not (tmp_path / "r").exists()

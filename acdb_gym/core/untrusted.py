@@ -33,7 +33,7 @@ import json
 import os
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final
@@ -78,7 +78,6 @@ _STRING: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKETS: Final = bytes(b for b in range(256) if b not in b"[]{}")
 _SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
 _DIGITS_AS_ONES: Final = bytes.maketrans(b"0123456789", b"1" * 10)
-_LONG_RUN: Final = b"1" * (MAX_INT_DIGITS + 1)
 _CHUNK: Final = 1 << 20
 
 
@@ -106,11 +105,14 @@ def json_depth(data: bytes) -> int:
     return deepest
 
 
-def _parse_int(text: str) -> int:
-    digits = len(text) - text.startswith("-")
-    if digits > MAX_INT_DIGITS:
-        raise UntrustedInputError(f"an integer of {digits} digits (at most {MAX_INT_DIGITS})")
-    return int(text)
+def _int_parser(max_digits: int) -> Callable[[str], int]:
+    def parse_int(text: str) -> int:
+        digits = len(text) - text.startswith("-")
+        if digits > max_digits:
+            raise UntrustedInputError(f"an integer of {digits} digits (at most {max_digits})")
+        return int(text)
+
+    return parse_int
 
 
 def _refuse_constant(name: str) -> float:
@@ -122,6 +124,7 @@ def loads(
     *,
     max_bytes: int,
     max_depth: int = MAX_DEPTH,
+    max_int_digits: int = MAX_INT_DIGITS,
     allow_nan: bool = True,
 ) -> Any:
     """Parse JSON from an untrusted source (see the module docstring).
@@ -130,12 +133,14 @@ def loads(
         data: the text, or its UTF-8 bytes.
         max_bytes: the longest text parsed, in UTF-8 bytes.
         max_depth: the deepest nesting of arrays and objects parsed.
+        max_int_digits: the longest integer parsed (at most Python's own limit, 4,300; a
+            response cache keeps a model's numbers as it sent them).
         allow_nan: accept ``NaN`` and ``Infinity`` (Python's ``json`` writes them); without it
             they are refused.
 
     Raises:
         UntrustedInputError: text longer than ``max_bytes``, nested deeper than ``max_depth``,
-            an integer longer than :data:`MAX_INT_DIGITS` digits, a lone surrogate, invalid
+            an integer longer than ``max_int_digits`` digits, a lone surrogate, invalid
             UTF-8, or (without ``allow_nan``) a non-finite constant.
         json.JSONDecodeError: text that is not JSON.
 
@@ -160,8 +165,8 @@ def loads(
         raise UntrustedInputError(f"invalid UTF-8 at byte {error.start + 1}") from None
     constant = None if allow_nan else _refuse_constant
     # Only a text with a long run of digits can hold a long integer: the others skip the hook.
-    long_digits = _LONG_RUN in raw.translate(_DIGITS_AS_ONES)
-    parse_int = _parse_int if long_digits else None
+    long_digits = b"1" * (max_int_digits + 1) in raw.translate(_DIGITS_AS_ONES)
+    parse_int = _int_parser(max_int_digits) if long_digits else None
     value = json.loads(text, parse_int=parse_int, parse_constant=constant)
     if _SURROGATE_ESCAPE.search(raw):
         _check_unicode(value)

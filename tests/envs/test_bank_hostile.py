@@ -41,9 +41,11 @@ def _reindex(path: Path, **changes: object) -> None:
 def test_a_bank_loads_only_against_a_digest_held_outside_it(
     bank: InstanceBank, tmp_path: Path
 ) -> None:
-    assert bank.sha256 == bank_digest(bank.path) == hashlib.sha256(
-        (bank.path / "bank.json").read_bytes()
-    ).hexdigest()
+    assert (
+        bank.sha256
+        == bank_digest(bank.path)
+        == hashlib.sha256((bank.path / "bank.json").read_bytes()).hexdigest()
+    )
     assert load_bank(bank.path, sha256=bank.sha256).seeds == tuple(SEEDS)
     with pytest.raises(BankError, match=r"sha256=.*trust=True"):
         load_bank(bank.path)
@@ -75,16 +77,18 @@ def test_an_extra_member_is_refused_before_it_is_inflated(
     bank: InstanceBank, tmp_path: Path
 ) -> None:
     copy = _copy(bank, tmp_path)
-    with zipfile.ZipFile(copy / "worlds.npz", "a", compression=zipfile.ZIP_DEFLATED) as archive:
-        with archive.open("bomb.npy", "w", force_zip64=True) as member:
-            header = io.BytesIO()
-            np.lib.format.write_array_header_1_0(
-                header, {"descr": "|u1", "fortran_order": False, "shape": (200 << 20,)}
-            )
-            member.write(header.getvalue())
-            block = bytes(1 << 20)
-            for _ in range(200):
-                member.write(block)
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "|u1", "fortran_order": False, "shape": (200 << 20,)}
+    )
+    with (
+        zipfile.ZipFile(copy / "worlds.npz", "a", compression=zipfile.ZIP_DEFLATED) as archive,
+        archive.open("bomb.npy", "w", force_zip64=True) as member,
+    ):
+        member.write(header.getvalue())
+        block = bytes(1 << 20)
+        for _ in range(200):
+            member.write(block)
     assert (copy / "worlds.npz").stat().st_size < 5 << 20
     _reindex(copy)
     with pytest.raises(BankError, match="unexpected member 'bomb'"):

@@ -145,7 +145,9 @@ def test_vector_env_on_a_bank_equals_single_envs_given_the_same_worlds(
 def test_vector_env_on_a_nonlinear_bank_equals_single_envs_given_the_same_worlds(
     nonlinear_bank: InstanceBank,
 ) -> None:
-    bank = load_bank(nonlinear_bank.path, sha256=nonlinear_bank.sha256)  # the worlds as read back, not as built
+    bank = load_bank(
+        nonlinear_bank.path, sha256=nonlinear_bank.sha256
+    )  # the worlds as read back, not as built
     seed, n = 21, 3
     draws = [seeding.np_random(seed + i)[0] for i in range(n)]
 

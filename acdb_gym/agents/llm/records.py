@@ -161,7 +161,11 @@ class ResponseCache:
         replaces it)."""
         try:
             raw = read_file(self._path(key), max_bytes=MAX_CACHE_ENTRY_BYTES)
-            entry = loads(raw, max_bytes=MAX_CACHE_ENTRY_BYTES, allow_nan=False)
+            # A model's numbers are kept as it sent them (an integer too long for a float is
+            # an invalid step when replayed, as when it was first received).
+            entry = loads(
+                raw, max_bytes=MAX_CACHE_ENTRY_BYTES, max_int_digits=4300, allow_nan=False
+            )
         except (OSError, ValueError):
             return None
         return entry if isinstance(entry, dict) else None
