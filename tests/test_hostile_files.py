@@ -346,3 +346,22 @@ def test_a_job_whose_row_is_out_of_range_is_a_failed_row(
     monkeypatch.setattr(jobs, "_scored_row", raising)
     row = jobs.run_job(jobs.Job("v0", "L0", 0, "pc", "observational", "raw", 0), {}, tmp_path)
     assert row["status"] == "failed" and len(row["error"]) < 4_100
+
+
+def test_a_transcript_writer_never_writes_through_a_link(tmp_path: Path) -> None:
+    """A link planted as ``transcripts/<job_id>.jsonl`` (job ids are predictable) is refused
+    by the LLM agents' and the MCP server's transcript writer, the target left as it was."""
+    from acdb_gym.agents.llm.records import Redactor, TranscriptWriter
+    from acdb_gym.core.untrusted import UntrustedInputError
+
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    (tmp_path / "transcripts").mkdir()
+    link = tmp_path / "transcripts" / "0123456789abcdef0123.jsonl"
+    link.symlink_to(victim)
+    with pytest.raises(UntrustedInputError, match="is a symbolic link"):
+        TranscriptWriter(link, Redactor([]))
+    assert victim.read_text() == "precious\n"
+    writer = TranscriptWriter(tmp_path / "t.jsonl", Redactor([]))
+    writer.write("message", text="kept")
+    assert json.loads((tmp_path / "t.jsonl").read_text())["text"] == "kept"

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from acdb_gym.core.untrusted import loads, read_file
+from acdb_gym.core.untrusted import loads, open_nofollow, read_file, write_nofollow
 
 __all__ = [
     "MAX_CACHED_RESPONSE_CHARS",
@@ -103,7 +103,11 @@ class Redactor:
 class TranscriptWriter:
     """Appends one JSON object per event to a JSONL file (nothing when ``path`` is None).
 
-    Creating a writer truncates the file: a transcript holds one episode.
+    Creating a writer truncates the file: a transcript holds one episode. A symbolic link
+    planted where the transcript goes is refused, never written through.
+
+    Raises:
+        UntrustedInputError: ``path`` is a symbolic link.
     """
 
     def __init__(self, path: Path | None, redact: Redactor) -> None:
@@ -111,7 +115,7 @@ class TranscriptWriter:
         self._redact = redact
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text("", encoding="utf-8")
+            write_nofollow(self.path, b"")
 
     def write(self, event: str, **fields: Any) -> None:
         """Append ``{"event": event, "time": <unix seconds>, **fields}``."""
@@ -119,7 +123,8 @@ class TranscriptWriter:
             return
         record = {"event": event, "time": round(time.time(), 6), **fields}
         line = self._redact(json.dumps(record, ensure_ascii=False, default=str))
-        with self.path.open("a", encoding="utf-8") as handle:
+        fd = open_nofollow(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
 
