@@ -525,6 +525,28 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``acdb`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    # Warnings print as the errors do; formatwarning, not showwarning, so that a caller that
+    # records warnings (pytest.warns) still gets them.
+    original = warnings.formatwarning
+    warnings.formatwarning = _format_warning
+    try:
+        return _main(argv)
+    finally:
+        warnings.formatwarning = original
+
+
+def _format_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    line: str | None = None,
+) -> str:
+    """A warning as one line, like the errors (no file, line or source text)."""
+    return f"acdb: warning: {_one_line(Exception(str(message)))}\n"
+
+
+def _main(argv: list[str]) -> int:
     try:
         if argv[:1] == ["train"]:
             # The trainer owns its options (its config dataclass is its --help).

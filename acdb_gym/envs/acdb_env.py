@@ -45,6 +45,7 @@ from acdb_gym.envs.levels import (
     RewardName,
     check_choice,
     check_level_arguments,
+    check_seed,
     choose_instance,
     final_info_copy,
     reward_of,
@@ -358,7 +359,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         self._instance = self._choose_instance(options)
         session = self._session = Session(self._instance)
         spec = self.level.spec

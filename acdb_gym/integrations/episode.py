@@ -42,6 +42,7 @@ from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.results import Location, ResultRow, ResultsFileError
+from acdb_gym.row_values import clip_error
 
 __all__ = [
     "ENDED_ERROR",
@@ -341,7 +342,7 @@ def result_row(
         "tokens_out": tokens_out,
     }
     if error is not None:
-        row.update(status="failed", error=error, draws=0, steps=None)
+        row.update(status="failed", error=clip_error(error), draws=0, steps=None)
         row.update(dict.fromkeys((*SCORE_FIELDS, "invalid_actions", "truncated")))
         row.update(tokens_in=None, tokens_out=None)
     else:

@@ -22,6 +22,7 @@ from acdb_gym.envs.levels import (
     RewardName,
     check_choice,
     check_level_arguments,
+    check_seed,
     choose_instance,
     final_info_copy,
     reward_of,
@@ -298,7 +299,7 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         instance = choose_instance(self.level, options, self.np_random)
         self._instance = instance
         self._final_info = None

@@ -19,7 +19,9 @@ the single env given ``options={"instance": bank.instances[j]}`` is its twin.
 Make it by id (the Design ids register it as their ``vector_entry_point``)::
 
     envs = gym.make_vec("ACDB-Design-L1-v0", 64, vectorization_mode="vector_entry_point",
-                        bank=load_bank("banks/v0-L1"))
+                        bank=load_bank("banks/v0-L1", sha256=DIGEST))
+
+(``DIGEST``: the bank's digest, printed when it was built; see :func:`~acdb_gym.envs.design.bank.load_bank`.)
 
 The valid actions are ``envs.action_masks()`` (``(N, A)`` booleans), also returned as
 ``info["action_mask"]`` (and inside the observation with ``observation="graph"``), as TorchRL's
@@ -63,7 +65,7 @@ from acdb_gym.envs.design.env import (
 )
 from acdb_gym.envs.design.graph_obs import graph_observation, graph_observation_space
 from acdb_gym.envs.design.observation import observation_size
-from acdb_gym.envs.levels import RewardName, choose_instance
+from acdb_gym.envs.levels import RewardName, check_seed, choose_instance
 
 __all__ = ["DesignVectorEnv"]
 
@@ -263,10 +265,12 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             raise ValueError(f"the vectorized design env takes no reset options, got {options!r}")
         if seed is None:
             seeds: Sequence[int | None] = [None] * self.num_envs
-        elif isinstance(seed, int | np.integer):
-            seeds = [int(seed) + i for i in range(self.num_envs)]
+        elif not isinstance(seed, Sequence) or isinstance(seed, str):
+            first = check_seed(seed)
+            assert first is not None
+            seeds = [first + i for i in range(self.num_envs)]
         else:
-            seeds = list(seed)
+            seeds = [check_seed(world_seed) for world_seed in seed]
             if len(seeds) != self.num_envs:
                 raise ValueError(f"expected {self.num_envs} seeds, got {len(seeds)}")
         for i, world_seed in enumerate(seeds):
@@ -283,6 +287,9 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         if self._worlds[0] is None:
             raise RuntimeError("call reset() before step()")
         acts = np.asarray(actions)
+        if acts.dtype == np.bool_:
+            # MultiDiscrete holds boolean arrays (NumPy casts them): each is the integer it is.
+            acts = acts.astype(np.int64)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} integers, got {actions!r}")
         if acts.min() < 0 or acts.max() > self.max_nodes:
