@@ -45,6 +45,7 @@ from acdb_gym.envs.levels import (
     RewardName,
     check_choice,
     check_level_arguments,
+    check_seed,
     choose_instance,
     final_info_copy,
     reward_of,
@@ -233,6 +234,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
       labelling (DESIGN §2, "Anonymous names"), for studying what a model knows of the system
       from its names; off by default, and refused on a level without real names.
 
+    On a level that restricts the targets (``LevelSpec.targets``) ``info["experiment_targets"]``
+    lists the nodes an intervention may target (others are invalid actions); on measured data
+    (the Sachs cells, the cause-effect pairs) ``info["real_data"]`` is 1, and an intervention
+    on a node runs the real experiment for it, its value only choosing between two reagents of
+    one target by its sign (DESIGN §3.5); ``interventions`` must then be ``"hard"``.
+
     ## Version History
 
     The id's suffix names the ladder (``-v0`` the paper's, ``-v1`` the calibrated one; DESIGN
@@ -279,6 +286,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         check_choice("reward", reward, get_args(RewardName))
         check_choice("observation", observation, OBSERVATION_MODES)
         check_choice("interventions", interventions, INTERVENTION_MODES)
+        if interventions != "hard" and self.level.spec.world != "scm":
+            raise ValueError(
+                f"level {self.level.name} is measured data ({self.level.spec.world}): its "
+                f"experiments are what they are, so interventions must be 'hard', got "
+                f"{interventions!r}"
+            )
         if render_mode is not None:
             check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         if max_steps is not None and (not is_integer(max_steps) or max_steps < 1):
@@ -346,7 +359,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         self._instance = self._choose_instance(options)
         session = self._session = Session(self._instance)
         spec = self.level.spec
@@ -372,7 +385,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         self._final_info: dict[str, Any] | None = None
         self._hypotheses: list[PDAG | None] = []
         self._hypothesis_error: str | None = None
-        self._static_info = {
+        self._static_info: dict[str, Any] = {
             "panel": self.panel,
             "tools": self.tools,
             "n_nodes": self.n_nodes,
@@ -380,6 +393,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         }
         if self.latent:  # only on a level with hidden confounders: its number of latents
             self._static_info["latent"] = self.level.spec.latent
+        if self._instance.intervention_targets is not None:  # only where targets are restricted
+            self._static_info["experiment_targets"] = tuple(
+                sorted(self._instance.intervention_targets)
+            )
+        if spec.world != "scm":  # only on measured data (DESIGN §3.5, §3.6)
+            self._static_info["real_data"] = 1
         reset_info = self._info()
         if self.named:  # only asked for: the real names of this world's labelling
             assert self._instance.variable_names is not None

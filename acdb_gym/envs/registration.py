@@ -16,6 +16,9 @@ from acdb_gym.core.ladders.shipped import (
     LARGE_LADDER,
     PAPER_LADDERS,
     REAL_LADDER,
+    SACHS_EXPERIMENT_LADDER,
+    SACHS_EXPERIMENTS,
+    TUEBINGEN_LADDER,
     Level,
 )
 
@@ -28,6 +31,9 @@ __all__ = [
     "HIDDEN_SLACK_IDS",
     "LARGE_IDS",
     "REAL_IDS",
+    "SACHS_EXPERIMENT_DESIGN_IDS",
+    "SACHS_EXPERIMENT_IDS",
+    "TUEBINGEN_IDS",
     "flat_id",
     "make_custom",
     "register_envs",
@@ -51,6 +57,17 @@ REAL_IDS: tuple[str, ...] = tuple(level.env_id for level in REAL_LADDER.values()
 """``ACDB-<level>-real``: the real ladder (scale-free graphs, the Sachs and DREAM4 wirings, the
 fitted Sachs world; registered, not in :data:`ENV_IDS`)."""
 
+SACHS_EXPERIMENT_IDS: tuple[str, ...] = tuple(
+    level.env_id for level in SACHS_EXPERIMENT_LADDER.values()
+)
+"""``ACDB-Cells-sachs-experiments`` (real experiments on the measured Sachs cells),
+``ACDB-Fitted-sachs-experiments`` and ``ACDB-Fitted-Spline-sachs-experiments`` (the fitted Sachs
+worlds with the same targets allowed); registered, not in :data:`ENV_IDS`."""
+
+TUEBINGEN_IDS: tuple[str, ...] = tuple(level.env_id for level in TUEBINGEN_LADDER.values())
+"""``ACDB-Pairs-tuebingen`` and ``ACDB-Pairs-1000-tuebingen``: the Tübingen cause-effect pairs,
+observational only (registered, not in :data:`ENV_IDS`)."""
+
 DESIGN_IDS: tuple[str, ...] = tuple(
     f"ACDB-Design-{name}-{ladder}" for ladder in PAPER_LADDERS for name in LADDERS[ladder]
 )
@@ -71,6 +88,14 @@ FEW_SAMPLE_DESIGN_IDS: tuple[str, ...] = tuple(
 """``ACDB-Design-<level>-v1-n3``: the design view of the few-sample ladder, the regime where a
 targeting policy has room to beat greedy (README, "RL intervention design"); registered with
 the same ``vector_entry_point`` as :data:`DESIGN_IDS`, not in it."""
+
+
+SACHS_EXPERIMENT_DESIGN_IDS: tuple[str, ...] = tuple(
+    f"ACDB-Design-{name}-{SACHS_EXPERIMENTS}" for name in SACHS_EXPERIMENT_LADDER
+)
+"""``ACDB-Design-<level>-sachs-experiments``: the design view of the real-experiment ladder (the
+targets without an experiment are masked); registered with the same ``vector_entry_point`` as
+:data:`DESIGN_IDS`, not in it."""
 
 
 def flat_id(env_id: str) -> str:
@@ -102,7 +127,7 @@ def register_envs() -> None:
                     entry_point="acdb_gym.envs.wrappers:flat_env",
                     kwargs={"level": level.name, "ladder": ladder_name},
                 )
-    for ladder_name in (*PAPER_LADDERS, FEW_SAMPLE):
+    for ladder_name in (*PAPER_LADDERS, FEW_SAMPLE, SACHS_EXPERIMENTS):
         for name in ALL_LADDERS[ladder_name]:
             env_id = f"ACDB-Design-{name}-{ladder_name}"
             if env_id not in gym.registry:
