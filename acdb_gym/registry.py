@@ -425,6 +425,22 @@ _ENTRIES: Final = (
         panels=(PANEL_ACTIVE,),
     ),
     AgentEntry(
+        "class_reference",
+        "acdb_gym.baselines.reference:ClassReferenceAgent",
+        "BIC on the family's mechanism class, the budget's best experiments: the reachability "
+        "reference",
+        panels=(PANEL_ACTIVE,),
+        privileged=True,
+    ),
+    AgentEntry(
+        "class_bic_active",
+        "acdb_gym.baselines.reference:ClassReferenceAgent",
+        "class_reference's mechanism-class BIC with bic_active's own adaptive experiments",
+        panels=(PANEL_ACTIVE,),
+        privileged=True,
+        arguments=(("design", "adaptive"),),
+    ),
+    AgentEntry(
         "llm_raw",
         _LLM,
         "a language model with intervene and submit_graph tools",

@@ -44,8 +44,9 @@ def test_seeded_agents_get_the_job_seed() -> None:
         assert a._rng.integers(10**9) == b._rng.integers(10**9)
 
 
-def test_oracle_is_the_only_privileged_agent() -> None:
-    assert [name for name, entry in AGENTS.items() if entry.privileged] == ["oracle"]
+def test_the_privileged_agents_are_the_oracle_and_the_references() -> None:
+    privileged = [name for name, entry in AGENTS.items() if entry.privileged]
+    assert privileged == ["oracle", "class_reference", "class_bic_active"]
 
 
 def test_gies_active_is_an_alias_of_bic_active() -> None:

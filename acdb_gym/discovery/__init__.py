@@ -28,7 +28,10 @@ gymnasium or anything above it); environments and baselines share it.
   way, HSIC of the residuals; :func:`anm_direction` for one pair), for cause-effect pairs.
 * :func:`greedy_interventional_search`: a greedy search over DAGs on the interventional
   Gaussian BIC (:class:`InterventionalBIC`, the score of GIES, not its search), returning the
-  interventional essential graph (the estimator of ``bic_active``).
+  interventional essential graph (the estimator of ``bic_active``);
+  :func:`class_interventional_search` the same search on :class:`FeatureBIC`, the score with
+  each parent entered through a mechanism class's features (:data:`CLASS_FEATURES`; the
+  frontier ladder's reachability reference, ``class_reference``).
 """
 
 from acdb_gym.discovery.anm import AnmDecision, anm_direction, anm_graph
@@ -38,6 +41,7 @@ from acdb_gym.discovery.bic_search import (
     greedy_interventional_search,
     hill_climb,
 )
+from acdb_gym.discovery.class_bic import CLASS_FEATURES, FeatureBIC, class_interventional_search
 from acdb_gym.discovery.lingam_order import direct_lingam, direct_lingam_order
 from acdb_gym.discovery.orientation import (
     Experiment,
@@ -81,10 +85,12 @@ from acdb_gym.discovery.sortnregress import (
 )
 
 __all__ = [
+    "CLASS_FEATURES",
     "MARGINAL_FEATURES",
     "AnmDecision",
     "CombinedGraph",
     "Experiment",
+    "FeatureBIC",
     "InterventionalBIC",
     "MarginalFeature",
     "ScoreSearchResult",
@@ -93,6 +99,7 @@ __all__ = [
     "SortDirection",
     "anm_direction",
     "anm_graph",
+    "class_interventional_search",
     "combine_shift_evidence",
     "direct_lingam",
     "direct_lingam_order",

@@ -39,6 +39,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -48,6 +49,7 @@ from acdb_gym.core.types import BoolMatrix, FloatArray
 from acdb_gym.discovery._common import as_data_matrix
 
 __all__ = [
+    "DecomposableScore",
     "InterventionalBIC",
     "ScoreSearchResult",
     "greedy_interventional_search",
@@ -62,6 +64,25 @@ _MIN_ROWS = 3
 
 _MIN_VARIANCE = 1e-12
 """Relative floor for residual scatters, so that exact fits do not give ``log(0)``."""
+
+
+class DecomposableScore(Protocol):
+    """What :func:`hill_climb` needs of a score: its size, a DAG's total and the gains of
+    single-parent moves (:class:`InterventionalBIC`;
+    :class:`~acdb_gym.discovery.class_bic.FeatureBIC`)."""
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of variables."""
+        ...
+
+    def score(self, dag: DAG) -> float:
+        """The total score of ``dag``."""
+        ...
+
+    def move_gains(self, node: int, parents: BoolMatrix) -> tuple[FloatArray, FloatArray]:
+        """``(add, remove)`` gains of each single parent of ``node``."""
+        ...
 
 
 class InterventionalBIC:
@@ -271,7 +292,7 @@ class ScoreSearchResult:
 
 
 def hill_climb(
-    score: InterventionalBIC,
+    score: DecomposableScore,
     *,
     start: DAG | None = None,
     tabu_steps: int = 30,
@@ -375,7 +396,7 @@ Move = tuple[int, int, int]
 class _SearchState:
     """The current DAG with cached move gains for every column (private to :func:`hill_climb`)."""
 
-    def __init__(self, score: InterventionalBIC, adjacency: BoolMatrix) -> None:
+    def __init__(self, score: DecomposableScore, adjacency: BoolMatrix) -> None:
         self.score = score
         self.adjacency = adjacency
         n = adjacency.shape[0]

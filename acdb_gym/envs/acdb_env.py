@@ -38,6 +38,7 @@ from acdb_gym.core.worlds.soft import (
     InterventionMode,
     episode_kinds,
 )
+from acdb_gym.core.worlds.spec import NONLINEAR
 from acdb_gym.envs import actions, observations
 from acdb_gym.envs.actions import Action
 from acdb_gym.envs.hypotheses import RevisionRecord
@@ -238,7 +239,9 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     lists the nodes an intervention may target (others are invalid actions); on measured data
     (the Sachs cells, the cause-effect pairs) ``info["real_data"]`` is 1, and an intervention
     on a node runs the real experiment for it, its value only choosing between two reagents of
-    one target by its sign (DESIGN §3.5); ``interventions`` must then be ``"hard"``.
+    one target by its sign (DESIGN §3.5); ``interventions`` must then be ``"hard"``. On a level
+    of the nonlinear family (DESIGN §3.1) ``info["nonlinear"]`` is 1 (the LLM agents' prompt then
+    describes nonlinear mechanisms).
 
     ## Version History
 
@@ -399,6 +402,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             )
         if spec.world != "scm":  # only on measured data (DESIGN §3.5, §3.6)
             self._static_info["real_data"] = 1
+        if spec.family == NONLINEAR and spec.fit == "none":  # only on nonlinear worlds (§3.1)
+            self._static_info["nonlinear"] = 1
         reset_info = self._info()
         if self.named:  # only asked for: the real names of this world's labelling
             assert self._instance.variable_names is not None

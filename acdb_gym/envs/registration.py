@@ -11,6 +11,8 @@ from acdb_gym.core.ladders.shipped import (
     ALL_LADDERS,
     FEW_SAMPLE,
     FEW_SAMPLE_LADDER,
+    FRONTIER,
+    FRONTIER_LADDER,
     HIDDEN_SLACK_LADDER,
     LADDERS,
     LARGE_LADDER,
@@ -28,6 +30,8 @@ __all__ = [
     "FEW_SAMPLE_DESIGN_IDS",
     "FEW_SAMPLE_IDS",
     "FLAT_IDS",
+    "FRONTIER_DESIGN_IDS",
+    "FRONTIER_IDS",
     "HIDDEN_SLACK_IDS",
     "LARGE_IDS",
     "REAL_IDS",
@@ -97,6 +101,21 @@ SACHS_EXPERIMENT_DESIGN_IDS: tuple[str, ...] = tuple(
 targets without an experiment are masked); registered with the same ``vector_entry_point`` as
 :data:`DESIGN_IDS`, not in it."""
 
+FRONTIER_IDS: tuple[str, ...] = tuple(level.env_id for level in FRONTIER_LADDER.values())
+"""``ACDB-<level>-frontier``: the frontier ladder (registered, not in :data:`ENV_IDS`)."""
+
+FRONTIER_DESIGN_LEVELS: tuple[str, ...] = tuple(
+    name for name, level in FRONTIER_LADDER.items() if not level.spec.latent
+)
+"""The frontier levels the design env takes: every causally sufficient one (the vectorized
+design env scores sufficient worlds only)."""
+
+FRONTIER_DESIGN_IDS: tuple[str, ...] = tuple(
+    f"ACDB-Design-{name}-{FRONTIER}" for name in FRONTIER_DESIGN_LEVELS
+)
+"""``ACDB-Design-<level>-frontier``: the design view of the frontier's causally sufficient
+levels; registered with the same ``vector_entry_point`` as :data:`DESIGN_IDS`, not in it."""
+
 
 def flat_id(env_id: str) -> str:
     """The flat variant's id of a full env's id: ``ACDB-L2-v0`` -> ``ACDB-Flat-L2-v0``."""
@@ -127,16 +146,21 @@ def register_envs() -> None:
                     entry_point="acdb_gym.envs.wrappers:flat_env",
                     kwargs={"level": level.name, "ladder": ladder_name},
                 )
-    for ladder_name in (*PAPER_LADDERS, FEW_SAMPLE, SACHS_EXPERIMENTS):
-        for name in ALL_LADDERS[ladder_name]:
-            env_id = f"ACDB-Design-{name}-{ladder_name}"
-            if env_id not in gym.registry:
-                gym.register(
-                    id=env_id,
-                    entry_point="acdb_gym.envs.design.env:InterventionDesignEnv",
-                    vector_entry_point="acdb_gym.envs.design.vector:DesignVectorEnv",
-                    kwargs={"level": name, "ladder": ladder_name},
-                )
+    design_levels = [
+        (ladder_name, name)
+        for ladder_name in (*PAPER_LADDERS, FEW_SAMPLE, SACHS_EXPERIMENTS)
+        for name in ALL_LADDERS[ladder_name]
+    ]
+    design_levels += [(FRONTIER, name) for name in FRONTIER_DESIGN_LEVELS]
+    for ladder_name, name in design_levels:
+        env_id = f"ACDB-Design-{name}-{ladder_name}"
+        if env_id not in gym.registry:
+            gym.register(
+                id=env_id,
+                entry_point="acdb_gym.envs.design.env:InterventionDesignEnv",
+                vector_entry_point="acdb_gym.envs.design.vector:DesignVectorEnv",
+                kwargs={"level": name, "ladder": ladder_name},
+            )
 
 
 def make_custom(level: Level, **kwargs: Any) -> gym.Env[Any, Any]:

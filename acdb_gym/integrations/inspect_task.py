@@ -49,7 +49,15 @@ except ImportError as error:  # pragma: no cover - the extra is part of dev
 
 from acdb_gym.agents.llm.conversation import ToolSpec
 from acdb_gym.agents.llm.tools import Variant, check_variant, env_kwargs_for
-from acdb_gym.core.ladders.shipped import LADDERS, LEVEL_NAMES, REAL, REAL_LADDER, get_level
+from acdb_gym.core.ladders.shipped import (
+    FRONTIER,
+    FRONTIER_LADDER,
+    LADDERS,
+    LEVEL_NAMES,
+    REAL,
+    REAL_LADDER,
+    get_level,
+)
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.integrations.episode import ToolEpisode, ToolOutcome, episode_record
@@ -73,8 +81,8 @@ def acdb(
     """ACDB on a ladder's preflighted seeds (``-T ladder=v1 -T levels=L0,L2 -T seeds=8``).
 
     Args:
-        ladder: ``"v0"``, ``"v1"``, a family ladder or ``"real"`` (whose default levels are all
-            its levels; names stay ``X0..`` in the prompts).
+        ladder: ``"v0"``, ``"v1"``, a family ladder, ``"real"`` or ``"frontier"`` (whose default
+            levels are all their levels; names stay ``X0..`` in the prompts).
         levels: level names, a list or one comma-separated string.
         seeds: the first ``seeds`` manifest seeds of each level (the sweep's ``--seeds``).
         variant: ``"llm_raw"`` (intervene + submit_graph), ``"llm_stats"`` (+ the statistics
@@ -99,16 +107,16 @@ def acdb(
     )
 
 
-INSPECT_LADDERS = {**LADDERS, REAL: REAL_LADDER}
-"""The ladders the task runs: L0-L5 ladders and ``real`` (the large ladder's worlds are too big
-for a prompt)."""
+INSPECT_LADDERS = {**LADDERS, REAL: REAL_LADDER, FRONTIER: FRONTIER_LADDER}
+"""The ladders the task runs: L0-L5 ladders, ``real`` and ``frontier`` (the large ladder's
+worlds are too big for a prompt)."""
 
 
 def _level_names(ladder: str, levels: str | Sequence[str]) -> tuple[str, ...]:
     if ladder not in INSPECT_LADDERS:
         raise ValueError(f"ladder must be one of {sorted(INSPECT_LADDERS)}, got {ladder!r}")
-    if ladder == REAL and tuple(levels) == LEVEL_NAMES:
-        levels = tuple(REAL_LADDER)
+    if tuple(levels) == LEVEL_NAMES and set(LEVEL_NAMES) - set(INSPECT_LADDERS[ladder]):
+        levels = tuple(INSPECT_LADDERS[ladder])  # the default: every level of the ladder
     items = levels.split(",") if isinstance(levels, str) else list(levels)
     names = tuple(str(item).strip() for item in items if str(item).strip())
     if not names:

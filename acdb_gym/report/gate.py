@@ -70,6 +70,8 @@ __all__ = [
     "gate_agents",
     "gate_levels",
     "gate_markdown",
+    "has_design_env",
+    "hub_order_f1",
     "write_gate_csv",
 ]
 
@@ -86,8 +88,10 @@ BIC_MAX_NODES: Final = 100
 """``bic_active`` is a reference up to this ``d`` (its search costs seconds an experiment at
 ``d = 100``); larger levels use the others."""
 
-DESIGN_LADDERS: Final = ("v0", "v1", "v1-n3")
-"""Ladders with registered design ids, whose design env the estimator-default check plays."""
+DESIGN_LADDERS: Final = ("v0", "v1", "v1-n3", "frontier")
+"""Ladders with registered design ids, whose design env the estimator-default check plays (on
+their causally sufficient levels: the frontier's level with hidden confounders has no design
+id)."""
 
 
 @dataclass(frozen=True)
@@ -180,7 +184,7 @@ def gate_levels(
         with threadpool_limits(limits=1, user_api="blas"):
             checks += _order_checks(rows)
         checks += _cap_checks(rows)
-        if design_indices is not None and ladder in DESIGN_LADDERS:
+        if design_indices is not None and has_design_env(ladder, level):
             checks.append(_design_check(ladder, level, design_indices))
         instances = {int(row["manifest_index"]) for row in rows}
         failures = tuple(_failures(checks, reference, reference_f1))
@@ -190,6 +194,12 @@ def gate_levels(
             )
         )
     return tuple(gates)
+
+
+def has_design_env(ladder: str, level: str) -> bool:
+    """Whether the estimator-default check plays ``ladder``'s ``level`` (a design id exists)."""
+    known = ALL_LADDERS.get(ladder, {}).get(level)
+    return ladder in DESIGN_LADDERS and known is not None and not known.spec.latent
 
 
 def _level_key(key: tuple[str, str]) -> tuple[str, int, str]:
@@ -241,7 +251,7 @@ def _check(
 
 
 @functools.lru_cache(maxsize=4096)
-def _hub_f1(spec: LevelSpec, seed: int) -> float:
+def hub_order_f1(spec: LevelSpec, seed: int) -> float:
     """Directed F1 of the regressions in the hub order (the order audit's regressions)."""
     instance = generate_instance(spec, seed)
     data = np.asarray(instance.d_obs)
@@ -268,7 +278,7 @@ def _order_checks(rows: Sequence[Row]) -> list[ShortcutCheck]:
             ]
             name = f"msort:{feature}:{direction}"
             checks.append(_check(name, "order", "directed_f1", "random order", pairs))
-    hub = [(_hub_f1(*instances[i]), audits[i].random_f1) for i in audits]
+    hub = [(hub_order_f1(*instances[i]), audits[i].random_f1) for i in audits]
     checks.append(_check("hub", "order", "directed_f1", "random order", hub))
     return checks
 

@@ -1,7 +1,8 @@
 """The report's document (:func:`report_parts`; ``report.md`` and ``report.html`` both render
 it): run header, per-ladder sections, tests, the Revision section (:mod:`acdb_gym.report.revision`, when rows carry revision records), failures, files.
 
-Each ladder section holds Table 2, Table 3 and the random floor (rendered from the bodies of
+Each ladder section holds Table 2, Table 3, the headroom per level
+(:mod:`acdb_gym.report.headroom`) and the random floor (rendered from the bodies of
 :mod:`acdb_gym.report.tables`), a precision-vs-recall paragraph per agent row, the
 benchmark-design shortcut checks (var- and R²-sortability of the instances, each sort baseline
 against its random-order control, density leakage, the marginal-order audit of
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Final
 
 from acdb_gym.report.document import Image, Part, Table
+from acdb_gym.report.headroom import HeadroomRow, headroom_parts
 from acdb_gym.report.load import RESULTS_FILE
 from acdb_gym.report.order_audit import order_audit_parts
 from acdb_gym.report.power import POWER, POWER_ALPHA, TARGET_DIFFERENCE, min_sign_flip_seeds
@@ -72,6 +74,7 @@ def report_parts(
     *,
     revisions: Sequence[RevisionSummary] = (),
     order_audit: Sequence[MarginalOrderRow] = (),
+    headroom: Sequence[HeadroomRow] = (),
 ) -> list[Part]:
     """The report's document (:mod:`acdb_gym.report.document`), which ``report.md`` and
     ``report.html`` both render.
@@ -89,6 +92,8 @@ def report_parts(
         order_audit: the marginal-order audit rows
             (:func:`~acdb_gym.report.order_audit.order_audit_rows`), shown in each ladder's
             shortcut checks.
+        headroom: the headroom rows (:func:`~acdb_gym.report.headroom.headroom_rows`), shown
+            after each ladder's Table 3.
 
     Returns:
         The parts, in document order.
@@ -98,7 +103,8 @@ def report_parts(
     for table in summary.ladders:
         mine = [test for test in tests if test.ladder == table.ladder]
         audit = [row for row in order_audit if row.ladder == table.ladder]
-        lines += _md_ladder(table, mine, sortable.get(table.ladder, ()), audit)
+        room = [row for row in headroom if row.ladder == table.ladder]
+        lines += _md_ladder(table, mine, sortable.get(table.ladder, ()), audit, room)
     lines += paired_test_parts(tests)
     lines += revision_markdown(revisions)
     if len(summary.ladders) > 1:
@@ -142,6 +148,7 @@ def _md_ladder(
     tests: Sequence[PairedTest],
     sortability: Sequence[SortabilityRow],
     order_audit: Sequence[MarginalOrderRow] = (),
+    headroom: Sequence[HeadroomRow] = (),
 ) -> list[Part]:
     lines: list[Part] = [f"## Ladder {table.ladder}", "", "### Table 2: average across levels", ""]
     lines += [
@@ -152,6 +159,7 @@ def _md_ladder(
     lines.append(Table.of(TABLE2_HEADERS, table2_body(table, ci=True)))
     lines += ["### Table 3: directed F1 per level", "", "Values in %; brackets: 95% CI.", ""]
     lines.append(Table.of(["agent", *table.levels, "overall"], table3_body(table, ci=True)))
+    lines += headroom_parts(headroom)
     lines += _md_skeleton(table)
     lines += ["### Random floor (directed F1, %)", ""]
     if floor_measured(table):

@@ -19,6 +19,8 @@ from typing import Final
 import numpy as np
 
 from acdb_gym.core.ladders.shipped import (
+    FRONTIER,
+    FRONTIER_LADDER,
     LADDERS,
     REAL,
     REAL_LADDER,
@@ -42,6 +44,7 @@ AUDITED_LADDERS: Final = {
     **LADDERS,
     REAL: REAL_LADDER,
     SACHS_EXPERIMENTS: SACHS_EXPERIMENT_LADDER,
+    FRONTIER: FRONTIER_LADDER,
 }
 """The ladders whose instances the sortability audit reads (the large ladder's d = 500 worlds
 are left out for their cost; the cause-effect pairs have one pair of variables, nothing to

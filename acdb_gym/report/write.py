@@ -24,6 +24,7 @@ from acdb_gym.report.anytime import (
 from acdb_gym.report.comparison import compare_agents
 from acdb_gym.report.document import Part, markdown_text
 from acdb_gym.report.episodes import EPISODES_DIR
+from acdb_gym.report.headroom import headroom_rows, write_headroom_csv
 from acdb_gym.report.html import HTML_FILE, write_html_report
 from acdb_gym.report.latent import latent_parts
 from acdb_gym.report.load import RESULTS_FILE, read_rows
@@ -75,7 +76,8 @@ def write_report(
 
     Files: ``report.md`` (with the transfer table across SCM families when the rows span
     several, :mod:`acdb_gym.report.transfer`); ``table2_<ladder>.csv``, ``table3_<ladder>.csv``,
-    ``random_floor.csv``, ``paired_tests.csv``, ``sortability.csv``, ``order_audit.csv`` (the
+    ``random_floor.csv``, ``headroom.csv`` (oracle − the best agent per level,
+    :mod:`acdb_gym.report.headroom`), ``paired_tests.csv``, ``sortability.csv``, ``order_audit.csv`` (the
     marginal-order audit, :mod:`acdb_gym.report.order_audit`; raw units: fractions in
     [0, 1], SHD in edges; empty cells are NaN); ``f1_per_level_<ladder>.png`` and
     ``precision_recall_<ladder>.png``; ``revision.csv`` when rows carry revision records
@@ -112,6 +114,8 @@ def write_report(
     tests = compare_agents(rows, pairs=compare, summary=summary, prepared=prepared)
     sortability = sortability_rows(prepared)
     csvs = [write_floor_csv(run / "random_floor.csv", summary)]
+    headroom = headroom_rows(prepared, summary)
+    csvs.append(write_headroom_csv(run / "headroom.csv", headroom))
     csvs.append(write_tests_csv(run / "paired_tests.csv", tests))
     csvs.append(write_sortability_csv(run / "sortability.csv", sortability))
     order_audit = order_audit_rows(prepared)
@@ -161,6 +165,7 @@ def write_report(
         sortability,
         revisions=revisions,
         order_audit=order_audit,
+        headroom=headroom,
     )
     if anytime_section:
         parts += ["", *anytime_section]

@@ -16,8 +16,10 @@ OWN_LAYERS = ("acdb_gym.core", "acdb_gym.discovery")
 def test_public_names_are_exported() -> None:
     assert sorted(discovery.__all__) == [
         "AnmDecision",
+        "CLASS_FEATURES",
         "CombinedGraph",
         "Experiment",
+        "FeatureBIC",
         "InterventionalBIC",
         "MARGINAL_FEATURES",
         "MarginalFeature",
@@ -27,6 +29,7 @@ def test_public_names_are_exported() -> None:
         "SortDirection",
         "anm_direction",
         "anm_graph",
+        "class_interventional_search",
         "combine_shift_evidence",
         "direct_lingam",
         "direct_lingam_order",

@@ -78,6 +78,24 @@ _LATENT_MODEL = (
     "intervention on one of them does not change the other."
 )
 
+_NONLINEAR_MODEL = (
+    "A hidden structural causal model generated the data. Its causal graph is a directed acyclic "
+    "graph over the variables {names}: each variable is a nonlinear function of its direct "
+    "causes and independent noise (the functions are unknown and differ from variable to "
+    "variable; each variable is standardized and its marginal made close to normal). There are "
+    "no hidden confounders and no feedback loops."
+)
+
+_LATENT_NONLINEAR_MODEL = (
+    "A hidden structural causal model generated the data. Besides the variables {names} it has "
+    "{latent} hidden variables that you never observe; each hidden variable is a common cause of "
+    "exactly two observed variables that have no edge between them. Among the observed variables "
+    "the causal graph is a directed acyclic graph: each variable is a nonlinear function of its "
+    "direct causes, its hidden cause if it has one, and independent noise (the functions are "
+    "unknown). A pair that shares a hidden cause is dependent without either causing the other; "
+    "an intervention on one of them does not change the other."
+)
+
 _REAL_MODEL = (
     "The data are real measurements, not a simulation. Their causal graph is taken to be a "
     "directed acyclic graph over the variables {names}: a consensus graph from the literature, "
@@ -134,6 +152,7 @@ def task_prompt(
     latent: int = 0,
     real_data: bool = False,
     experiment_targets: Sequence[int] | None = None,
+    nonlinear: bool = False,
 ) -> str:
     """The system prompt of a variant; with ``state_hypothesis`` (active panel), one more line
     asking for the current hypothesis with every intervention. With ``latent`` hidden
@@ -141,16 +160,18 @@ def task_prompt(
     ``bidirected_edges`` and the scoring line their F1. On measured data (``real_data``, the
     env's ``info["real_data"]``) the model is described as real measurements and interventions
     as real experiments (a cause-effect pair: one of two directions); ``experiment_targets``
-    (``info["experiment_targets"]``) lists the only variables an intervention may target.
-    Without these options the prompt is unchanged."""
+    (``info["experiment_targets"]``) lists the only variables an intervention may target. On a
+    level of the nonlinear family (``nonlinear``, the env's ``info["nonlinear"]``) the mechanisms
+    are described as nonlinear. Without these options the prompt is unchanged."""
     check_variant(variant)
     names = f"X0..X{n_nodes - 1}"
     if variant == "llm_corr_obs":
-        return _corr_obs_prompt(names, _model_text(names, latent, real_data, n_nodes))
+        return _corr_obs_prompt(names, _model_text(names, latent, real_data, n_nodes, nonlinear))
     lines = [
         "You are the policy in an active causal discovery task.",
         "",
-        _model_text(names, latent, real_data, n_nodes) + " Your goal is to recover the graph.",
+        _model_text(names, latent, real_data, n_nodes, nonlinear)
+        + " Your goal is to recover the graph.",
         "",
         "How the session works:",
         "- Every turn, call exactly one tool. Every call, valid or not, uses one step. When the "
@@ -184,25 +205,30 @@ def task_prompt(
 
 def world_options(info: Mapping[str, Any]) -> dict[str, Any]:
     """What :func:`task_prompt` says about the world, from an env's ``reset`` info: its hidden
-    confounders (``latent``), whether its data are measured (``real_data``) and the nodes an
-    experiment exists for where the level restricts them (``experiment_targets``)."""
+    confounders (``latent``), whether its data are measured (``real_data``), the nodes an
+    experiment exists for where the level restricts them (``experiment_targets``) and whether
+    its mechanisms are nonlinear (``nonlinear``)."""
     targets = info.get("experiment_targets")
     return {
         "latent": int(info.get("latent", 0)),
         "real_data": bool(info.get("real_data", 0)),
         "experiment_targets": None if targets is None else [int(t) for t in targets],
+        "nonlinear": bool(info.get("nonlinear", 0)),
     }
 
 
-def _model_text(names: str, latent: int, real_data: bool, n_nodes: int) -> str:
+def _model_text(
+    names: str, latent: int, real_data: bool, n_nodes: int, nonlinear: bool = False
+) -> str:
     """The paragraph that says what generated the data."""
     if real_data and n_nodes == 2:
         return _PAIR_MODEL.format(names="X0 and X1")
     if real_data:
         return _REAL_MODEL.format(names=names)
     if latent:
-        return _LATENT_MODEL.format(names=names, latent=latent)
-    return _MODEL.format(names=names)
+        model = _LATENT_NONLINEAR_MODEL if nonlinear else _LATENT_MODEL
+        return model.format(names=names, latent=latent)
+    return (_NONLINEAR_MODEL if nonlinear else _MODEL).format(names=names)
 
 
 def _intervene_line(real_data: bool, experiment_targets: Sequence[int] | None) -> str:

@@ -15,8 +15,8 @@ before it):
 * :mod:`~acdb_gym.core.graphs.equivalence`: ``cpdag`` and the interventional
   ``essential_graph``;
 * :mod:`~acdb_gym.core.graphs.interventions`: ``covered_edges``,
-  ``minimum_intervention_set`` and ``minimum_intervention_subset`` (over the nodes an experiment
-  exists for);
+  ``minimum_intervention_set``, ``minimum_intervention_subset`` (over the nodes an experiment
+  exists for) and ``best_intervention_set`` (the most a budget below ``|I*|`` identifies);
 * :mod:`~acdb_gym.core.graphs.admg`: graphs with hidden variables: ``ADMG``,
   ``latent_projection``, ``mag``;
 * :mod:`~acdb_gym.core.graphs.pag`: the ``PAG`` of a MAG's equivalence class (``pag``) and the
@@ -51,7 +51,9 @@ from acdb_gym.core.graphs.dag import (
 )
 from acdb_gym.core.graphs.equivalence import cpdag, essential_graph
 from acdb_gym.core.graphs.interventions import (
+    MAX_BEST_SET_CANDIDATES,
     MAX_SUBSET_TARGETS,
+    best_intervention_set,
     covered_edges,
     minimum_intervention_set,
     minimum_intervention_subset,
@@ -87,6 +89,7 @@ __all__ = [
     "ADMG",
     "DAG",
     "FIXED_GRAPHS",
+    "MAX_BEST_SET_CANDIDATES",
     "MAX_SUBSET_TARGETS",
     "PAG",
     "PDAG",
@@ -102,6 +105,7 @@ __all__ = [
     "apply_meek_rule2",
     "apply_meek_rule3",
     "apply_meek_rule4",
+    "best_intervention_set",
     "covered_edges",
     "cpdag",
     "data_file",

@@ -6,22 +6,27 @@ node or over the nodes an experiment exists for.
 [0]
 >>> sorted(minimum_intervention_subset(DAG.from_edges(3, [(0, 1), (1, 2)]), [1, 2]))
 [1]
+>>> sorted(best_intervention_set(DAG.from_edges(5, [(0, 1), (1, 2), (3, 4)]), 1))
+[0]
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable
 
 import numpy as np
 
 from acdb_gym.core.graphs._matrix import _nonzero, _topological_order
 from acdb_gym.core.graphs.dag import DAG
-from acdb_gym.core.graphs.equivalence import essential_graph
+from acdb_gym.core.graphs.equivalence import cpdag, essential_graph
 from acdb_gym.core.types import BoolMatrix, IntArray, readonly
 
 __all__ = [
+    "MAX_BEST_SET_CANDIDATES",
     "MAX_SUBSET_TARGETS",
+    "best_intervention_set",
     "covered_edges",
     "minimum_intervention_set",
     "minimum_intervention_subset",
@@ -30,6 +35,9 @@ __all__ = [
 MAX_SUBSET_TARGETS = 16
 """The most allowed targets :func:`minimum_intervention_subset` searches (it enumerates their
 subsets, ``2**16`` essential graphs at most)."""
+
+MAX_BEST_SET_CANDIDATES = 200_000
+"""The most target sets :func:`best_intervention_set` compares (one essential graph each)."""
 
 
 def _covered_from_edges(
@@ -137,3 +145,54 @@ def minimum_intervention_subset(dag: DAG, allowed: Iterable[int]) -> frozenset[i
             if np.array_equal(found.directed, goal.directed):
                 return frozenset(subset)
     raise AssertionError("the allowed set itself identifies what it identifies")
+
+
+def best_intervention_set(
+    dag: DAG, size: int, allowed: Iterable[int] | None = None
+) -> frozenset[int]:
+    """The at most ``size`` single-node interventions that identify the most of ``dag``: the
+    targets whose interventional essential graph (with observational data) has the most
+    directed edges.
+
+    What the best experiments of a budget below ``|I*|`` can identify (DESIGN §6, "Budgets
+    below |I*|"): with ``size`` at least the minimum intervention set's size (over ``allowed``
+    when given), that set, which identifies everything the allowed nodes can. Otherwise an
+    exact search over the sets of ``size`` nodes among those with an undirected CPDAG edge
+    (an intervention elsewhere orients nothing new), first best in the order of
+    ``itertools.combinations`` over them, sorted.
+
+    Raises:
+        ValueError: a negative ``size``, an allowed node outside ``0..d-1``, or more than
+            :data:`MAX_BEST_SET_CANDIDATES` sets to compare.
+
+    >>> chains = DAG.from_edges(5, [(0, 1), (1, 2), (3, 4)])  # I* = {0, 3}
+    >>> sorted(best_intervention_set(chains, 1)), sorted(best_intervention_set(chains, 0))
+    ([0], [])
+    """
+    if size < 0:
+        raise ValueError(f"size must be non-negative, got {size}")
+    nodes = range(dag.n_nodes) if allowed is None else sorted({int(v) for v in allowed})
+    if any(not 0 <= v < dag.n_nodes for v in nodes):
+        raise ValueError(f"allowed targets must be in [0, {dag.n_nodes}), got {list(nodes)}")
+    full = (
+        minimum_intervention_set(dag)
+        if allowed is None
+        else minimum_intervention_subset(dag, nodes)
+    )
+    if size >= len(full):
+        return full
+    degree = np.asarray(cpdag(dag).undirected, dtype=np.int64).sum(axis=1)
+    candidates = [v for v in nodes if degree[v] > 0]
+    count = math.comb(len(candidates), size)
+    if count > MAX_BEST_SET_CANDIDATES:
+        raise ValueError(
+            f"{count} target sets of size {size} among {len(candidates)} nodes exceed "
+            f"MAX_BEST_SET_CANDIDATES = {MAX_BEST_SET_CANDIDATES}"
+        )
+    best: tuple[int, ...] = ()
+    most = -1
+    for subset in itertools.combinations(candidates, size):
+        oriented = int(essential_graph(dag, list(subset)).directed.sum())
+        if oriented > most:
+            best, most = subset, oriented
+    return frozenset(best)

@@ -15,6 +15,8 @@ registered as ``ACDB-Latent-L{0..5}-v1``.
 registered as ``ACDB-<level>-v1-n3`` and ``ACDB-Design-<level>-v1-n3``.
 ``sachs-experiments`` (real experiments on the Sachs cells beside the fitted Sachs worlds) and
 ``tuebingen`` (the cause-effect pairs) are measured data (:mod:`~acdb_gym.core.ladders.real_data`).
+``frontier`` is the hard, clean ladder chosen by calibration (:mod:`~acdb_gym.core.ladders.frontier`),
+registered as ``ACDB-<level>-frontier``.
 
 Each level carries a manifest of 200 preflighted seeds, each stored with the digest of the
 instance it generates, in package data (``core/ladders/manifests/<ladder>.tsv``); v0's first 8 are the
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import Literal
 
 from acdb_gym.core.graphs import TOPOLOGY_SIZES
+from acdb_gym.core.ladders.frontier import FRONTIER, FRONTIER_SEED_BASE, FRONTIER_SPECS
 from acdb_gym.core.ladders.real_data import (
     SACHS_EXPERIMENT_PAIRS,
     SACHS_EXPERIMENT_SPECS,
@@ -59,6 +62,8 @@ __all__ = [
     "FEW_SAMPLE_LADDER",
     "FEW_SAMPLE_N_INT",
     "FEW_SAMPLE_SOURCES",
+    "FRONTIER",
+    "FRONTIER_LADDER",
     "HIDDEN_SLACK_LADDER",
     "HIDDEN_SLACK_SPREAD",
     "HIDDEN_SLACK_TAG",
@@ -98,6 +103,7 @@ LadderName = Literal[
     "v1-n3",
     "sachs-experiments",
     "tuebingen",
+    "frontier",
 ]
 LEVEL_NAMES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
@@ -127,7 +133,10 @@ class Level:
         hidden confounders (Gymnasium's grammar puts the version last, so the family and the
         slack go first; a family ladder's version is :data:`FAMILY_VERSIONS`'), and
         ``ACDB-<name>-real`` on the real ladder and ``ACDB-<name>-v1-n3`` on the few-sample
-        ladder, whose level names say their family."""
+        ladder, whose level names say their family; ``ACDB-<name>-frontier`` on the frontier
+        ladder, whatever its level's family or confounders."""
+        if self.ladder == FRONTIER:
+            return f"ACDB-{self.name}-{FRONTIER}"
         if self.spec.latent:
             return f"ACDB-Latent-{self.name}-{self.ladder.split('-', 1)[0]}"
         tags = "" if self.ladder in (REAL, FEW_SAMPLE) else FAMILY_TAGS.get(self.spec.family, "")
@@ -342,6 +351,7 @@ _SEED_BASE = {
     "real": 400_000,
     SACHS_EXPERIMENTS: 500_000,
     TUEBINGEN: 600_000,
+    FRONTIER: FRONTIER_SEED_BASE,
 }
 """Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 uses ``100000 + 1000 * level + i``,
 large ``200000 + 1000 * level + i``, v1-latent ``300000 + 1000 * level + i``, real ``400000 + 1000 * level + i``. The family ladders hold v1's manifest seeds, index for
@@ -423,6 +433,10 @@ worlds with the same targets allowed (:mod:`~acdb_gym.core.ladders.real_data`)."
 TUEBINGEN_LADDER: dict[str, Level] = _build(TUEBINGEN, TUEBINGEN_SPECS)
 """``tuebingen``: the bivariate Tübingen cause-effect pairs, observational only."""
 
+FRONTIER_LADDER: dict[str, Level] = _build(FRONTIER, FRONTIER_SPECS)
+"""``frontier``: the levels where today's best agent is far from the oracle and every shortcut
+fails (:mod:`~acdb_gym.core.ladders.frontier`)."""
+
 ALL_LADDERS: dict[str, dict[str, Level]] = {
     **LADDERS,
     "v1-hidden": HIDDEN_SLACK_LADDER,
@@ -432,6 +446,7 @@ ALL_LADDERS: dict[str, dict[str, Level]] = {
     FEW_SAMPLE: FEW_SAMPLE_LADDER,
     SACHS_EXPERIMENTS: SACHS_EXPERIMENT_LADDER,
     TUEBINGEN: TUEBINGEN_LADDER,
+    FRONTIER: FRONTIER_LADDER,
 }
 """Every ladder by name: what :func:`get_level`, the sweep and the CLI accept."""
 
@@ -479,6 +494,7 @@ _ALL_SPECS: dict[str, Mapping[str, tuple[str, LevelSpec]]] = {
     FEW_SAMPLE: _FEW_SAMPLE_SPECS,
     SACHS_EXPERIMENTS: SACHS_EXPERIMENT_SPECS,
     TUEBINGEN: TUEBINGEN_SPECS,
+    FRONTIER: FRONTIER_SPECS,
 }
 """The specs of every ladder of :data:`ALL_LADDERS` (what its manifest was made from)."""
 
@@ -537,6 +553,8 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
             )
         if ladder_name == TUEBINGEN:
             header += "\nManifest index i plays the i-th pair with at least n_obs rows."
+        if ladder_name == FRONTIER:
+            header += "\nLevels chosen by experiments/calibrate_frontier.py (docs/frontier_calibration.md)."
         if ladder_name in FAMILY_VERSIONS:
             header += (
                 f"\nEnv ids version {FAMILY_VERSIONS[ladder_name]}: v1's seeds, index for index; "

@@ -146,7 +146,8 @@ class Instance:
         d_obs: the observational sample, ``(n_obs, d)``, read-only.
         i_star: the minimum intervention set (DESIGN §3, step 6).
         budget: ``|I*| + slack``: ``spec.slack``, or the instance's own draw when the level
-            hides its slack (:func:`instance_slack`).
+            hides its slack (:func:`instance_slack`); ``max(0, |I*| - spec.shortfall)`` on a
+            level whose budget is below ``|I*|``.
         attempts: draws rejection sampling needed (1 = the first draw was accepted); under
             ``faithfulness_rule="redraw_edges"``, weight draws (the first plus each redraw).
         dependence_measure: ``"partial_correlation"`` or ``"correlation_ratio"``.
@@ -207,7 +208,8 @@ class Instance:
 
     @property
     def slack(self) -> int:
-        """The budget beyond ``|I*|`` (privileged when the level hides it)."""
+        """The budget beyond ``|I*|`` (privileged when the level hides it; negative when the
+        budget is below ``|I*|``)."""
         return self.budget - len(self.i_star)
 
     @property
@@ -481,8 +483,8 @@ def _sampled_instance(
 ) -> Instance:
     """The :class:`Instance` of an accepted world: its observational sample (the observational
     stream), ``I*`` of ``dag`` over the nodes the level lets agents target
-    (:func:`allowed_targets`) and the budget ``|I*| + slack (+ extra_budget)``; ``fields`` are
-    the instance's remaining fields."""
+    (:func:`allowed_targets`) and the budget ``|I*| + slack (+ extra_budget)``, less the level's
+    ``shortfall`` (never below 0); ``fields`` are the instance's remaining fields."""
     d_obs = scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
     allowed = allowed_targets(spec, fields.get("variable_names"))
     i_star = (
@@ -497,7 +499,7 @@ def _sampled_instance(
         scm=scm,
         d_obs=readonly(d_obs),
         i_star=i_star,
-        budget=len(i_star) + instance_slack(spec, seed) + extra_budget,
+        budget=max(0, len(i_star) + instance_slack(spec, seed) + extra_budget - spec.shortfall),
         intervention_targets=allowed,
         **fields,
     )

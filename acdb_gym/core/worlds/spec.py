@@ -121,6 +121,11 @@ class LevelSpec:
             ``"sachs-experiments"``, the six proteins with a real experiment (needs
             ``graph="sachs"``); ``"none"`` (needs ``slack=0``: the budget is 0). ``I*`` is
             computed over the allowed nodes (DESIGN §3, step 6).
+        shortfall: ``0`` (the default): the budget is ``|I*| + slack``. A positive integer:
+            the budget is ``max(0, |I*| - shortfall)``, below what identifying the whole graph
+            needs (DESIGN §3 step 7; needs ``slack=0`` and no ``slack_max``). Agents are still
+            scored against the true graph; what the best experiments of such a budget can
+            identify is :func:`~acdb_gym.core.graphs.best_intervention_set`'s (DESIGN §6).
     """
 
     d: int
@@ -141,6 +146,7 @@ class LevelSpec:
     fit: str = "none"
     world: str = "scm"
     targets: str = "all"
+    shortfall: int = 0
 
     def __post_init__(self) -> None:
         if self.d < 2:
@@ -208,6 +214,7 @@ class LevelSpec:
             )
         self._check_world()
         self._check_targets()
+        self._check_shortfall()
 
     def _check_world(self) -> None:
         if self.world not in WORLDS:
@@ -252,6 +259,16 @@ class LevelSpec:
                 f"slack={self.slack}, slack_max={self.slack_max}"
             )
 
+    def _check_shortfall(self) -> None:
+        shortfall = self.shortfall
+        if not isinstance(shortfall, int) or isinstance(shortfall, bool) or shortfall < 0:
+            raise ValueError(f"shortfall must be a non-negative integer, got {shortfall!r}")
+        if shortfall and (self.slack, self.slack_max) != (0, None):
+            raise ValueError(
+                "a budget below |I*| (shortfall > 0) needs slack=0 and no slack_max, got "
+                f"slack={self.slack}, slack_max={self.slack_max}"
+            )
+
     def __repr__(self) -> str:
         """The dataclass repr of the first ten fields, then only fields not at their default.
 
@@ -290,7 +307,10 @@ class LevelSpec:
 
     @property
     def slack_text(self) -> str:
-        """The slack as a level table shows it: ``"1"``, or ``"1-3 hidden"``."""
+        """The slack as a level table shows it: ``"1"``, ``"1-3 hidden"``, or ``"-2"`` for a
+        budget of ``|I*| - 2``."""
+        if self.shortfall:
+            return f"-{self.shortfall}"
         if self.slack_max is None:
             return str(self.slack)
         return f"{self.slack}-{self.slack_max} hidden"

@@ -1,0 +1,493 @@
+"""The frontier ladder's claims and every ladder's headroom, from the test split.
+
+    python experiments/frontier_claims.py             # run (or resume) the sweeps, print the blocks
+    python experiments/readme_claims.py --paste       # builds these blocks with the others
+
+Manifest indices 100-199 of every frontier level (the test split; calibration used generated
+seeds only, ``experiments/calibrate_frontier.py``). The sweep runs the frontier's agents
+(:data:`acdb_gym.report.frontier.SWEEP_AGENTS`) into ``runs/claims/frontier``; the shortcut gate
+(:func:`acdb_gym.report.gate.gate_levels`, with the estimator-default probe on the levels with a
+design id) and the criteria (:func:`acdb_gym.report.frontier.frontier_levels`, the MDD at the
+run's own 100 seeds) are computed on the same rows. ``block_ladder_headroom`` reads the sweeps of
+``readme_claims.py`` and :data:`LADDER_SWEEPS` for every other ladder.
+
+Blocks: ``frontier`` (README's first results table: every agent of the suite per level with CIs,
+the headroom and the paired tests), ``frontier-criteria`` (the done-when of the ladder: best agent
+far below the oracle, gate, MDD, reachability) and ``ladder-headroom`` (per ladder, the best known
+agent and its headroom).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from acdb_gym.core.ladders.shipped import ALL_LADDERS, FRONTIER, FRONTIER_LADDER
+from acdb_gym.report import load_results, paired_test
+from acdb_gym.report.aggregation import prepare, summarize_prepared
+from acdb_gym.report.frontier import (
+    ABLATION,
+    FLOOR_MAX,
+    GAP_DIRECTED,
+    GAP_FIELD,
+    MDD_MAX,
+    REACH_MIN,
+    REFERENCE,
+    SUITE,
+    SWEEP_AGENTS,
+    FrontierLevel,
+    frontier_levels,
+)
+from acdb_gym.report.gate import GateLevel, gate_levels, hub_order_f1
+from acdb_gym.report.headroom import headroom_rows
+from acdb_gym.report.order_audit import instance_order_audit
+from acdb_gym.report.statistics import bootstrap_ci
+from acdb_gym.report.tables import format_p_value, md_table
+from acdb_gym.report.types import Estimate, PairedTest
+from acdb_gym.sweep.run import SweepConfig, run_sweep
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNS = ROOT / "runs" / "claims"
+FIRST, COUNT = 100, 100
+LEVELS = tuple(FRONTIER_LADDER)
+Rows = list[dict[str, Any]]
+
+SHORT = {
+    "rl:models/acdb_design_graph/model.zip": "rl: acdb_design_graph",
+    "rl:models/acdb_design_n3/model.zip": "rl: acdb_design_n3",
+}
+"""Shorter names of the policies in tables."""
+
+
+@dataclass(frozen=True)
+class LadderSweep:
+    """The agents run on one ladder's test split for its headroom (``runs/claims/<run>``)."""
+
+    run: str
+    ladder: str
+    agents: tuple[str, ...]
+    levels: tuple[str, ...] = ()
+    first: int = FIRST
+    count: int = COUNT
+
+
+CORE = ("oracle", "pc", "pc_greedy", "pc_active", "bic_active")
+LADDER_SWEEPS = (
+    LadderSweep("v0", "v0", CORE),
+    LadderSweep("v1", "v1", CORE),
+    LadderSweep("v1-nongaussian", "v1-nongaussian", (*CORE, "lingam", "lingam_active")),
+    LadderSweep("v1-nonlinear", "v1-nonlinear", CORE),
+    LadderSweep("v1-hidden", "v1-hidden", CORE),
+    LadderSweep(
+        "v1-latent", "v1-latent", ("oracle", "pc", "pc_active", "bic_active", "fci", "fci_active")
+    ),
+    LadderSweep("v1-n3", "v1-n3", CORE),
+    LadderSweep("real", "real", CORE),
+    LadderSweep("sachs-experiments", "sachs-experiments", (*CORE, "fci_active")),
+    LadderSweep("large", "large", CORE, ("L0", "L1", "L2"), first=0, count=50),
+)
+"""What each ladder's headroom is measured on (the frontier's own run aside): the oracle and
+the classical suite (pc, pc_greedy, pc_active, bic_active where d <= 100) with each family's
+fitted agent. The large ladder has 50 seeds a level and no test split, and bic_active is run
+on its levels up to d = 100; its row is labelled."""
+
+
+def run_sweeps(workers: int) -> None:
+    """The frontier's sweep and every ladder's headroom sweep, on the test split."""
+    plans = [(FRONTIER, FRONTIER, SWEEP_AGENTS, LEVELS, FIRST, COUNT)]
+    plans += [
+        (s.run, s.ladder, s.agents, s.levels or tuple(ALL_LADDERS[s.ladder]), s.first, s.count)
+        for s in LADDER_SWEEPS
+    ]
+    for run, ladder, agents, levels, first, count in plans:
+        config = SweepConfig(
+            RUNS / run,
+            ladder,
+            levels,
+            seeds=count,
+            first_index=first,
+            agents=agents,
+            workers=workers,
+            progress=False,
+        )
+        summary = run_sweep(config)
+        print(f"{run} {ladder}: {summary.finished} run, {summary.skipped} done", flush=True)
+        if summary.failed or summary.not_run:
+            raise SystemExit(f"jobs of {run} {ladder} failed or did not run; rerun to retry them")
+
+
+def frontier_rows() -> Rows:
+    """The ok rows of the frontier's test split."""
+    return [
+        row
+        for row in load_results(RUNS / FRONTIER)
+        if row["ladder"] == FRONTIER
+        and row["status"] == "ok"
+        and FIRST <= int(row["manifest_index"]) < FIRST + COUNT
+        and row["agent"] in SWEEP_AGENTS
+    ]
+
+
+@functools.lru_cache(maxsize=1)
+def _gates() -> tuple[GateLevel, ...]:
+    return gate_levels(prepare(frontier_rows()), design_indices=range(FIRST, FIRST + COUNT))
+
+
+@functools.lru_cache(maxsize=1)
+def _levels() -> tuple[FrontierLevel, ...]:
+    return frontier_levels(frontier_rows(), _gates(), power_seeds=None)
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}" if math.isfinite(value) else "—"
+
+
+def _ci(estimate: Estimate) -> str:
+    if not estimate.n or not math.isfinite(estimate.mean):
+        return "—"
+    return f"{_pct(estimate.mean)} [{_pct(estimate.low)}, {_pct(estimate.high)}]"
+
+
+def _name(agent: str) -> str:
+    return SHORT.get(agent, agent)
+
+
+def _per_level(rows: Rows, agent: str, metric: str = "directed_f1") -> dict[str, list[float]]:
+    found: dict[str, list[float]] = {}
+    for row in rows:
+        value = row.get(metric)
+        if row["agent"] == agent and value is not None and math.isfinite(float(value)):
+            found.setdefault(str(row["level"]), []).append(float(value))
+    return found
+
+
+def _estimate(values: Sequence[float]) -> Estimate:
+    return bootstrap_ci([np.array(values)]) if len(values) else Estimate.empty()
+
+
+def _pooled(by_level: dict[str, list[float]]) -> Estimate:
+    strata = [np.array(v) for v in by_level.values() if v]
+    return bootstrap_ci(strata) if strata else Estimate.empty()
+
+
+@functools.lru_cache(maxsize=1)
+def _shortcut_values() -> dict[str, dict[str, tuple[str, list[float]]]]:
+    """Per level: the best marginal order (by its mean on the level) and the hub order, each
+    with its per-instance directed F1 (the order audit's regressions, on every instance)."""
+    by_level: dict[str, dict[int, int]] = {}
+    for row in frontier_rows():
+        if row["agent"] == "oracle":
+            by_level.setdefault(str(row["level"]), {})[int(row["manifest_index"])] = int(
+                row["seed"]
+            )
+    out: dict[str, dict[str, tuple[str, list[float]]]] = {}
+    for level, seeds in by_level.items():
+        spec = FRONTIER_LADDER[level].spec
+        audits = [instance_order_audit(spec, seed) for _, seed in sorted(seeds.items())]
+        orders = audits[0].order_f1.keys()
+        means = {o: float(np.nanmean([a.order_f1[o] for a in audits])) for o in orders}
+        best = max(means, key=lambda o: means[o])
+        out[level] = {
+            "best marginal order": (
+                f"msort:{best[0]}:{best[1]}",
+                [a.order_f1[best] for a in audits],
+            ),
+            "hub order": ("hub", [hub_order_f1(spec, seed) for _, seed in sorted(seeds.items())]),
+        }
+    return out
+
+
+def block_frontier() -> str:
+    """README's first results table: every agent of the suite on every frontier level."""
+    rows = frontier_rows()
+    agents = [a for a in SUITE if any(r["agent"] == a for r in rows)]
+    overall = {a: _pooled(_per_level(rows, a)) for a in agents}
+    agents.sort(key=lambda a: -overall[a].mean)
+    headers = ["agent", *LEVELS, "overall", "anytime F1", "η (paper)"]
+    body = []
+    for agent in agents:
+        per = _per_level(rows, agent)
+        cells = [_name(agent), *(_ci(_estimate(per.get(lv, []))) for lv in LEVELS)]
+        cells += [
+            _ci(overall[agent]),
+            _pct(_pooled(_per_level(rows, agent, "anytime_f1")).mean),
+            _pct(_pooled(_per_level(rows, agent, "efficiency")).mean),
+        ]
+        body.append(cells)
+    shortcuts = _shortcut_values()
+    names = {}
+    for kind in ("best marginal order", "hub order"):
+        per = {lv: shortcuts[lv][kind][1] for lv in LEVELS if lv in shortcuts}
+        names[kind] = {lv: shortcuts[lv][kind][0] for lv in per}
+        body.append(
+            [
+                f"{kind} (shortcut)",
+                *(_ci(_estimate(per.get(lv, []))) for lv in LEVELS),
+                _ci(_pooled(per)),
+                "",
+                "",
+            ]
+        )
+    for agent, shown in (
+        ("random", "random (floor)"),
+        ("oracle", "oracle (privileged)"),
+        (REFERENCE, "class_reference (privileged: the class and the best experiments)"),
+        (ABLATION, "class_bic_active (privileged: the class only)"),
+    ):
+        per = _per_level(rows, agent)
+        body.append(
+            [
+                shown,
+                *(_ci(_estimate(per.get(lv, []))) for lv in LEVELS),
+                _ci(_pooled(per)),
+                _pct(_pooled(_per_level(rows, agent, "anytime_f1")).mean),
+                _pct(_pooled(_per_level(rows, agent, "efficiency")).mean),
+            ]
+        )
+    best_orders = names["best marginal order"]
+    orders = "; ".join(f"{lv} `{best_orders[lv]}`" for lv in LEVELS if lv in best_orders)
+    lines = [
+        f"On the frontier's test split (manifest indices {FIRST}–{FIRST + COUNT - 1} of each "
+        f"of its {len(LEVELS)} levels; directed F1 in % with its 95% bootstrap CI; anytime F1 "
+        "(the headline efficiency) and the paper's η over all levels). The suite: every agent "
+        "the package ships that is not privileged, each active one capped at the |I*| it "
+        "predicts (`cap:`), the two size-free RL policies, and the shortcuts (the best of the 12 "
+        f"marginal orders per level: {orders}; the hub order). Privileged rows are bounds, "
+        "not competitors.",
+        "",
+        *md_table(headers, body),
+    ]
+    lines += _headroom_lines(rows)
+    lines += _paired_lines(rows)
+    return "\n".join(lines) + "\n"
+
+
+def _headroom_lines(rows: Rows) -> list[str]:
+    prepared = prepare([r for r in rows if r["agent"] in (*SUITE, "oracle")])
+    room = headroom_rows(prepared, summarize_prepared(prepared))
+    body = [
+        [row.level, _name(row.best.split(" (")[0]), _ci(row.best_f1), _ci(row.headroom)]
+        for row in room
+    ]
+    return [
+        "Headroom: the oracle's directed F1 minus the best suite agent's, per instance (the oracle "
+        "scores 100% on every instance), with its 95% bootstrap CI:",
+        "",
+        *md_table(("level", "best agent", "its directed F1", "headroom (oracle − best)"), body),
+    ]
+
+
+def _label(rows: Rows, agent: str) -> str:
+    panel = next(row["panel"] for row in rows if row["agent"] == agent)
+    return f"{agent} ({panel})"
+
+
+def _paired_lines(rows: Rows) -> list[str]:
+    body = []
+    for level in LEVELS:
+        mine = [r for r in rows if r["level"] == level and r["agent"] in SUITE]
+        means: dict[str, float] = {}
+        for agent in SUITE:
+            values = [float(r["directed_f1"]) for r in mine if r["agent"] == agent]
+            if values:
+                means[agent] = float(np.mean(values))
+        ranked = sorted(means, key=lambda a: -means[a])
+        best, runner = ranked[0], ranked[1]
+        test = paired_test(mine, _label(mine, best), _label(mine, runner))
+        bic = (
+            paired_test(mine, _label(mine, "bic_active"), _label(mine, "pc_active"))
+            if {"bic_active", "pc_active"} <= set(means)
+            else None
+        )
+        body.append(
+            [
+                level,
+                f"{_name(best)} − {_name(runner)}",
+                _test_cell(test),
+                _pct(test.mdd),
+                "—" if bic is None else _test_cell(bic),
+            ]
+        )
+    return [
+        "Paired on the same instances (A − B in points, 95% CI, two-sided sign-flip p; MDD: the "
+        "minimum difference the 100 seeds detect with 80% power):",
+        "",
+        *md_table(
+            ("level", "best − runner-up", "difference", "MDD", "bic_active − pc_active"), body
+        ),
+    ]
+
+
+def _test_cell(test: PairedTest) -> str:
+    p = format_p_value(test.p_value, exact=test.p_exact)
+    return (
+        f"{100 * test.mean_difference:+.1f} [{100 * test.ci_low:+.1f}, {100 * test.ci_high:+.1f}], "
+        f"p {p if p.startswith('<') else '= ' + p}"
+    )
+
+
+def block_frontier_criteria() -> str:
+    """Per level: the criteria of the frontier ladder, on the test split."""
+    levels = _levels()
+    body = []
+    for lv in levels:
+        best, field = lv.best, lv.best_field
+        gap = 1.0 - best.directed.mean
+        gate = "—" if lv.gate is None else ("pass" if lv.gate.passed else "**fail**")
+        body.append(
+            [
+                lv.level,
+                f"{lv.oracle_perfect}/{lv.n}",
+                f"{_name(best.agent)} {_pct(best.directed.mean)}",
+                f"{_pct(gap)}",
+                f"{lv.field.replace('_f1', ' F1')}: {_pct(1.0 - field.field.mean)}",
+                f"{_pct(lv.floor_closed)} / {_pct(lv.floor_measured)}",
+                gate,
+                f"{_pct(lv.mdd[0])} ({_name(lv.mdd[1])})",
+                f"{_ci(lv.reference)}"
+                + (" (identifiable F1)" if lv.reach != "directed_f1" else ""),
+                _ci(lv.ablation),
+            ]
+        )
+    misses = [
+        f"{lv.level}: {', '.join(name for name, ok in lv.checks.items() if not ok)}"
+        for lv in levels
+        if not lv.kept
+    ]
+    verdict = (
+        "Every level meets every criterion on the test split."
+        if not misses
+        else "Criteria missed on the test split: " + "; ".join(misses) + "."
+    )
+    headers = (
+        "level",
+        "oracle 100% on every field",
+        "best suite agent (Dir F1)",
+        f"gap to oracle (≥ {100 * GAP_DIRECTED:.0f})",
+        f"gap on the level's field (≥ {100 * GAP_FIELD:.0f})",
+        f"random floor, closed / measured (≤ {100 * FLOOR_MAX:.0f})",
+        "shortcut gate",
+        f"largest MDD (≤ {100 * MDD_MAX:.0f})",
+        f"reference (≥ {100 * REACH_MIN:.0f})",
+        "class_bic_active",
+    )
+    failures = [f"- {lv.level}: {f}" for lv in levels if lv.gate for f in lv.gate.failures]
+    lines = [
+        f"The frontier's criteria on its test split (indices {FIRST}–{FIRST + COUNT - 1}, "
+        f"{sum(lv.n for lv in levels)} instances; values in %). Gap: the oracle's score minus the "
+        "best suite agent's (the best marginal order and the hub order included). The gate is "
+        "`acdb audit`'s on the same instances (12 marginal orders and the hub order against "
+        "random orders, each capped agent against its agent on the anytime F1, the "
+        "estimator-default probe where the level has a design id). MDD: the largest minimum "
+        "detectable difference (80% power, α = 0.05) of the best agent against another suite "
+        "agent on these 100 seeds. Reference: `class_reference` (the level's budget and samples; "
+        "given the family's mechanism class and the budget's best experiments), scored on "
+        "directed F1, or where the budget is below |I*| on identifiable F1 (against what the best "
+        "experiments of the budget can identify, DESIGN §6). class_bic_active: the same "
+        "estimator with bic_active's own experiments.",
+        "",
+        *md_table(headers, body),
+        *(["Gate failures:", "", *failures, ""] if failures else []),
+        verdict,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _ladder_rows(sweep: LadderSweep) -> Rows:
+    path = RUNS / sweep.run
+    if not path.exists():
+        return []
+    levels = sweep.levels or tuple(ALL_LADDERS[sweep.ladder])
+    return [
+        row
+        for row in load_results(path)
+        if row["ladder"] == sweep.ladder
+        and row["status"] == "ok"
+        and row["level"] in levels
+        and sweep.first <= int(row["manifest_index"]) < sweep.first + sweep.count
+        and row["agent"] in sweep.agents
+    ]
+
+
+def block_ladder_headroom() -> str:
+    """Per ladder: the best known agent (pooled over its levels) and its headroom."""
+    body = []
+    sweeps = (LadderSweep(FRONTIER, FRONTIER, (*SUITE, "oracle")), *LADDER_SWEEPS)
+    for sweep in sweeps:
+        rows = _ladder_rows(sweep)
+        if not rows:
+            continue
+        prepared = prepare(rows)
+        room = {r.level: r for r in headroom_rows(prepared, summarize_prepared(prepared))}
+        overall = room["overall"]
+        per_level = [r for name, r in room.items() if name != "overall"]
+        worst = min(per_level, key=lambda r: r.headroom.mean)
+        split = (
+            f"{sweep.first}–{sweep.first + sweep.count - 1}"
+            if sweep.first == FIRST
+            else f"{sweep.first}–{sweep.first + sweep.count - 1} (no test split)"
+        )
+        body.append(
+            [
+                sweep.ladder,
+                str(len(per_level)),
+                split,
+                _name(overall.best.split(" (")[0]),
+                _ci(overall.best_f1),
+                _ci(overall.headroom),
+                f"{_pct(worst.headroom.mean)} ({worst.level})",
+            ]
+        )
+    lines = [
+        "The best known agent of each ladder (pooled over its levels, among the agents run on "
+        "it: pc, pc_greedy, pc_active, bic_active where d ≤ 100, and each family's fitted agent; "
+        "on the frontier its whole suite) and its headroom, the oracle's directed F1 minus its "
+        "own (%, 95% CI); the smallest per-level headroom beside it.",
+        "",
+        *md_table(
+            (
+                "ladder",
+                "levels",
+                "indices",
+                "best known agent",
+                "its directed F1",
+                "headroom",
+                "smallest level headroom",
+            ),
+            body,
+        ),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+BLOCKS = {
+    "frontier": block_frontier,
+    "frontier-criteria": block_frontier_criteria,
+    "ladder-headroom": block_ladder_headroom,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2, help="sweep worker processes")
+    parser.add_argument("--no-sweep", action="store_true", help="build from the rows present")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    if not args.no_sweep:
+        run_sweeps(args.workers)
+    for name, build in BLOCKS.items():
+        print(build())
+        print(f"({name})", flush=True)
+    print(f"{time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
