@@ -483,7 +483,16 @@ def _levels(args: argparse.Namespace) -> int:
         for level in levels.values():
             s = level.spec
             axis = f"{level.axis} ({s.latent} hidden)" if s.latent else level.axis
-            world = f"{s.graph}, " + (f"fitted ({s.fit})" if s.fit != "none" else s.family)
+            notes = [
+                text
+                for text, shown in (
+                    ("uniform order", s.orientation != "model"),
+                    ("degree-scaled weights", s.edge_scale != "none"),
+                )
+                if shown
+            ]
+            graph = s.graph + (f" ({', '.join(notes)})" if notes else "")
+            world = f"{graph}, " + (f"fitted ({s.fit})" if s.fit != "none" else s.family)
             print(
                 f"| {ladder} | {level.name} | {axis} | {s.d} | {s.k} | {s.n_obs} | "
                 f"{s.n_int} | {s.noise_var} | {s.slack_text} | {s.random_floor:.1%} | {world} |"

@@ -29,6 +29,8 @@ __all__ = [
     "LINEAR_GAUSSIAN",
     "LINEAR_NONGAUSSIAN",
     "NONLINEAR",
+    "EDGE_SCALES",
+    "ORIENTATIONS",
     "Family",
     "LevelSpec",
 ]
@@ -47,6 +49,12 @@ GRAPHS: tuple[str, ...] = ("er", "sf", *FIXED_GRAPHS)
 FITS: tuple[str, ...] = ("none", "linear", "spline")
 """The values of :attr:`LevelSpec.fit`: ``"none"`` (mechanisms drawn per seed, the default), or
 the Sachs world fitted to its cytometry data (:mod:`acdb_gym.core.worlds.fitted`)."""
+
+EDGE_SCALES: tuple[str, ...] = ("none", "degree")
+"""The values of :attr:`LevelSpec.edge_scale`; the first is the default."""
+
+ORIENTATIONS: tuple[str, ...] = ("model", "uniform")
+"""The values of :attr:`LevelSpec.orientation`; the first is the default."""
 
 FAITHFULNESS_RULES = ("reject_world", "redraw_edges")
 """The values of :attr:`LevelSpec.faithfulness_rule`; the first is the default."""
@@ -97,6 +105,20 @@ class LevelSpec:
         fit: ``"none"``, or ``"linear"``/``"spline"`` for the Sachs world fitted to the real
             cytometry data (DESIGN §3.4; needs ``graph="sachs"`` and the default family; the
             weight, noise and faithfulness fields are then unused).
+        orientation: how the drawn graph's edges are oriented (DESIGN §3 step 1).
+            ``"model"`` (the default): as the graph model draws them (ER: its uniform order;
+            ``"sf"``: preferential attachment's arrival order, so the hubs, the oldest nodes,
+            are parents; a fixed topology: the real system's). ``"uniform"`` (``graph="sf"``
+            only): the scale-free draw's skeleton oriented by a uniform permutation drawn after
+            it on the graph stream (:func:`~acdb_gym.core.graphs.orient_by_order`), so a hub is
+            a parent or a child of each neighbour with probability 1/2 and the marginal orders
+            that read hubs from the sample (R² from all the others) say nothing about the
+            causal order (the real ladder's SF levels from its world version v2).
+        edge_scale: ``"none"`` (the default): step 2's weights as drawn. ``"degree"``: each
+            drawn weight of an edge ``i -> j`` times ``sqrt(mean_degree / (deg_i deg_j))``
+            (:func:`~acdb_gym.core.worlds.instance.degree_scales`; DESIGN §3 step 2), so a
+            node's R² from all the others does not grow with its degree and an order that puts
+            high-degree nodes first gains nothing (the real ladder's SF levels from v2).
     """
 
     d: int
@@ -115,6 +137,8 @@ class LevelSpec:
     latent: int = 0
     graph: str = "er"
     fit: str = "none"
+    orientation: str = "model"
+    edge_scale: str = "none"
 
     def __post_init__(self) -> None:
         if self.d < 2:
@@ -179,6 +203,21 @@ class LevelSpec:
             raise ValueError(
                 f"fit {self.fit!r} is the Sachs world fitted to its data: it needs graph='sachs' "
                 f"and the default family, got graph {self.graph!r}, family {self.family!r}"
+            )
+
+        if self.orientation not in ORIENTATIONS:
+            raise ValueError(
+                f"orientation must be one of {list(ORIENTATIONS)}, got {self.orientation!r}"
+            )
+        if self.edge_scale not in EDGE_SCALES:
+            raise ValueError(
+                f"edge_scale must be one of {list(EDGE_SCALES)}, got {self.edge_scale!r}"
+            )
+        if self.orientation == "uniform" and self.graph != "sf":
+            raise ValueError(
+                f"orientation 'uniform' re-orients a scale-free draw (graph='sf'); ER graphs are "
+                f"already oriented by a uniform order and a fixed topology keeps the real "
+                f"system's directions, got graph {self.graph!r}"
             )
 
     def __repr__(self) -> str:
