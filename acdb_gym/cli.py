@@ -576,7 +576,16 @@ def _world_text(spec: LevelSpec) -> str:
         return "sachs, measured cells (real experiments)"
     if spec.world == "cause-effect-pairs":
         return "Tübingen cause-effect pairs (measured)"
-    world = f"{spec.graph}, " + (f"fitted ({spec.fit})" if spec.fit != "none" else spec.family)
+    notes = [
+        text
+        for text, shown in (
+            ("uniform order", spec.orientation != "model"),
+            ("degree-scaled weights", spec.edge_scale != "none"),
+        )
+        if shown
+    ]
+    graph = spec.graph + (f" ({', '.join(notes)})" if notes else "")
+    world = f"{graph}, " + (f"fitted ({spec.fit})" if spec.fit != "none" else spec.family)
     return world + (f", targets {spec.targets}" if spec.targets != "all" else "")
 
 

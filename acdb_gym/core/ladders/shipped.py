@@ -71,6 +71,7 @@ __all__ = [
     "REAL",
     "REAL_LADDER",
     "REAL_PAIRS",
+    "REAL_VERSION",
     "SACHS_EXPERIMENTS",
     "SACHS_EXPERIMENT_LADDER",
     "TUEBINGEN",
@@ -237,19 +238,7 @@ _LARGE_SPECS = {
 # rows per experiment keep an episode's raw block (about |I*| experiments) near the sample's size.
 _LARGE_SPECS.update(
     {
-        name: (
-            f"d = {d}",
-            LevelSpec(
-                d,
-                3 * d // 2,
-                2 * d,
-                10,
-                1.0,
-                1,
-                standardized=True,
-                faithfulness_rule="redraw_edges",
-            ),
-        )
+        name: (f"d = {d}", replace(_LARGE_SPECS["L0"][1], d=d, k=3 * d // 2, n_obs=2 * d, n_int=10))
         for name, d in (("L5", 1000), ("L6", 2000))
     }
 )
@@ -267,19 +256,22 @@ _LATENT_SPECS = {
 }
 
 # real: worlds on real wirings and scale-free graphs (DESIGN §3.3, §3.4, §7 "Real ladder").
-# SF-L3 is v1 L3 (d = 20, k = 30) on scale-free graphs, so SF and ER pair by size; the Sachs
-# and DREAM4 levels draw v1's standardized mechanisms per seed on the fixed wirings (DREAM4 with
-# the large ladder's edge-redraw rule: a 100-node world whose ~200 edges all pass is rare); the
-# fitted levels are the Sachs world fitted to its cytometry data.
+# SF-L3 is v1 L3 (d = 20, k = 30) on scale-free graphs oriented by a uniform order, so SF and
+# ER pair by size; the Sachs and DREAM4 levels draw v1's standardized mechanisms per seed on the
+# fixed wirings (DREAM4 with the large ladder's edge-redraw rule: a 100-node world whose ~200
+# edges all pass is rare); the fitted levels are the Sachs world fitted to its cytometry data.
 REAL = "real"
+REAL_VERSION = "v2"
+"""The real ladder's world version, raised whenever a level's worlds change (CHANGELOG): v2
+orients the scale-free levels' skeletons by a uniform order (``orientation="uniform"``) and
+scales their weights by the endpoints' degrees (``edge_scale="degree"``), where v1, whose env
+ids carried no version, kept preferential attachment's order (hubs as parents) and v1's weights."""
 _V1_L3 = _V1_SPECS["L3"][1]
+_SF = replace(_V1_L3, graph="sf", orientation="uniform", edge_scale="degree")
 _SACHS = LevelSpec(11, 17, 1000, 200, 1.0, 1, standardized=True, graph="sachs")
 _REAL_SPECS: dict[str, tuple[str, LevelSpec]] = {
-    "SF-L3": ("scale-free, v1 L3's size", replace(_V1_L3, graph="sf")),
-    "SF-Nonlinear-L3": (
-        "scale-free, nonlinear",
-        replace(_V1_L3, graph="sf", family=NONLINEAR),
-    ),
+    "SF-L3": ("scale-free, v1 L3's size", _SF),
+    "SF-Nonlinear-L3": ("scale-free, nonlinear", replace(_SF, family=NONLINEAR)),
     "Sachs": ("Sachs wiring, linear-Gaussian", _SACHS),
     "Sachs-Nonlinear": ("Sachs wiring, nonlinear", replace(_SACHS, family=NONLINEAR)),
     "Sachs-Fitted": ("Sachs fitted to data, linear", replace(_SACHS, fit="linear")),
@@ -530,6 +522,8 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
                 "\nThe seeds of v1 (L1, L2, L4) and v1-nonlinear (Nonlinear-L1, -L2, -L4), index "
                 "for index;\neach instance is its source's world with 3 samples per experiment."
             )
+        if ladder_name == REAL:
+            header += f"\nWorld version {REAL_VERSION} (REAL_VERSION)."
         if ladder_name == SACHS_EXPERIMENTS:
             header += (
                 "\nFitted and Fitted-Spline hold the seeds of Cells, index for index (the same "
