@@ -48,6 +48,8 @@ from acdb_gym.envs.levels import (
     choose_instance,
     final_info_copy,
     reward_of,
+    score_fields,
+    score_info,
 )
 from acdb_gym.envs.observation_space import (
     KINDS_KEY,
@@ -308,6 +310,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         # Experiment slots: spec.max_interventions up to d = 40, a tighter bound above.
         self.max_interventions = observations.observation_slots(spec)
         self.latent = spec.latent > 0
+        self._score_fields = score_fields(self.level)
         self.action_space = actions.action_space(
             spec.d,
             self.max_interventions,
@@ -373,18 +376,11 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         self._hypotheses: list[PDAG | None] = []
         self._hypothesis_error: str | None = None
         self._static_info = {
-            "panel": self.panel,
-            "tools": self.tools,
             "n_nodes": self.n_nodes,
             "budget": 0 if self.panel == PANEL_OBSERVATIONAL else session.budget,
+            "latent": self.level.spec.latent,
         }
-        if self.latent:  # only on a level with hidden confounders: its number of latents
-            self._static_info["latent"] = self.level.spec.latent
-        reset_info = self._info()
-        if self.named:  # only asked for: the real names of this world's labelling
-            assert self._instance.variable_names is not None
-            reset_info["variable_names"] = list(self._instance.variable_names)
-        return self._observation(), reset_info
+        return self._observation(), self._info()
 
     def step(
         self, action: tuple[int, dict[str, Any]]
@@ -393,10 +389,10 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         if session is None:
             raise RuntimeError("call reset() before step()")
         if self._final_info is not None:
-            info = {**self._info(), **final_info_copy(self._final_info)}
-            info["error"] = "the episode has ended; call reset()"
+            self._last_error = "the episode has ended; call reset()"
+            self._hypothesis_error = None
             truncated_end = bool(self._final_info["truncated_empty_submission"])
-            return self._observation(), 0.0, not truncated_end, truncated_end, info
+            return self._observation(), 0.0, not truncated_end, truncated_end, self._info()
         # The one membership check; the common action is recognised without the space's own.
         # A typed Submit of a PAG is how circle marks reach a level with hidden confounders
         # (the code matrix has none); it is taken as it is.
@@ -434,7 +430,6 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             session.submit_graph(PDAG.empty(self.n_nodes))
             truncated = True
         reward = 0.0
-        info = self._info()
         if terminated or truncated:
             report = session.report
             assert report is not None
@@ -446,8 +441,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
                 "instance_seed": self._instance.seed if self._instance else None,
                 "revision": self._revision_record(),
             }
-            info.update(final_info_copy(self._final_info))
-        return self._observation(), reward, terminated, truncated, info
+        return self._observation(), reward, terminated, truncated, self._info()
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -566,19 +560,53 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         return cast("Observation", observation)
 
     def _info(self) -> dict[str, Any]:
+        """Numbers only, the same keys at every step (DESIGN §8, "info"): vectorising stacks
+        stack each key into an array, so a key that appears late or holds text breaks them."""
         session = self._session
         assert session is not None
-        info: dict[str, Any] = {
+        final = self._final_info
+        return {
             **self._static_info,
             "interventions_used": session.interventions_used,
             "steps": self._steps,
             "invalid_actions": self._invalid_actions,
+            "scored": final is not None,
+            "score": score_info(self._score_fields, session.report if final else None),
+            "truncated_empty_submission": bool(final and final["truncated_empty_submission"]),
+            "instance_seed": -1 if final is None else int(final["instance_seed"]),
         }
+
+    def details(self) -> dict[str, Any]:
+        """What the numeric ``info`` leaves out: the text and the objects of the current step,
+        for agents and the harness (:func:`~acdb_gym.agents.base.run_episode` hands an agent
+        ``{**info, **env.unwrapped.details()}``; DESIGN §8, "info").
+
+        | key | when | content |
+        |-----|------|---------|
+        | ``panel``, ``tools`` | always | the variant's names |
+        | ``error`` | after an invalid action | why it was refused |
+        | ``hypothesis_error`` | after a hypothesis that was no valid graph | why it was not recorded |
+        | ``variable_names`` | with ``named=True`` | the real name of each variable |
+        | ``score`` | at the end | the :class:`~acdb_gym.core.scoring.ScoreReport` as a dict |
+        | ``submission`` | at the end | the scored graph (a ``PDAG``, or an ``ADMG``/``PAG``) |
+        | ``revision`` | at the end | the :class:`~acdb_gym.envs.hypotheses.RevisionRecord` |
+        | ``truncated_empty_submission``, ``instance_seed`` | at the end | as in ``info`` |
+
+        Raises:
+            RuntimeError: before ``reset``.
+        """
+        self._require_session()
+        details: dict[str, Any] = {"panel": self.panel, "tools": self.tools}
         if self._last_error is not None:
-            info["error"] = self._last_error
+            details["error"] = self._last_error
         if self._hypothesis_error is not None:
-            info["hypothesis_error"] = self._hypothesis_error
-        return info
+            details["hypothesis_error"] = self._hypothesis_error
+        if self.named:
+            assert self._instance is not None and self._instance.variable_names is not None
+            details["variable_names"] = list(self._instance.variable_names)
+        if self._final_info is not None:
+            details.update(final_info_copy(self._final_info))
+        return details
 
     def _last_action_was_tool(self) -> bool:
         if self._last_action is None:

@@ -9,13 +9,16 @@ from typing import Any, Literal
 import numpy as np
 
 from acdb_gym.core.ladders.shipped import Level
-from acdb_gym.core.scoring import ScoreReport
+from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS, ScoreReport
 from acdb_gym.core.types import is_integer
 from acdb_gym.core.worlds.instance import Instance, generate_instance
 from acdb_gym.envs.observations import observation_slots
 
 __all__ = [
+    "UNSCORED",
     "RewardName",
+    "score_fields",
+    "score_info",
     "check_choice",
     "check_level_arguments",
     "choose_instance",
@@ -25,6 +28,32 @@ __all__ = [
 
 RewardName = Literal["directed_f1", "neg_shd", "skeleton_f1"]
 """The final reward an env gives: directed F1, skeleton F1, or minus the SHD."""
+
+
+def score_fields(level: Level) -> tuple[str, ...]:
+    """The entries of ``info["score"]`` on ``level``: :data:`SCORE_FIELDS`, and on a level with
+    hidden confounders :data:`LATENT_SCORE_FIELDS` after them (the fields its reports hold)."""
+    return SCORE_FIELDS + (LATENT_SCORE_FIELDS if level.spec.latent else ())
+
+
+UNSCORED = -1.0
+"""Every entry of ``info["score"]`` before the end: no score field can be negative, and a NaN
+would make Gymnasium's checker find two equal infos unequal (``nan != nan``)."""
+
+
+def score_info(fields: tuple[str, ...], report: ScoreReport | None = None) -> np.ndarray:
+    """``info["score"]`` (DESIGN §8, "info"): the score fields ``fields`` in their order as one
+    float64 array, each :data:`UNSCORED` before the end (``report`` None), so the info has the
+    same keys, shapes and types at every step (``info["scored"]`` says which).
+    ``dict(zip(fields, info["score"]))`` names them; ``env.unwrapped.details()["score"]`` is
+    the report itself once scored.
+
+    >>> score_info(("shd", "directed_f1")).tolist()
+    [-1.0, -1.0]
+    """
+    if report is None:
+        return np.full(len(fields), UNSCORED)
+    return np.array([float(getattr(report, name)) for name in fields])
 
 
 def final_info_copy(final_info: dict[str, Any]) -> dict[str, Any]:

@@ -110,10 +110,11 @@ class ToolEpisode:
         self.env_tools: str = kwargs["tools"]
         self._env = ACDBEnv(level, ladder=ladder, **kwargs)
         self._observation, info = self._env.reset(options={"manifest_index": manifest_index})
+        info = {**info, **self._env.details()}
         self.max_steps: int = self._env.max_steps  # the env's default limit for this episode
         self.n_nodes = int(info["n_nodes"])
         self.budget = int(info["budget"])
-        self.latent = int(info.get("latent", 0))  # hidden confounders (latent levels only)
+        self.latent = int(info["latent"])  # hidden confounders (0 but on latent levels)
         self.tools: tuple[ToolSpec, ...] = build_tools(
             variant, panel=self.panel, n_nodes=self.n_nodes, latent=self.latent > 0
         )
@@ -216,7 +217,8 @@ class ToolEpisode:
     # ------------------------------------------------------------------ internals
     def _step(self, action: Any) -> None:
         observation, _, terminated, truncated, info = self._env.step(action)
-        self._observation, self._info = observation, info
+        # The numeric info and the env's details (the refusal's text, the report at the end).
+        self._observation, self._info = observation, {**info, **self._env.details()}
         self._ended = bool(terminated or truncated)
         self._truncated = bool(truncated)
 

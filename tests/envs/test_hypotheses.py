@@ -22,8 +22,8 @@ def _rollout(env: gym.Env[Any, Any], steps: list[Any]) -> list[Any]:
     frames: list[Any] = [observation]
     for action in steps:
         observation, reward, terminated, truncated, info = env.step(action)
-        frames.append((observation, reward, terminated, truncated, info.get("error")))
-    return [*frames, info["score"]]
+        frames.append((observation, reward, terminated, truncated, env.unwrapped.details().get("error")))
+    return [*frames, info["score"], env.unwrapped.details()["score"]]
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -47,7 +47,7 @@ def test_a_stated_hypothesis_changes_nothing_but_the_record() -> None:
     without = _rollout(env, plain)
     with_hypotheses = _rollout(env, stated)
     assert _same(without, with_hypotheses)
-    record = env.unwrapped._final_info["revision"]
+    record = env.unwrapped.details()["revision"]
     assert record == RevisionRecord(6, (2, 0), (PDAG.empty(6), CHAIN), CHAIN)
     assert (
         record.after(0) == PDAG.empty(6) and record.after(1) == CHAIN and record.after(2) == CHAIN
@@ -72,8 +72,8 @@ def test_every_episode_end_returns_the_record() -> None:
     env.reset(options={"manifest_index": 0})
     env.step(actions.intervene(4, 1.0))  # no hypothesis stated
     *_, info = env.step(actions.submit(CHAIN))
-    assert info["revision"] == RevisionRecord(6, (4,), (None,), CHAIN)
-    assert not info["revision"].stated
+    assert env.unwrapped.details()["revision"] == RevisionRecord(6, (4,), (None,), CHAIN)
+    assert not env.unwrapped.details()["revision"].stated
 
 
 def test_truncation_records_the_scored_empty_graph() -> None:
@@ -81,16 +81,16 @@ def test_truncation_records_the_scored_empty_graph() -> None:
     env.reset(options={"manifest_index": 0})
     *_, truncated, info = env.step(actions.intervene(1, 2.0, hypothesis=CHAIN))
     assert truncated
-    assert info["revision"] == RevisionRecord(6, (1,), (CHAIN,), PDAG.empty(6))
+    assert env.unwrapped.details()["revision"] == RevisionRecord(6, (1,), (CHAIN,), PDAG.empty(6))
 
 
 def test_a_refused_experiment_records_nothing() -> None:
     env = gym.make("ACDB-L1-v0", panel="observational")
     env.reset(options={"manifest_index": 0})
     _, _, _, _, info = env.step(actions.intervene(1, 2.0, hypothesis=CHAIN))
-    assert "observational panel" in info["error"]
+    assert "observational panel" in env.unwrapped.details()["error"]
     *_, info = env.step(actions.submit(CHAIN))
-    assert info["revision"].targets == () and info["revision"].hypotheses == ()
+    assert env.unwrapped.details()["revision"].targets == () and env.unwrapped.details()["revision"].hypotheses == ()
 
 
 def test_an_invalid_graph_is_recorded_as_none_and_the_experiment_still_runs() -> None:
@@ -100,11 +100,11 @@ def test_an_invalid_graph_is_recorded_as_none_and_the_experiment_still_runs() ->
     cyclic = np.zeros((6, 6), dtype=np.int64)
     cyclic[0, 1] = cyclic[1, 0] = 1
     _, _, _, _, info = env.step((kind, {**payload, "hypothesis": cyclic}))
-    assert "error" not in info and info["interventions_used"] == 1
-    assert "hypothesis not recorded" in info["hypothesis_error"]
+    assert "error" not in env.unwrapped.details() and info["interventions_used"] == 1
+    assert "hypothesis not recorded" in env.unwrapped.details()["hypothesis_error"]
     *_, info = env.step(actions.submit(CHAIN))
-    assert "hypothesis_error" not in info
-    assert info["revision"].hypotheses == (None,)
+    assert "hypothesis_error" not in env.unwrapped.details()
+    assert env.unwrapped.details()["revision"].hypotheses == (None,)
 
 
 @pytest.mark.parametrize(
