@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     # 3. The same policy through ACDBEnv, as the sweep runs it (PC is its only estimator).
     via_acdb = None
     if estimator == "pc":
-        acdb = gym.make(f"ACDB-{meta.level}-{meta.ladder}")
+        acdb = gym.make(get_level(meta.ladder, meta.level).env_id)
         via_acdb = np.array([run_episode(acdb, policy, instance=i).reward for i in instances])
 
     # 4. Paired tests and the report.

@@ -75,7 +75,7 @@ class ToolOutcome:
 
 
 class ToolEpisode:
-    """An episode of ``ACDB-{level}-{ladder}`` on one manifest seed, played through tool calls.
+    """An episode of a level's full env (``get_level(ladder, level).env_id``) on one manifest seed, played through tool calls.
 
     Args:
         ladder: ``"v0"`` or ``"v1"``.

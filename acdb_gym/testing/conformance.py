@@ -28,6 +28,7 @@ from acdb_gym.envs.observation_space import (
     KINDS_KEY,
     OBSERVATION_KEYS,
     STATS_OBSERVATION_KEYS,
+    COMPACT_OBSERVATION_KEYS,
     VALUES_KEY,
 )
 from acdb_gym.envs.privileged import hidden_instance_of
@@ -128,16 +129,23 @@ def _check_spaces(env: gym.Env[Any, Any], *, seed: int) -> None:
     )
     latent = instance.admg is not None
     _check_action_space(env.action_space, n_nodes=d, max_interventions=m, latent=latent)
-    stats = getattr(env.unwrapped, "observation_mode", "raw") == "stats"
-    data_shapes = (
-        {"sample_size": (m + 1,), "mean": (m + 1, d), "covariance": (m + 1, d, d)}
-        if stats
-        else {
-            "observational": (instance.spec.n_obs, d),
-            "interventional": (m, instance.spec.n_int, d),
-        }
+    mode = getattr(env.unwrapped, "observation_mode", "raw")
+    data_shapes, keys = {
+        "stats": (
+            {"sample_size": (m + 1,), "mean": (m + 1, d), "covariance": (m + 1, d, d)},
+            STATS_OBSERVATION_KEYS,
+        ),
+        "compact": (
+            {"correlation": (d * (d - 1) // 2,), "scale": (d,), "shift": (m, d), "spread": (m, d)},
+            COMPACT_OBSERVATION_KEYS,
+        ),
+    }.get(
+        mode,
+        (
+            {"observational": (instance.spec.n_obs, d), "interventional": (m, instance.spec.n_int, d)},
+            OBSERVATION_KEYS,
+        ),
     )
-    keys = STATS_OBSERVATION_KEYS if stats else OBSERVATION_KEYS
     shapes: dict[str, tuple[int, ...]] = {
         **data_shapes,
         "targets": (m,),

@@ -599,7 +599,7 @@ def hiding_plan(instance: Instance) -> list[Action]:
     ]
 
 
-@pytest.mark.parametrize("env_id", ["ACDB-L1-v0", "ACDB-L5-v0", "ACDB-L0-v1"])
+@pytest.mark.parametrize("env_id", ["ACDB-L1-v0", "ACDB-L5-v0", "ACDB-Calibrated-L0-v1"])
 def test_nothing_before_the_end_reveals_the_graph_or_weights(env_id: str) -> None:
     env = make(env_id, tools="stats", render_mode="ansi")
     env.reset(options={"manifest_index": 0})

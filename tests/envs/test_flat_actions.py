@@ -81,7 +81,7 @@ def test_every_kind_is_covered_by_the_round_trips(stats_env: FlatActions) -> Non
 
 
 def test_every_bin_round_trips_at_d_20() -> None:
-    env = wrapped("ACDB-L3-v1", tools="stats", kinds="all")
+    env = wrapped("ACDB-Calibrated-L3-v1", tools="stats", kinds="all")
     d, regimes = env.layout.n_nodes, env.layout.n_regimes
     assert (d, regimes) == (20, 21)
     for i, j in itertools.permutations(range(d), 2):

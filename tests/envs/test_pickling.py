@@ -34,11 +34,11 @@ def _round_trip_then_continue(env: gym.Env[Any, Any], plan: list[Any]) -> gym.En
     ("env_id", "kwargs"),
     [
         ("ACDB-L1-v0", {}),
-        ("ACDB-L1-v1", {"tools": "stats", "observation": "stats"}),
-        ("ACDB-L1-v1", {"interventions": "mixed"}),
+        ("ACDB-Calibrated-L1-v1", {"tools": "stats", "observation": "stats"}),
+        ("ACDB-Calibrated-L1-v1", {"interventions": "mixed"}),
         ("ACDB-NonGaussian-L1-v2", {}),
         ("ACDB-Nonlinear-L1-v2", {}),
-        ("ACDB-L0-large", {}),
+        ("ACDB-Large-L0-v0", {}),
     ],
 )
 def test_full_env_pickles_after_reset_and_continues_identically(

@@ -17,7 +17,7 @@ from acdb_gym.envs.acdb_env import ACDBEnv, RewardName, reward_of
 from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.envs.privileged import HiddenInstanceAccess, PrivilegedEnv, hidden_instance_of
 
-ENV_IDS = ["ACDB-L1-v0", "ACDB-L0-v1", "ACDB-Design-L1-v0"]
+ENV_IDS = ["ACDB-L1-v0", "ACDB-Calibrated-L0-v1", "ACDB-Design-L1-v0"]
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)

@@ -19,7 +19,7 @@ from stable_baselines3.common.env_checker import check_env
 from acdb_gym.envs.registration import DESIGN_IDS
 from acdb_gym.envs.wrappers import FlatActions, make_flat
 
-FULL_IDS = ("ACDB-L1-v0", "ACDB-L3-v1")
+FULL_IDS = ("ACDB-L1-v0", "ACDB-Calibrated-L3-v1")
 FLAT_IDS = (*FULL_IDS, "ACDB-NonGaussian-L1-v2")
 
 OBSERVATION_LAYOUT_ADVICE = (

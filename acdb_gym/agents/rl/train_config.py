@@ -14,7 +14,7 @@ from typing import Literal, get_args, get_origin, get_type_hints
 from acdb_gym.agents.rl.agent import (
     Algorithm,
 )
-from acdb_gym.core.ladders.shipped import get_level
+from acdb_gym.core.ladders.shipped import get_level, ladder_env_id
 from acdb_gym.envs.design.env import Estimator
 
 __all__ = ["TrainConfig", "build_parser", "parse_config"]
@@ -92,8 +92,8 @@ class TrainConfig:
 
     @property
     def env_id(self) -> str:
-        """The design env's id (for the v0 ladder; other ladders build the class directly)."""
-        return f"ACDB-Design-{self.level}-{self.ladder}"
+        """The design env's id of the level (``ACDB-Design-L1-v0``)."""
+        return ladder_env_id(self.ladder, self.level, view="Design")
 
 
 def _field_docs(cls: type) -> dict[str, str]:
