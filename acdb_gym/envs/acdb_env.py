@@ -325,6 +325,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             legacy_values_key=legacy_values_key,
         )
         self._blocks = observations.SlotBlocks(observations.block_shape(spec, observation))
+        # Large worlds hand out the observational sample from a pool of read-only blocks.
+        self._sample_blocks = (
+            observations.SlotBlocks((1, spec.n_obs, spec.d))
+            if observation == "raw" and observations.is_large(spec)
+            else None
+        )
         self._instance: Instance | None = None
         self._session: Session | None = None
 
@@ -356,9 +362,11 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         m = self.max_interventions
         # The episode's state lives in private arrays; every observation hands out arrays no
         # other observation shares (users keep what they are given; Gymnasium's checker insists).
-        # Large worlds share the instance's read-only sample instead of a copy (DESIGN §8).
+        # Large worlds read the instance's read-only sample, copied into pooled blocks.
         sample = self._instance.d_obs if observations.is_large(spec) else session.observe()
-        self._data = observations.make_observer(self.observation_mode, self._blocks, sample, spec)
+        self._data = observations.make_observer(
+            self.observation_mode, self._blocks, sample, spec, self._sample_blocks
+        )
         self._targets = np.full(m, spec.d, dtype=np.int64)
         self._values = np.zeros(m)
         self._kinds = np.full(m, KIND_UNUSED, dtype=np.int64)

@@ -3,6 +3,7 @@ the argument checks, the reward of a scored episode and the end-of-episode info.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -116,7 +117,29 @@ def choose_instance(level: Level, options: object, rng: np.random.Generator) -> 
                 f"[0, {len(level.manifest)}), got {type(index).__name__} {index!r}"
             )
         return level.instance(int(index))
-    return generate_instance(level.spec, rng)
+    return _fresh_instance(level, rng)
+
+
+_RECENT_DRAWS: OrderedDict[tuple[object, str], tuple[Instance, dict[str, Any]]] = OrderedDict()
+_RECENT_DRAWS_KEPT = 2
+
+
+def _fresh_instance(level: Level, rng: np.random.Generator) -> Instance:
+    """``generate_instance(level.spec, rng)``, remembering the last two draws by the
+    generator's state: a reset with the same seed again (Gymnasium's checker does it a dozen
+    times; so do evaluation loops) gets the same immutable instance without regenerating it
+    (2 s at d = 1,000), and the generator is left exactly where generating leaves it."""
+    key = (level.spec, repr(rng.bit_generator.state))
+    if key in _RECENT_DRAWS:
+        instance, state_after = _RECENT_DRAWS[key]
+        _RECENT_DRAWS.move_to_end(key)
+        rng.bit_generator.state = state_after
+        return instance
+    instance = generate_instance(level.spec, rng)
+    _RECENT_DRAWS[key] = (instance, rng.bit_generator.state)
+    while len(_RECENT_DRAWS) > _RECENT_DRAWS_KEPT:
+        _RECENT_DRAWS.popitem(last=False)
+    return instance
 
 
 def check_level_arguments(level: object, ladder: object) -> None:
