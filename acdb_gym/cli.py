@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from acdb_gym.core.scripts import OneLineParser, one_line
 from acdb_gym import __version__
 from acdb_gym.core.ladders.custom import (
     CUSTOM_LADDER,
@@ -493,7 +494,7 @@ def _levels(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``acdb`` argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="acdb", description="Active Causal Discovery Benchmark (ACDB) command line."
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -534,14 +535,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _inspect_import(args)
         return _levels(args)
     except (ValueError, OSError, RunDirectoryBusyError) as error:
-        print(f"acdb: error: {_one_line(error)}", file=sys.stderr)
+        print(f"acdb: error: {one_line(error)}", file=sys.stderr)
         return 2
 
 
-def _one_line(error: BaseException) -> str:
-    """An error's message on one line (a multi-line message joined with '; ')."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    return "; ".join(lines) if lines else type(error).__name__
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -46,6 +46,7 @@ from acdb_gym.core.ladders.shipped import LADDERS, LEVEL_NAMES
 from acdb_gym.core.types import PANEL_ACTIVE
 from acdb_gym.report.tables import format_number, md_table
 from acdb_gym.report.types import AgentRow, LadderSummary
+from acdb_gym.core.scripts import OneLineParser, run_script
 
 PANEL = PANEL_ACTIVE
 BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -110,7 +111,7 @@ class Config:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Config:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = OneLineParser(description=(__doc__ or "").splitlines()[0])
     defaults = Config()
     for item in fields(Config):
         value = getattr(defaults, item.name)
@@ -243,4 +244,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -43,13 +43,14 @@ from acdb_gym.baselines.targeting import (
 from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.sweep.run import parse_indices
+from acdb_gym.core.scripts import OneLineParser, run_script
 
 N_RESAMPLES = 100_000
 """Sign-flip resamples: the smallest two-sided p-value this can report is about 2e-5."""
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, required=True, help="a policy saved by acdb train")
     parser.add_argument("--episodes", type=int, default=200, help="held-out test instances")
     parser.add_argument(
@@ -165,4 +166,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -53,6 +53,7 @@ from acdb_gym.core.worlds.sampler import sampler_for
 from acdb_gym.discovery import ShiftOrienter
 from acdb_gym.envs.design.cache import starting_graph, summary_of
 from acdb_gym.envs.design.env import DesignState
+from acdb_gym.core.scripts import OneLineParser, run_script
 
 DEFAULT_LEVELS = (
     "v1:L0,L1,L2,L3,L4,L5",
@@ -307,7 +308,7 @@ def markdown(lines: list[dict[str, Any]]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--levels", nargs="+", default=list(DEFAULT_LEVELS))
     parser.add_argument("--estimators", default=",".join(ESTIMATORS))
@@ -389,4 +390,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -42,6 +42,7 @@ from acdb_gym.report.anytime import anytime_area, anytime_curve
 from acdb_gym.report.revision import episode_revision
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
 from acdb_gym.report.tables import md_table
+from acdb_gym.core.scripts import OneLineParser, run_script
 
 LADDERS = ("v1", "v1-hidden")
 BASE = "pc_active"
@@ -140,7 +141,7 @@ def summary_table(rows: Mapping[str, list[Episode]], levels: Sequence[str]) -> l
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--indices", default="0:100", help="manifest indices START:STOP")
     parser.add_argument("--levels", default=",".join(LEVEL_NAMES))
     args = parser.parse_args(argv)
@@ -161,4 +162,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -53,6 +53,7 @@ from acdb_gym.report.tables import format_p_value, md_table, table2_body, table3
 from acdb_gym.report.transfer import transfer_parts
 from acdb_gym.report.types import LadderSummary, PairedTest
 from acdb_gym.sweep.run import SweepConfig, run_sweep
+from acdb_gym.core.scripts import OneLineParser, run_script
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "runs" / "claims"
@@ -670,7 +671,7 @@ def paste(names: Sequence[str]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paste", action="store_true", help="paste the blocks into the READMEs")
     parser.add_argument("--workers", type=int, default=2, help="sweep worker processes")
     parser.add_argument("--only", nargs="+", choices=list(BLOCKS), help="build these blocks only")
@@ -691,4 +692,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
+from acdb_gym.core.scripts import OneLineParser, run_script
 
 LEVELS: tuple[tuple[str, str, str], ...] = (
     ("v1", "L3", "ER"),
@@ -133,7 +134,7 @@ def tables(per_seed: PerSeed) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="a results.jsonl with the sweeps' rows")
     parser.add_argument("--indices", default="100-199", help="manifest indices FIRST-LAST")
     parser.add_argument("--metric", default="directed_f1")
@@ -143,4 +144,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -39,6 +39,7 @@ from acdb_gym.agents.rl.selection import (
 from acdb_gym.baselines.targeting import evaluate_targeting
 from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.envs.design.env import InterventionDesignEnv
+from acdb_gym.core.scripts import OneLineParser, run_script
 
 ESTIMATORS = ("true_cpdag", "pc")
 
@@ -83,7 +84,7 @@ def candidate_levels(model: Path, ladder: str) -> list[Level]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--candidates", type=Path, nargs="+", required=True)
     parser.add_argument("--instances", type=int, default=20, help="validation indices per level")
     parser.add_argument("--out", type=Path, required=True, help="where the chosen file goes")
@@ -128,4 +129,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 if __name__ == "__main__":
     gym.logger.min_level = 40
     torch.set_num_threads(1)
-    main()
+    run_script(main)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 from acdb_gym.agents.rl.train import main
+from acdb_gym.core.scripts import run_script
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

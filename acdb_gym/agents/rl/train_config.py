@@ -15,6 +15,7 @@ from acdb_gym.agents.rl.agent import (
     Algorithm,
 )
 from acdb_gym.core.ladders.shipped import get_level, ladder_env_id
+from acdb_gym.core.scripts import OneLineParser
 from acdb_gym.envs.design.env import Estimator
 
 __all__ = ["TrainConfig", "build_parser", "parse_config"]
@@ -115,7 +116,7 @@ def _field_docs(cls: type) -> dict[str, str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The trainer's argument parser: one option per :class:`TrainConfig` field."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="acdb train",
         description=(__doc__ or "").split("\n\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
