@@ -157,8 +157,15 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
 
     Args:
         num_envs: number of worlds ``N``.
-        level, ladder, estimator, observation, max_nodes, shift, alpha, panel, reward: as
-            :class:`~acdb_gym.envs.design.env.InterventionDesignEnv` (a shipped level).
+        level: a shipped level's name, as the single env's.
+        ladder: its ladder.
+        estimator: ``"pc"`` or ``"true_cpdag"``, as the single env's.
+        observation: ``"flat"`` or ``"graph"``, as the single env's.
+        max_nodes: the graph observation's padding, as the single env's.
+        shift: the intervention value in observational sd, as the single env's.
+        alpha: the orientation tests' level, as the single env's.
+        panel: ``"active"`` or ``"observational"``.
+        reward: as the single env's.
         bank: draw every reset's world from this bank (of the same level) instead of
             generating one; the ``"pc"`` estimator then starts from the bank's stored CPDAG.
         autoreset_mode: ``"next_step"`` (Gymnasium's default: the step after an episode's end
