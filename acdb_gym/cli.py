@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from acdb_gym.core.scripts import OneLineParser, one_line
 from acdb_gym import __version__
 from acdb_gym.core.ladders.custom import (
     CUSTOM_LADDER,
@@ -24,6 +23,7 @@ from acdb_gym.core.ladders.custom import (
     parse_custom_level,
 )
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, FAMILY_LADDERS, LEVEL_NAMES, MANIFEST_SIZE
+from acdb_gym.core.scripts import OneLineParser, one_line
 from acdb_gym.core.types import PANELS
 from acdb_gym.core.worlds.spec import FAMILIES
 from acdb_gym.registry import OFFLINE_AGENTS, agent_help
@@ -55,7 +55,7 @@ _PRICES_HELP = (
 )
 
 
-def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _sweep_parser(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "sweep",
         help="run agents on a ladder's preflighted seeds (resumable), then write the report",
@@ -202,7 +202,7 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
 
 
-def _report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _report_parser(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "report",
         help="write report.md, CSVs and PNG plots for a run directory",
@@ -219,7 +219,7 @@ def _report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
 
 
-def _leaderboard_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _leaderboard_parser(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "leaderboard",
         help="merge runs of one ladder into leaderboard.html, .md and .csv",
@@ -234,7 +234,7 @@ def _leaderboard_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     )
 
 
-def _mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _mcp_parser(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "mcp",
         help="serve episodes' tools to an MCP client over stdio (pip install 'acdb_gym[mcp]')",
@@ -284,7 +284,7 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def _inspect_import_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _inspect_import_parser(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "inspect-import",
         help="append the rows of inspect_ai logs of the ACDB task to a run directory",
@@ -537,8 +537,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError, RunDirectoryBusyError) as error:
         print(f"acdb: error: {one_line(error)}", file=sys.stderr)
         return 2
-
-
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -50,7 +50,6 @@ def _play(env: Any, choose: Any, index: int) -> float:
 
 def _evaluate(env_id: str, model: Any, seed: int) -> tuple[list[float], list[float]]:
     import gymnasium as gym
-    import numpy as np
 
     env = gym.make(env_id, **MAKE_KWARGS)
     env.action_space.seed(seed)
@@ -95,7 +94,7 @@ def main() -> None:
 
     print_header(
         "MaskablePPO on the full env through its flat ids (test split, manifest 100-199)",
-        f"`gym.make(id, action=\"discrete\", observation=\"compact\")`, {timesteps:,} PPO "
+        f'`gym.make(id, action="discrete", observation="compact")`, {timesteps:,} PPO '
         f"steps per level on generated worlds, seed {args.seed}; evaluated on "
         f"{len(TEST)} test instances.",
     )

@@ -29,7 +29,6 @@ temporary directory. BLAS is pinned to one thread unless the caller set ``OMP_NU
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
 import warnings
@@ -43,10 +42,10 @@ from threadpoolctl import threadpool_limits
 from acdb_gym import registry, report, sweep
 from acdb_gym.baselines.active import BICActiveAgent, Leftover, PCActiveAgent
 from acdb_gym.core.ladders.shipped import LADDERS, LEVEL_NAMES
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.types import PANEL_ACTIVE
 from acdb_gym.report.tables import format_number, md_table
 from acdb_gym.report.types import AgentRow, LadderSummary
-from acdb_gym.core.scripts import OneLineParser, run_script
 
 PANEL = PANEL_ACTIVE
 BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")

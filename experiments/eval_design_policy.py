@@ -29,7 +29,6 @@ the policy also runs on it through ACDBEnv, as ``rl:PATH`` does in a sweep.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import time
@@ -56,10 +55,10 @@ from acdb_gym.baselines.targeting import (
     stratified_sign_flip_p_value,
 )
 from acdb_gym.core.ladders.shipped import Level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.worlds.instance import Instance, InstanceGenerationError, generate_instance
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.design.env import InterventionDesignEnv
-from acdb_gym.core.scripts import OneLineParser, run_script
 
 COMPARATORS = ("random", "greedy", "pc_active", "oracle")
 ESTIMATORS = ("true_cpdag", "pc")

@@ -19,7 +19,6 @@ selection record (:func:`acdb_gym.agents.rl.selection.check_selected`; write one
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
@@ -41,9 +40,9 @@ from acdb_gym.baselines.targeting import (
     sign_flip_p_value,
 )
 from acdb_gym.core.ladders.shipped import get_level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.sweep.run import parse_indices
-from acdb_gym.core.scripts import OneLineParser, run_script
 
 N_RESAMPLES = 100_000
 """Sign-flip resamples: the smallest two-sided p-value this can report is about 2e-5."""

@@ -34,7 +34,6 @@ which noisy tests happened to come out right.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 import json
@@ -48,12 +47,12 @@ import numpy as np
 from acdb_gym.baselines.targeting import GreedyTargeting, PCActiveTargeting, RandomTargeting
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.ladders.shipped import Level, get_level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.core.worlds.sampler import sampler_for
 from acdb_gym.discovery import ShiftOrienter
 from acdb_gym.envs.design.cache import starting_graph, summary_of
 from acdb_gym.envs.design.env import DesignState
-from acdb_gym.core.scripts import OneLineParser, run_script
 
 DEFAULT_LEVELS = (
     "v1:L0,L1,L2,L3,L4,L5",

@@ -24,7 +24,6 @@ pinned to one thread.
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,11 +37,11 @@ import acdb_gym  # noqa: F401  (registers the env ids)
 from acdb_gym.agents.base import run_episode
 from acdb_gym.baselines.active import PCActiveAgent
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, LEVEL_NAMES, Level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.report.anytime import anytime_area, anytime_curve
 from acdb_gym.report.revision import episode_revision
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
 from acdb_gym.report.tables import md_table
-from acdb_gym.core.scripts import OneLineParser, run_script
 
 LADDERS = ("v1", "v1-hidden")
 BASE = "pc_active"

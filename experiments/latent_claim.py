@@ -14,7 +14,6 @@ Run: ``python experiments/latent_claim.py [--first 100] [--last 199] [--levels L
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Sequence
 
@@ -24,9 +23,9 @@ from acdb_gym.agents.base import run_episode
 from acdb_gym.baselines.classical import OracleAgent
 from acdb_gym.baselines.latent import FCIActiveAgent, FCIAgent
 from acdb_gym.core.ladders.shipped import LATENT_LADDER, LEVEL_NAMES
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.report.statistics import sign_flip_pvalue
-from acdb_gym.core.scripts import OneLineParser, run_script
 
 
 def _perfect(score: dict[str, float]) -> bool:

@@ -21,10 +21,10 @@ from typing import Any
 
 from acdb_gym import report
 from acdb_gym.core.ladders.shipped import LEVEL_NAMES
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL
 from acdb_gym.registry import OFFLINE_AGENTS
 from acdb_gym.sweep.run import SweepConfig, parse_list, run_sweep
-from acdb_gym.core.scripts import OneLineParser, run_script
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ random sign patterns, so p below 1e-4 prints as "< 1e-4"; the size-free policy's
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import subprocess
@@ -44,6 +43,7 @@ import numpy as np
 
 from acdb_gym.core.ladders.custom import parse_custom_level
 from acdb_gym.core.ladders.shipped import REAL_LADDER
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.report import load_results, paired_test, summarize
 from acdb_gym.report.aggregation import prepare
 from acdb_gym.report.document import markdown_lines
@@ -53,7 +53,6 @@ from acdb_gym.report.tables import format_p_value, md_table, table2_body, table3
 from acdb_gym.report.transfer import transfer_parts
 from acdb_gym.report.types import LadderSummary, PairedTest
 from acdb_gym.sweep.run import SweepConfig, run_sweep
-from acdb_gym.core.scripts import OneLineParser, run_script
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "runs" / "claims"

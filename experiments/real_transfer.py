@@ -22,7 +22,6 @@ difference is of means, with a bootstrap CI of the difference).
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -30,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
 from acdb_gym.core.scripts import OneLineParser, run_script
+from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
 
 LEVELS: tuple[tuple[str, str, str], ...] = (
     ("v1", "L3", "ER"),

@@ -14,9 +14,9 @@ and the wall time.
 
 from __future__ import annotations
 
-import argparse
 import time
 import warnings
+
 from acdb_gym.core.scripts import OneLineParser, run_script
 
 

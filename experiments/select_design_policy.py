@@ -20,7 +20,6 @@ there) and a selection record is written beside it (``model.selection.json``,
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,8 +37,8 @@ from acdb_gym.agents.rl.selection import (
 )
 from acdb_gym.baselines.targeting import evaluate_targeting
 from acdb_gym.core.ladders.shipped import Level, get_level
-from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.core.scripts import OneLineParser, run_script
+from acdb_gym.envs.design.env import InterventionDesignEnv
 
 ESTIMATORS = ("true_cpdag", "pc")
 

@@ -44,9 +44,9 @@ from acdb_gym.agents.rl.graph_policy import (
 from acdb_gym.agents.rl.selection import PAPER, protocol_levels
 from acdb_gym.agents.rl.train import TRAIN_SEED_LOW, VALIDATION_SEED_BASE, held_out_instances
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, get_level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.worlds.instance import Instance, InstanceGenerationError, generate_instance
 from acdb_gym.envs.design.env import Estimator, InterventionDesignEnv
-from acdb_gym.core.scripts import OneLineParser, run_script
 
 
 @dataclass(frozen=True)

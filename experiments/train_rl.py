@@ -9,8 +9,6 @@ The trainer itself is :mod:`acdb_gym.agents.rl.train` (a library module, so that
 
 from __future__ import annotations
 
-import sys
-
 from acdb_gym.agents.rl.train import main
 from acdb_gym.core.scripts import run_script
 

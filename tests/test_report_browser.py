@@ -428,14 +428,18 @@ def test_the_plots_keep_their_labels_apart(run: Path) -> None:
     labels = [t for t in axes.texts if "(" in t.get_text() and "commits" not in t.get_text()]
     assert {t.get_text() for t in labels} >= {f"mcp:llm_raw[{m}] (active)" for m in EMPTY_MODELS}
     boxes = [t.get_window_extent(renderer) for t in labels]
-    assert not any(
-        _overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :]
-    ), [t.get_text() for t in labels]
+    assert not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :]), [
+        t.get_text() for t in labels
+    ]
     title = axes.title.get_window_extent(renderer)
     assert not any(_overlap(box, title) for box in boxes)
 
     curves = anytime_figure(anytime_rows(rows))
     curves.canvas.draw()
     for panel in curves.axes:
-        ticks = [tick for tick in panel.get_xticks() if panel.get_xlim()[0] <= tick <= panel.get_xlim()[1]]
+        ticks = [
+            tick
+            for tick in panel.get_xticks()
+            if panel.get_xlim()[0] <= tick <= panel.get_xlim()[1]
+        ]
         assert ticks and all(float(tick).is_integer() for tick in ticks), ticks

@@ -14,9 +14,9 @@ import pytest
 from acdb_gym.cli import main as cli_main
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.ladders.shipped import get_level
-from acdb_gym.report.episodes import episode_order
 from acdb_gym.report import write_report
 from acdb_gym.report.edges import classify_edges, submission_of
+from acdb_gym.report.episodes import episode_order
 from acdb_gym.report.html import EPISODE_HEADERS, prose_html
 from acdb_gym.report.leaderboard import merge_runs, write_leaderboard
 from acdb_gym.report.revision import shift_effects_of

@@ -102,7 +102,9 @@ class DiscreteLayout:
         """
         entries = np.asarray(vector)
         if not self.space.contains(entries.astype(np.int64)) or entries.dtype.kind not in "iu":
-            raise ValueError(f"a discrete action must be an element of {self.space}, got {vector!r}")
+            raise ValueError(
+                f"a discrete action must be an element of {self.space}, got {vector!r}"
+            )
         values = entries.astype(np.int64).tolist()
         name = self.kind_names[values[_KIND]]
         if name == "submit_graph":
@@ -247,9 +249,7 @@ class DiscreteActions(
     * ``kinds``: ``"variant"`` (default: the kinds the variant carries out) or ``"all"``.
     """
 
-    def __init__(
-        self, env: gym.Env[Observation, EncodedAction], *, kinds: str = "variant"
-    ) -> None:
+    def __init__(self, env: gym.Env[Observation, EncodedAction], *, kinds: str = "variant") -> None:
         gym.utils.RecordConstructorArgs.__init__(self, kinds=kinds)
         gym.ActionWrapper.__init__(self, env)
         base = env.unwrapped

@@ -18,13 +18,13 @@ from acdb_gym.envs.observations import observation_slots
 __all__ = [
     "UNSCORED",
     "RewardName",
-    "score_fields",
-    "score_info",
     "check_choice",
     "check_level_arguments",
     "choose_instance",
     "final_info_copy",
     "reward_of",
+    "score_fields",
+    "score_info",
 ]
 
 RewardName = Literal["directed_f1", "neg_shd", "skeleton_f1"]
@@ -120,7 +120,7 @@ def choose_instance(level: Level, options: object, rng: np.random.Generator) -> 
     return _fresh_instance(level, rng)
 
 
-_RECENT_DRAWS: OrderedDict[tuple[object, str], tuple[Instance, dict[str, Any]]] = OrderedDict()
+_RECENT_DRAWS: OrderedDict[tuple[object, str], tuple[Instance, Mapping[str, Any]]] = OrderedDict()
 _RECENT_DRAWS_KEPT = 2
 
 

@@ -425,7 +425,8 @@ class CompactObserver(DataObserver):
         self._sd = np.where(sd > 0, sd, 1.0)
         rows, columns = np.triu_indices(d, k=1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            correlations = np.corrcoef(observational, rowvar=False)[rows, columns]
+            matrix = np.atleast_2d(np.corrcoef(observational, rowvar=False))
+            correlations = matrix[rows, columns]
         self._correlation = np.clip(np.nan_to_num(correlations), -1.0, 1.0)
         with np.errstate(divide="ignore"):
             self._scale = np.clip(np.log(sd), -SPREAD_CLIP, SPREAD_CLIP) / SPREAD_CLIP

@@ -92,7 +92,9 @@ FEW_SAMPLE_IDS: tuple[str, ...] = tuple(level.env_id for level in FEW_SAMPLE_LAD
 ladder ``v1-n3`` (the calibrated and nonlinear worlds with 3 samples per experiment;
 registered, not in :data:`ENV_IDS`)."""
 
-FEW_SAMPLE_DESIGN_IDS: tuple[str, ...] = tuple(design_id(FEW_SAMPLE, name) for name in FEW_SAMPLE_LADDER)
+FEW_SAMPLE_DESIGN_IDS: tuple[str, ...] = tuple(
+    design_id(FEW_SAMPLE, name) for name in FEW_SAMPLE_LADDER
+)
 """``ACDB-Design-FewSample-<level>-v0``: the design view of the few-sample ladder, the regime
 where a targeting policy has room to beat greedy (README, "RL intervention policies");
 registered with the same ``vector_entry_point`` as :data:`DESIGN_IDS`, not in it."""
@@ -169,7 +171,8 @@ def deprecated_env(
     """The entry point of a deprecated id: warns, then makes what ``current_id`` makes."""
     _warn_deprecated(deprecated_id, current_id)
     kwargs.pop("vector_entry_point", None)
-    env: gym.Env[Any, Any] = load_env_creator(entry_point)(**kwargs)
+    env = load_env_creator(entry_point)(**kwargs)
+    assert isinstance(env, gym.Env)
     return env
 
 
@@ -184,7 +187,8 @@ def deprecated_vector_env(
     """The vector entry point of a deprecated design id: warns, then makes the vector env."""
     del entry_point
     _warn_deprecated(deprecated_id, current_id)
-    envs: gym.vector.VectorEnv[Any, Any, Any] = load_env_creator(vector_entry_point)(**kwargs)
+    envs = load_env_creator(vector_entry_point)(**kwargs)
+    assert isinstance(envs, gym.vector.VectorEnv)
     return envs
 
 
@@ -255,4 +259,3 @@ def make_custom(level: Level, **kwargs: Any) -> gym.Env[Any, Any]:
         kwargs={"level": level},
     )
     return gym.make(spec, **kwargs)
-

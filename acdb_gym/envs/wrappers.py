@@ -373,7 +373,7 @@ class FlatObservation(
     def __init__(self, env: gym.Env[Any, Any]) -> None:
         gym.utils.RecordConstructorArgs.__init__(self)
         gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = spaces.flatten_space(env.observation_space)
+        self.observation_space = spaces.flatten_space(env.observation_space)  # type: ignore[assignment]
 
     def observation(self, observation: Any) -> np.ndarray:
         """The flattened observation."""

@@ -42,9 +42,9 @@ from acdb_gym.report.types import Estimate, GroupKey, Row
 __all__ = [
     "CSV_HEADERS",
     "AnytimeRow",
-    "anytime_figure",
     "anytime_area",
     "anytime_curve",
+    "anytime_figure",
     "anytime_parts",
     "anytime_rows",
     "plot_anytime",

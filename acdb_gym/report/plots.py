@@ -176,7 +176,10 @@ def _draw_precision_recall(
             capsize=2,
         )
     points = [
-        (100.0 * row.metrics["directed_recall"].mean, 100.0 * row.metrics["directed_precision"].mean)
+        (
+            100.0 * row.metrics["directed_recall"].mean,
+            100.0 * row.metrics["directed_precision"].mean,
+        )
         for row in rows
     ]
     for row, (x, y), offset in zip(rows, points, _label_offsets(points), strict=True):

@@ -25,10 +25,10 @@ from acdb_gym.envs import actions
 from acdb_gym.envs.actions import ActionKind
 from acdb_gym.envs.levels import UNSCORED
 from acdb_gym.envs.observation_space import (
+    COMPACT_OBSERVATION_KEYS,
     KINDS_KEY,
     OBSERVATION_KEYS,
     STATS_OBSERVATION_KEYS,
-    COMPACT_OBSERVATION_KEYS,
     VALUES_KEY,
 )
 from acdb_gym.envs.privileged import hidden_instance_of
@@ -142,7 +142,10 @@ def _check_spaces(env: gym.Env[Any, Any], *, seed: int) -> None:
     }.get(
         mode,
         (
-            {"observational": (instance.spec.n_obs, d), "interventional": (m, instance.spec.n_int, d)},
+            {
+                "observational": (instance.spec.n_obs, d),
+                "interventional": (m, instance.spec.n_int, d),
+            },
             OBSERVATION_KEYS,
         ),
     )

@@ -87,7 +87,9 @@ class _Handler(BaseHTTPRequestHandler):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--level", default="L1", help="a level of the paper's ladder v0")
-    parser.add_argument("--seed-index", type=int, default=0, help="manifest index (0-99: development)")
+    parser.add_argument(
+        "--seed-index", type=int, default=0, help="manifest index (0-99: development)"
+    )
     parser.add_argument("--base-url", default=None, help="a real server instead of the local one")
     parser.add_argument("--model", default="local-model")
     args = parser.parse_args()
@@ -104,9 +106,11 @@ def main() -> None:
         agent.close()
     finally:
         server.shutdown()
-    print(f"{args.level} seed index {args.seed_index}: {result.steps} steps, "
-          f"{result.interventions} intervention(s), directed F1 {result.score['directed_f1']:.3f}, "
-          f"tokens in/out {result.extra['tokens_in']}/{result.extra['tokens_out']}")
+    print(
+        f"{args.level} seed index {args.seed_index}: {result.steps} steps, "
+        f"{result.interventions} intervention(s), directed F1 {result.score['directed_f1']:.3f}, "
+        f"tokens in/out {result.extra['tokens_in']}/{result.extra['tokens_out']}"
+    )
 
 
 if __name__ == "__main__":

@@ -59,9 +59,11 @@ def main() -> None:
     )
     # Random targeting: a random valid action (interventions while the budget lasts, or stop).
     random = evaluate(lambda obs, mask: int(rng.choice(np.flatnonzero(mask))), indices)
-    print(f"after {args.timesteps:,} steps on {ENV_ID}: directed F1 {policy:.3f} (policy) vs "
-          f"{random:.3f} (random targeting) on development indices 0-{args.instances - 1}; "
-          f"saved to {args.out / 'model.zip'}")
+    print(
+        f"after {args.timesteps:,} steps on {ENV_ID}: directed F1 {policy:.3f} (policy) vs "
+        f"{random:.3f} (random targeting) on development indices 0-{args.instances - 1}; "
+        f"saved to {args.out / 'model.zip'}"
+    )
 
 
 if __name__ == "__main__":

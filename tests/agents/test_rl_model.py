@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from acdb_gym.agents.rl import RLAgent, load_model  # noqa: E402
+from acdb_gym.agents.rl import RLAgent, load_model
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
@@ -36,8 +36,13 @@ def test_the_flat_policy_predicts_as_sb3s_own_loader_does() -> None:
             masks.append(mask)
             observation, _, terminated, truncated, _ = env.step(int(action))
             done = terminated or truncated
-    batch, _ = ours.predict(np.stack(observations), action_masks=np.stack(masks), deterministic=True)
-    single = [int(ours.predict(o, action_masks=m, deterministic=True)[0]) for o, m in zip(observations, masks, strict=True)]
+    batch, _ = ours.predict(
+        np.stack(observations), action_masks=np.stack(masks), deterministic=True
+    )
+    single = [
+        int(ours.predict(o, action_masks=m, deterministic=True)[0])
+        for o, m in zip(observations, masks, strict=True)
+    ]
     assert batch.tolist() == single
 
 

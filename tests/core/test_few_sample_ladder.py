@@ -81,8 +81,9 @@ def test_an_experiment_draws_three_samples_and_the_spec_takes_no_fewer() -> None
 
 def test_the_ladder_is_registered_as_full_and_design_ids() -> None:
     assert tuple(f"ACDB-FewSample-{name}-v0" for name in FEW_SAMPLE_LADDER) == FEW_SAMPLE_IDS
-    assert FEW_SAMPLE_DESIGN_IDS == tuple(
-        f"ACDB-Design-FewSample-{name}-v0" for name in FEW_SAMPLE_LADDER
+    assert (
+        tuple(f"ACDB-Design-FewSample-{name}-v0" for name in FEW_SAMPLE_LADDER)
+        == FEW_SAMPLE_DESIGN_IDS
     )
     assert not set(FEW_SAMPLE_IDS) & set(ENV_IDS)
     assert not set(FEW_SAMPLE_DESIGN_IDS) & set(DESIGN_IDS)

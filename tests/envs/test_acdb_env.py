@@ -150,7 +150,7 @@ def test_two_node_world_one_intervention_recovers_the_edge(
         assert (len(instance.i_star), instance.budget) == (1, 1)
         observation, *_ = env.step(actions.intervene(0, push_value(observation, 0)))
         guess = orient_by_experiment(observation, 0, source=0, other=1)
-        _, reward, terminated, truncated, info = env.step(actions.submit(guess))
+        _, reward, terminated, truncated, _info = env.step(actions.submit(guess))
         assert (terminated, truncated) == (True, False)
         assert reward == 1.0
         assert unwrapped(env).details()["score"]["directed_f1"] == 1.0
@@ -205,7 +205,7 @@ def test_reward_options_give_hand_computed_numbers(
     for reward_name, value in zip(["directed_f1", "neg_shd", "skeleton_f1"], expected, strict=True):
         env = make("ACDB-L0-v0", reward=reward_name)
         env.reset(options={"instance": instance})
-        _, reward, terminated, _, info = env.step(actions.submit(graphs[name]))
+        _, reward, terminated, _, _info = env.step(actions.submit(graphs[name]))
         assert terminated
         assert reward == pytest.approx(value, abs=1e-12), reward_name
         reference = score(instance, graphs[name], interventions_used=0)
@@ -462,7 +462,9 @@ def test_truncation_at_the_step_limit_scores_the_empty_graph(
     assert (terminated, truncated) == (False, True)
     assert observation["steps_remaining"] == 0
     assert set(unwrapped(env).details()["score"]) == set(SCORE_FIELDS)
-    assert info["score"].tolist() == [float(unwrapped(env).details()["score"][f]) for f in SCORE_FIELDS]
+    assert info["score"].tolist() == [
+        float(unwrapped(env).details()["score"][f]) for f in SCORE_FIELDS
+    ]
     used = unwrapped(env).session.interventions_used
     expected = score(instance, PDAG.empty(D), interventions_used=used, targets=[1] * used)
     assert unwrapped(env).details()["score"] == expected.to_dict()
@@ -483,10 +485,14 @@ def test_truncation_reward_options(reward_name: str, expected: Callable[[int], f
     env = make(reward=reward_name, max_steps=1)
     env.reset(options={"manifest_index": 0})
     k = unwrapped(env).hidden_instance().dag.n_edges
-    _, reward, terminated, truncated, info = env.step(actions.correlation(0, 1))
+    _, reward, terminated, truncated, _info = env.step(actions.correlation(0, 1))
     assert (terminated, truncated) == (False, True)
     assert reward == expected(k)
-    assert unwrapped(env).details()["score"]["shd"] == unwrapped(env).details()["score"]["shd_missing"] == k
+    assert (
+        unwrapped(env).details()["score"]["shd"]
+        == unwrapped(env).details()["score"]["shd_missing"]
+        == k
+    )
 
 
 def test_valid_submission_on_the_last_step_terminates() -> None:
@@ -645,7 +651,10 @@ def test_observational_panel_hides_the_budget() -> None:
     observation, info = env.reset(options={"manifest_index": 0})
     assert observation["budget_remaining"] == 0 and info["budget"] == 0
     _, _, _, _, info = env.step(actions.submit(PDAG.empty(D)))
-    assert unwrapped(env).details()["score"]["interventions_used"] == 0 and unwrapped(env).details()["score"]["efficiency"] == 1.0
+    assert (
+        unwrapped(env).details()["score"]["interventions_used"] == 0
+        and unwrapped(env).details()["score"]["efficiency"] == 1.0
+    )
 
 
 def test_kept_observations_stay_true_snapshots() -> None:

@@ -196,14 +196,25 @@ def test_design_ids_make_the_native_vector_env() -> None:
     obs, info = envs.reset(seed=0)
     assert envs.observation_space.contains(obs)
     assert envs.action_masks().shape == (3, 7) and envs.action_masks().all()
-    assert set(info) & set(envs.single_observation_space.keys() if isinstance(envs.single_observation_space, gym.spaces.Dict) else []) == set()
+    assert (
+        set(info)
+        & set(
+            envs.single_observation_space.keys()
+            if isinstance(envs.single_observation_space, gym.spaces.Dict)
+            else []
+        )
+        == set()
+    )
     v1 = gym.make_vec("ACDB-Design-Calibrated-L2-v1", 2, vectorization_mode="vector_entry_point")
     assert (v1.level.ladder, v1.level.name) == ("v1", "L2")
 
 
 @pytest.mark.parametrize(
     ("env_id", "estimator"),
-    [("ACDB-Design-FewSample-L4-v0", "pc"), ("ACDB-Design-FewSample-Nonlinear-L2-v0", "true_cpdag")],
+    [
+        ("ACDB-Design-FewSample-L4-v0", "pc"),
+        ("ACDB-Design-FewSample-Nonlinear-L2-v0", "true_cpdag"),
+    ],
 )
 def test_few_sample_ids_make_a_vector_env_equal_to_single_envs(env_id: str, estimator: str) -> None:
     """The regime's ids (3 samples per experiment, v1 and v1-nonlinear worlds) by id: the native

@@ -32,9 +32,7 @@ CHECKED_WRAPPED = re.compile(r".*is different from the unwrapped version")
 """Gymnasium's advice to check the unwrapped env: a flat id's view *is* its wrappers, so they
 are what is checked (the full env under them is checked under its own id)."""
 
-EVERY_ID = tuple(
-    sorted(env_id for env_id in gym.registry if env_id.startswith("ACDB-"))
-)
+EVERY_ID = tuple(sorted(env_id for env_id in gym.registry if env_id.startswith("ACDB-")))
 CURRENT_IDS = tuple(env_id for env_id in EVERY_ID if env_id not in DEPRECATED_IDS)
 
 

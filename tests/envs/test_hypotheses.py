@@ -22,7 +22,9 @@ def _rollout(env: gym.Env[Any, Any], steps: list[Any]) -> list[Any]:
     frames: list[Any] = [observation]
     for action in steps:
         observation, reward, terminated, truncated, info = env.step(action)
-        frames.append((observation, reward, terminated, truncated, env.unwrapped.details().get("error")))
+        frames.append(
+            (observation, reward, terminated, truncated, env.unwrapped.details().get("error"))
+        )
     return [*frames, info["score"], env.unwrapped.details()["score"]]
 
 
@@ -71,7 +73,7 @@ def test_every_episode_end_returns_the_record() -> None:
     env = gym.make("ACDB-L1-v0")
     env.reset(options={"manifest_index": 0})
     env.step(actions.intervene(4, 1.0))  # no hypothesis stated
-    *_, info = env.step(actions.submit(CHAIN))
+    *_, _info = env.step(actions.submit(CHAIN))
     assert env.unwrapped.details()["revision"] == RevisionRecord(6, (4,), (None,), CHAIN)
     assert not env.unwrapped.details()["revision"].stated
 
@@ -79,7 +81,7 @@ def test_every_episode_end_returns_the_record() -> None:
 def test_truncation_records_the_scored_empty_graph() -> None:
     env = gym.make("ACDB-L1-v0", max_steps=1)
     env.reset(options={"manifest_index": 0})
-    *_, truncated, info = env.step(actions.intervene(1, 2.0, hypothesis=CHAIN))
+    *_, truncated, _info = env.step(actions.intervene(1, 2.0, hypothesis=CHAIN))
     assert truncated
     assert env.unwrapped.details()["revision"] == RevisionRecord(6, (1,), (CHAIN,), PDAG.empty(6))
 
@@ -87,10 +89,13 @@ def test_truncation_records_the_scored_empty_graph() -> None:
 def test_a_refused_experiment_records_nothing() -> None:
     env = gym.make("ACDB-L1-v0", panel="observational")
     env.reset(options={"manifest_index": 0})
-    _, _, _, _, info = env.step(actions.intervene(1, 2.0, hypothesis=CHAIN))
+    _, _, _, _, _ = env.step(actions.intervene(1, 2.0, hypothesis=CHAIN))
     assert "observational panel" in env.unwrapped.details()["error"]
-    *_, info = env.step(actions.submit(CHAIN))
-    assert env.unwrapped.details()["revision"].targets == () and env.unwrapped.details()["revision"].hypotheses == ()
+    *_, _info = env.step(actions.submit(CHAIN))
+    assert (
+        env.unwrapped.details()["revision"].targets == ()
+        and env.unwrapped.details()["revision"].hypotheses == ()
+    )
 
 
 def test_an_invalid_graph_is_recorded_as_none_and_the_experiment_still_runs() -> None:

@@ -157,7 +157,7 @@ def test_a_step_after_the_end_is_the_same_in_both_envs(env_id: str) -> None:
     env = gym.make(env_id)
     _end(env, env_id)
     action = np.int64(0) if env_id.startswith("ACDB-Design") else actions.intervene(0, 1.0)
-    _, reward, terminated, truncated, info = env.step(action)
+    _, reward, terminated, truncated, _info = env.step(action)
     assert (reward, terminated, truncated) == (0.0, True, False)
     assert env.unwrapped.details()["error"] == "the episode has ended; call reset()"
 

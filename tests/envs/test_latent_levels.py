@@ -52,7 +52,7 @@ def test_bidirected_codes_decode_to_admgs_and_pags(level) -> None:  # type: igno
     pag = actions.graph_from_codes(codes, latent=True)
     assert isinstance(pag, PAG)
     assert pag.edge_strings() == ["X0 --> X1", "X2 <-> X3", "X4 o-o X5"]
-    _, _, terminated, _, info = env.step(actions.submit(pag))
+    _, _, terminated, _, _info = env.step(actions.submit(pag))
     assert terminated and "bidirected_f1" in env.unwrapped.details()["score"]
 
 

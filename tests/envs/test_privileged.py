@@ -66,12 +66,12 @@ def test_both_envs_pay_reward_of_their_final_score(reward: RewardName) -> None:
     env = gym.make("ACDB-L1-v0", reward=reward)
     env.reset(options={"manifest_index": 0})
     env.step(actions.intervene(0, 1.0))
-    _, paid, terminated, _, info = env.step(actions.submit(PDAG.empty(6)))
+    _, paid, terminated, _, _ = env.step(actions.submit(PDAG.empty(6)))
     assert terminated and paid == reward_of(ScoreReport(**env.unwrapped.details()["score"]), reward)
 
     design = gym.make("ACDB-Design-L1-v0", estimator="true_cpdag", reward=reward)
     design.reset(options={"manifest_index": 0})
-    _, paid, terminated, _, info = design.step(np.int64(6))
+    _, paid, terminated, _, _ = design.step(np.int64(6))
     assert terminated and paid == reward_of(
         ScoreReport(**design.unwrapped.details()["score"]), reward
     )

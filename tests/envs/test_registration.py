@@ -258,9 +258,11 @@ def test_gymnasiums_own_notices_are_not_filtered() -> None:
     """Only the one notice the deprecated ``ACDB-L<k>-v1`` aliases make wrong is filtered
     (DESIGN §8): Gymnasium still says which version an unversioned id resolves to and that
     an id of worlds replaced since is gone."""
-    with pytest.warns(UserWarning, match="Using the latest versioned environment `ACDB-L2-v1`"):
-        with pytest.warns(DeprecationWarning, match="ACDB-L2-v1 is deprecated"):
-            gym.make("ACDB-L2")
+    with (
+        pytest.warns(UserWarning, match="Using the latest versioned environment `ACDB-L2-v1`"),
+        pytest.warns(DeprecationWarning, match="ACDB-L2-v1 is deprecated"),
+    ):
+        gym.make("ACDB-L2")
     with pytest.warns(UserWarning, match="Using the latest versioned environment"):
         gym.make("ACDB-Nonlinear-L2")
     with pytest.raises(gym.error.DeprecatedEnv, match="ACDB-Nonlinear-L2-v2"):

@@ -33,7 +33,9 @@ def _rollout(env: gym.Env[Any, Any], steps: list[tuple[int, float]]) -> list[Any
 @pytest.mark.parametrize("observation", ["raw", "stats"])
 def test_the_default_is_hard_and_its_observations_are_unchanged(observation: str) -> None:
     default = ACDBEnv("L2", ladder="v1", observation=observation)  # type: ignore[arg-type]
-    hard = gym.make("ACDB-Calibrated-L2-v1", observation=observation, interventions="hard").unwrapped
+    hard = gym.make(
+        "ACDB-Calibrated-L2-v1", observation=observation, interventions="hard"
+    ).unwrapped
     keys = OBSERVATION_KEYS if observation == "raw" else STATS_OBSERVATION_KEYS
     assert default.interventions == "hard"
     assert set(default.observation_space.spaces) == set(keys)  # type: ignore[attr-defined]

@@ -71,7 +71,10 @@ class PolicyModel:
         rows = features if batched else features[None]
         size = int(self.network.action_space.n)
         masks = _mask_rows(action_masks, len(rows), size)
-        actions = [_masked_choice(self.network, row, mask, rng) for row, mask in zip(rows, masks, strict=True)]
+        actions = [
+            _masked_choice(self.network, row, mask, rng)
+            for row, mask in zip(rows, masks, strict=True)
+        ]
         return (np.array(actions) if batched else np.array(actions[0])), None
 
     def _predict_graph(
@@ -85,7 +88,10 @@ class PolicyModel:
         masks = _mask_rows(action_masks, count, size)
         actions = []
         for k in range(count):
-            single = {key: np.asarray(value)[k] if batched else value for key, value in observation.items()}
+            single = {
+                key: np.asarray(value)[k] if batched else value
+                for key, value in observation.items()
+            }
             allowed = masks[k] & np.asarray(single["action_mask"], dtype=bool)
             trimmed = trim({**single, "action_mask": allowed})
             d = len(trimmed["nodes"])

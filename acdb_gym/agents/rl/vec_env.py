@@ -84,9 +84,7 @@ class SB3DesignVecEnv(VecEnv):
             for i in np.flatnonzero(dones):
                 infos[i]["terminal_observation"] = info["final_obs"][i]
                 infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-                infos[i]["score"] = dict(
-                    zip(SCORE_FIELDS, final["score"][i].tolist(), strict=True)
-                )
+                infos[i]["score"] = dict(zip(SCORE_FIELDS, final["score"][i].tolist(), strict=True))
         return observation, reward.astype(np.float32), dones, infos
 
     def action_masks(self) -> np.ndarray:

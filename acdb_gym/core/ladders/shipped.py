@@ -49,10 +49,10 @@ __all__ = [
     "HIDDEN_SLACK_SPREAD",
     "HIDDEN_SLACK_TAG",
     "LADDERS",
+    "LADDER_IDS",
     "LARGE_LADDER",
     "LARGE_MANIFEST_SIZE",
     "LATENT_LADDER",
-    "LADDER_IDS",
     "LEVEL_NAMES",
     "MANIFEST_SIZE",
     "REAL",
@@ -217,6 +217,7 @@ def ladder_env_id(ladder: str, level: str, *, view: str = "") -> str:
     ids = LADDER_IDS[ladder]
     parts = [part for part in ("ACDB", view, ids.tag, level) if part]
     return f"{'-'.join(parts)}-v{ids.version}"
+
 
 HIDDEN_SLACK_SPREAD = 2
 """``v1-hidden``: each instance's slack is drawn from v1's slack of its level up to this much

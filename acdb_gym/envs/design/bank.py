@@ -42,9 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.ladders.shipped import Level, get_level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.types import readonly
 from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION
 from acdb_gym.core.worlds.instance import Instance, generate_instance

@@ -11,8 +11,8 @@ from numpy.typing import ArrayLike
 
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.ladders.shipped import Level, get_level
-from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.latent_scoring import pdag_view
+from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.session import Session
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.core.worlds.instance import Instance

@@ -655,9 +655,9 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
 
     def _info(self, scores: dict[int, dict[str, float]] | None = None) -> dict[str, Any]:
         """The single env's info keys for every world, in Gymnasium's vector form (each key an
-        array over worlds beside its ``_key`` mask, all True: every world has every key at
-        every step); ``scored`` is True, and ``score`` and ``instance_seed`` are filled in (else
-:data:`~acdb_gym.envs.levels.UNSCORED` and -1), for the worlds that ended this step."""
+                array over worlds beside its ``_key`` mask, all True: every world has every key at
+                every step); ``scored`` is True, and ``score`` and ``instance_seed`` are filled in (else
+        :data:`~acdb_gym.envs.levels.UNSCORED` and -1), for the worlds that ended this step."""
         n = self.num_envs
         every = np.ones(n, dtype=bool)
         scores = scores or {}
