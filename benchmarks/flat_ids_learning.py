@@ -110,6 +110,7 @@ def main() -> None:
         random_ci = bootstrap_ci([np.asarray(floor) * 100])
         difference = (np.asarray(learned) - np.asarray(floor)) * 100
         p = sign_flip_pvalue(difference)
+        print(f"<!-- {env_id} done -->", flush=True)
         rows.append(
             [
                 f"`{env_id}`",
@@ -121,6 +122,7 @@ def main() -> None:
                 f"{minutes:.1f}",
             ]
         )
+        print("<!-- row: " + " | ".join(rows[-1]) + " -->", flush=True)
     print(
         markdown_table(
             [
