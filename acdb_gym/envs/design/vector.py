@@ -368,6 +368,12 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         masks[:, self.max_nodes] = True
         return masks
 
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        """The autoreset mode, as Gymnasium's own vector envs expose it (TorchRL reads it)."""
+        mode: AutoresetMode = self.metadata["autoreset_mode"]
+        return mode
+
     def render(self) -> tuple[Any, ...] | None:
         """Each world's frame, as the single env renders it (``ansi`` text, ``rgb_array``
         pictures): budget, experiments and current estimate; for a world whose episode ended
