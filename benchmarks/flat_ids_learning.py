@@ -12,7 +12,7 @@ the 95% bootstrap CI; Δ is trained − random, paired by instance, with the two
 
 A learning benchmark, not a timing: the wall time is reported only so a rerun can be planned.
 
-Run: ``python benchmarks/flat_ids_learning.py [--smoke] [--timesteps N] [--seed S]``
+Run: ``python benchmarks/flat_ids_learning.py [--smoke] [--timesteps N] [--seed S] [--only ID]``
 """
 
 from __future__ import annotations
@@ -82,6 +82,7 @@ def main() -> None:
     parser = base_parser(__doc__)
     parser.add_argument("--timesteps", type=int, default=200_000, help="PPO steps per level")
     parser.add_argument("--seed", type=int, default=0, help="training and evaluation seed")
+    parser.add_argument("--only", default=None, help="one id of LEVELS (default: both)")
     args = parser.parse_args()
     timesteps = 2_048 if args.smoke else args.timesteps
     global TEST
@@ -102,6 +103,8 @@ def main() -> None:
 
     rows = []
     for env_id, ladder, level in LEVELS:
+        if args.only is not None and env_id != args.only:
+            continue
         start = time.perf_counter()
         model = _train(env_id, timesteps, args.seed)
         learned, floor = _evaluate(env_id, model, args.seed)

@@ -2,6 +2,10 @@
 
 Its random rollouts are planned from the action space and the registered statistics tools
 (:mod:`acdb_gym.core.tools`), so a newly registered tool is fuzzed like the built-in ones.
+
+Over 500 lines because the contract is one list of checks read top to bottom (spaces,
+out-of-space actions, rollouts, the numeric info, leaks, determinism), each a small function; a
+reader checking an env against DESIGN §8 follows it in one file.
 """
 
 from __future__ import annotations

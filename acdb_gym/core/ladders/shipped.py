@@ -10,6 +10,10 @@ registered as ``ACDB-Latent-L{0..5}-v1``.
 ``v1-n3`` is v1's and v1-nonlinear's L1, L2, L4 with 3 samples per experiment (DESIGN §7),
 registered as ``ACDB-<level>-v1-n3`` and ``ACDB-Design-<level>-v1-n3``.
 
+Over 500 lines because every shipped ladder is declared here, each a table of specs with its
+id spelling (:data:`LADDER_IDS`) and its manifest rule, so that adding a ladder is one place;
+the worlds themselves are built in :mod:`acdb_gym.core.worlds`.
+
 Each level carries a manifest of 200 preflighted seeds, each stored with the digest of the
 instance it generates, in package data (``core/ladders/manifests/<ladder>.tsv``); v0's first 8 are the
 paper's published seeds. ``tests/core/test_instance.py`` regenerates the first 8 and a sample of
