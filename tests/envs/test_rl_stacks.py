@@ -17,6 +17,7 @@ import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_checker import check_env
 
+from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.envs.registration import DESIGN_IDS
 from acdb_gym.envs.wrappers import FlatActions, make_flat
 
@@ -154,7 +155,7 @@ def test_torchrl_gym_env_with_two_envs(env_id: str, kwargs: dict[str, str]) -> N
             done = rollout["next", "done"].numpy()
             assert done.any(), "episodes end within 24 steps"
             # Every info key is batched, with the shape it has from reset to the end.
-            assert rollout["next", "score"].shape == (2, 24, 18)
+            assert rollout["next", "score"].shape == (2, 24, len(SCORE_FIELDS))
             assert rollout["next", "scored"].dtype == torch.bool
             assert rollout["next", "instance_seed"].shape[:2] == (2, 24)
         finally:
