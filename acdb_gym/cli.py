@@ -25,7 +25,7 @@ from acdb_gym.core.ladders.custom import (
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, FAMILY_LADDERS, LEVEL_NAMES, MANIFEST_SIZE
 from acdb_gym.core.scripts import OneLineParser, one_line
 from acdb_gym.core.types import PANELS
-from acdb_gym.core.worlds.spec import FAMILIES
+from acdb_gym.core.worlds.spec import FAMILIES, LevelSpec
 from acdb_gym.registry import OFFLINE_AGENTS, agent_help
 from acdb_gym.results import RESULTS_FILE
 from acdb_gym.sweep.lock import RunDirectoryBusyError
@@ -484,12 +484,22 @@ def _levels(args: argparse.Namespace) -> int:
         for level in levels.values():
             s = level.spec
             axis = f"{level.axis} ({s.latent} hidden)" if s.latent else level.axis
-            world = f"{s.graph}, " + (f"fitted ({s.fit})" if s.fit != "none" else s.family)
+            world = _world_text(s)
             print(
                 f"| {ladder} | {level.name} | {axis} | {s.d} | {s.k} | {s.n_obs} | "
                 f"{s.n_int} | {s.noise_var} | {s.slack_text} | {s.random_floor:.1%} | {world} |"
             )
     return 0
+
+
+def _world_text(spec: LevelSpec) -> str:
+    """The ``world`` column of ``acdb levels``: the graph and how its data are made."""
+    if spec.world == "sachs-cells":
+        return "sachs, measured cells (real experiments)"
+    if spec.world == "cause-effect-pairs":
+        return "Tübingen cause-effect pairs (measured)"
+    world = f"{spec.graph}, " + (f"fitted ({spec.fit})" if spec.fit != "none" else spec.family)
+    return world + (f", targets {spec.targets}" if spec.targets != "all" else "")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -516,6 +526,28 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``acdb`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    # Warnings print as the errors do; formatwarning, not showwarning, so that a caller that
+    # records warnings (pytest.warns) still gets them.
+    original = warnings.formatwarning
+    warnings.formatwarning = _format_warning
+    try:
+        return _main(argv)
+    finally:
+        warnings.formatwarning = original
+
+
+def _format_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    line: str | None = None,
+) -> str:
+    """A warning as one line, like the errors (no file, line or source text)."""
+    return f"acdb: warning: {_one_line(Exception(str(message)))}\n"
+
+
+def _main(argv: list[str]) -> int:
     try:
         if argv[:1] == ["train"]:
             # The trainer owns its options (its config dataclass is its --help).

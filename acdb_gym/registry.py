@@ -364,6 +364,11 @@ _ENTRIES: Final = (
         panels=(PANEL_ACTIVE,),
     ),
     AgentEntry(
+        "anm",
+        "acdb_gym.baselines.families:ANMAgent",
+        "additive-noise-model orientation (kernel regression + HSIC) of each adjacency",
+    ),
+    AgentEntry(
         "pc_rank",
         "acdb_gym.baselines.families:RankPCAgent",
         "PC with Fisher-z on normal scores (ranks): sees monotone nonlinear dependence",

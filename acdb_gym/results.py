@@ -18,13 +18,16 @@ descriptor followed by ``fsync``, so a crash can only leave a torn *last* line b
 
 Every problem names the file and the 1-based line number (``PATH:LINE: what``): a torn last line,
 invalid UTF-8, NUL bytes, invalid JSON, JSON that is not an object, or an object that is not a
-row (a missing key, a value of the wrong type).
+row (a missing key, a value of the wrong type), and everything the file may hold because
+someone else wrote it: a line past :data:`MAX_LINE_BYTES` (skipped without being read whole),
+JSON nested too deeply or with an integer too long (:func:`acdb_gym.core.untrusted.loads`),
+and values outside their ranges (:func:`acdb_gym.row_values.check_row_values`: the writer
+refuses the same). The file is read a line at a time.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import types
 import typing
@@ -34,7 +37,11 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from acdb_gym.core.untrusted import Line, UntrustedInputError, iter_lines, loads, open_nofollow
+from acdb_gym.row_values import check_row_values, row_problem
+
 __all__ = [
+    "MAX_LINE_BYTES",
     "RESULTS_FILE",
     "Location",
     "ReadMode",
@@ -312,57 +319,24 @@ _ROW_FIELDS: Final = _row_fields()
 
 
 # --------------------------------------------------------------------------- writing
-_UNIT_FIELDS: Final = tuple(
-    name for name in _ROW_FIELDS if name.endswith(("_precision", "_recall", "_f1", "efficiency"))
-)
-"""Score fields that are fractions, in ``[0, 1]``."""
-
-_COUNT_FIELDS: Final = (
-    "shd",
-    "shd_extra",
-    "shd_missing",
-    "shd_reversed",
-    "shd_unresolved",
-    "interventions_used",
-    "i_star_size",
-    "steps",
-    "invalid_actions",
-    "wall_time",
-    "repeat",
-    "manifest_index",
-    "seed",
-    "draws",
-)
-"""Numeric fields that are finite and non-negative (means of counts may be fractional)."""
-
-
-def check_row_values(row: ResultRow) -> None:
-    """Refuse a row with a non-finite or out-of-range score: every fraction (precision, recall,
-    F1, efficiency) in ``[0, 1]``, every count, step, repeat and time finite and ``>= 0``.
-
-    :func:`format_row` calls it, so no such row reaches a results file.
-
-    Raises:
-        ValueError: naming the job, the field and the value.
-    """
-    for name in (*_UNIT_FIELDS, *_COUNT_FIELDS):
-        value = getattr(row, name)
-        if value is None:
-            continue
-        high = 1.0 if name in _UNIT_FIELDS else math.inf
-        if not (math.isfinite(value) and 0 <= value <= high):
-            bound = "in [0, 1]" if name in _UNIT_FIELDS else "finite and >= 0"
-            raise ValueError(f"row {row.job_id}: {name} must be {bound}, got {_short_repr(value)}")
+MAX_LINE_BYTES: Final = 16 << 20
+"""The longest line of a results file (16 MiB): the writer refuses a longer row and the reader
+skips a longer line without reading it whole."""
 
 
 def format_row(row: ResultRow) -> bytes:
     """The exact bytes of one line of the results file.
 
     Raises:
-        ValueError: a non-finite or out-of-range score (:func:`check_row_values`).
+        ValueError: a value out of its range (:func:`check_row_values`: a non-finite or
+            out-of-range score, a name that is no safe file name, a text too long, a graph
+            too large), or a line longer than :data:`MAX_LINE_BYTES`.
     """
     check_row_values(row)
-    return (json.dumps(row.to_dict(), sort_keys=True) + "\n").encode()
+    line = (json.dumps(row.to_dict(), sort_keys=True) + "\n").encode()
+    if len(line) > MAX_LINE_BYTES:
+        raise ValueError(f"row {row.job_id}: a line of {len(line)} bytes, past {MAX_LINE_BYTES}")
+    return line
 
 
 class ResultsAppender:
@@ -378,7 +352,8 @@ class ResultsAppender:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        # Never through a link planted where the results file goes.
+        self._fd = open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
 
     def append(self, row: ResultRow) -> None:
         """Write one row and flush it to disk."""
@@ -417,39 +392,38 @@ class ResultsRead:
         return [row.to_dict() for row in self.rows]
 
 
-@dataclass(frozen=True)
-class _Line:
-    number: int
-    offset: int
-    text: bytes  # without the newline
-    complete: bool  # ends with a newline
-
-
-def _lines(raw: bytes) -> Iterator[_Line]:
-    offset = 0
-    pieces = raw.split(b"\n")
-    for number, text in enumerate(pieces, start=1):
-        complete = number < len(pieces)
-        if text.strip():
-            yield _Line(number, offset, text, complete)
-        offset += len(text) + 1
-
-
-def _decode(line: _Line, where: Location) -> object:
-    """The JSON value of a line; ResultsFileError for NUL bytes, bad UTF-8 or bad JSON."""
+def _decode(line: Line, where: Location) -> object:
+    """The JSON value of a line; ResultsFileError for a line too long, NUL bytes, bad UTF-8,
+    bad JSON or JSON past the bounds of :func:`acdb_gym.core.untrusted.loads`."""
     torn = "" if line.complete else " (torn last line without a newline)"
+    if line.text is None:
+        raise ResultsFileError(
+            where, f"a line of {line.length} bytes, longer than {MAX_LINE_BYTES}{torn}"
+        )
     nul = line.text.find(b"\x00")
     if nul >= 0:
         raise ResultsFileError(where, f"NUL byte at column {nul + 1}{torn}")
     try:
-        text = line.text.decode("utf-8")
+        line.text.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ResultsFileError(where, f"invalid UTF-8 at byte {error.start + 1}{torn}") from None
     try:
-        return json.loads(text)
+        return loads(line.text, max_bytes=MAX_LINE_BYTES)
     except json.JSONDecodeError as error:
         problem = f"invalid JSON{torn}: {error.msg} (column {error.colno})"
         raise ResultsFileError(where, problem) from None
+    except UntrustedInputError as error:
+        raise ResultsFileError(where, f"{error}{torn}") from None
+
+
+def _row(value: object, where: Location) -> ResultRow:
+    """The row of a parsed line: its types (:meth:`ResultRow.from_dict`) and its values'
+    ranges (:func:`check_row_values`) checked."""
+    row = ResultRow.from_dict(value, where=where)
+    problem = row_problem(row)
+    if problem is not None:
+        raise ResultsFileError(where, problem)
+    return row
 
 
 def read_results(path: Path, *, mode: ReadMode, repair: bool = False) -> ResultsRead:
@@ -483,12 +457,13 @@ def read_results(path: Path, *, mode: ReadMode, repair: bool = False) -> Results
 def _read_lenient(path: Path) -> ResultsRead:
     rows: list[ResultRow] = []
     problems: list[str] = []
-    for line in _lines(path.read_bytes()):
-        where = Location(path, line.number)
-        try:
-            rows.append(ResultRow.from_dict(_decode(line, where), where=where))
-        except ResultsFileError as error:
-            problems.append(f"{error}; skipped")
+    with path.open("rb") as handle:
+        for line in iter_lines(handle, max_line_bytes=MAX_LINE_BYTES):
+            where = Location(path, line.number)
+            try:
+                rows.append(_row(_decode(line, where), where))
+            except ResultsFileError as error:
+                problems.append(f"{error}; skipped")
     return ResultsRead(tuple(rows), tuple(problems))
 
 
@@ -496,32 +471,46 @@ _TORN: Final = object()
 """Stands for the value of a line cut short (``None`` is the JSON ``null``)."""
 
 
+def _with_last(lines: Iterator[Line]) -> Iterator[tuple[Line, bool]]:
+    """Each line and whether it is the last (a one-line look-ahead)."""
+    current = next(lines, None)
+    for following in lines:
+        assert current is not None
+        yield current, False
+        current = following
+    if current is not None:
+        yield current, True
+
+
 def _read_strict(path: Path, *, repair: bool) -> ResultsRead:
-    raw = path.read_bytes()
-    lines = list(_lines(raw))
-    rows: list[ResultRow] = []
-    for index, line in enumerate(lines):
-        where = Location(path, line.number)
-        last = index == len(lines) - 1
-        try:
-            value = _decode(line, where) if line.complete else _TORN
-        except ResultsFileError:
-            if not last:
-                raise
-            value = _TORN
-        if value is _TORN:
-            # Only the appender's last write can be cut short: the line is torn, not corrupt.
-            return ResultsRead(tuple(rows), (_drop_torn(path, line, raw, repair=repair),))
-        rows.append(ResultRow.from_dict(value, where=where))
+    # The sweep appends to this file and may cut it: never through a planted link.
+    with os.fdopen(open_nofollow(path, os.O_RDONLY), "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        rows: list[ResultRow] = []
+        for line, last in _with_last(iter_lines(handle, max_line_bytes=MAX_LINE_BYTES)):
+            where = Location(path, line.number)
+            try:
+                value = _decode(line, where) if line.complete else _TORN
+            except ResultsFileError:
+                if not last:
+                    raise
+                value = _TORN
+            if value is _TORN:
+                # Only the appender's last write can be cut short: the line is torn, not corrupt.
+                torn = _drop_torn(path, line, size - line.offset, repair=repair)
+                return ResultsRead(tuple(rows), (torn,))
+            rows.append(_row(value, where))
     return ResultsRead(tuple(rows), ())
 
 
-def _drop_torn(path: Path, line: _Line, raw: bytes, *, repair: bool) -> str:
-    size = len(raw) - line.offset
+def _drop_torn(path: Path, line: Line, size: int, *, repair: bool) -> str:
     message = f"{Location(path, line.number)}: dropping a torn last line ({size} bytes)"
     if repair:
-        with path.open("r+b") as handle:
-            handle.truncate(line.offset)
+        fd = open_nofollow(path, os.O_WRONLY)
+        try:
+            os.ftruncate(fd, line.offset)
+        finally:
+            os.close(fd)
         message += ", cut from the file"
     warnings.warn(message, stacklevel=4)
     return message

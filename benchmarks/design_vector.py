@@ -133,7 +133,7 @@ def main() -> None:
         )
         built = time.perf_counter() - start
         start = time.perf_counter()
-        bank = load_bank(bank.path)
+        bank = load_bank(bank.path, sha256=bank.sha256)
         loaded = time.perf_counter() - start
         # The same worlds regenerated from their seeds (with a deadline, generation skips its
         # cache of recent instances; one that never passes changes nothing).

@@ -9,7 +9,9 @@ runs the sweeps the claims need on indices 100-199 (resumable run directories un
 ``runs/claims/``, so a second run only rebuilds the text), builds each claim's table or
 paragraph with the report's own functions (:func:`acdb_gym.report.paired_test`, the bootstrap
 CIs of :func:`acdb_gym.report.summarize`, the transfer table, the sortability checks), the
-latent-confounder table of ``experiments/latent_claim.py``, the few-sample policy's claims of
+latent-confounder table of ``experiments/latent_claim.py``, the real-experiment and
+cause-effect-pair tables of ``experiments/measured_claims.py`` (which runs its own two sweeps),
+the few-sample policy's claims of
 ``experiments/regime_claims.py`` and the RL evaluations
 (``experiments/eval_design_policy.py``, ``experiments/eval_rl.py``, run on indices 100-199 when
 their JSON files are missing), and writes each block to ``docs/claims/<name>.md``. ``--paste``
@@ -126,6 +128,10 @@ def run_sweeps(workers: int) -> None:
         )
         if summary.failed or summary.not_run:
             raise SystemExit(f"jobs of {sweep} failed or did not run; rerun to retry them")
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import measured_claims
+
+    measured_claims.run_sweeps(workers)
 
 
 def rows_of(run: str, ladder: str) -> Rows:
@@ -621,6 +627,20 @@ def block_rl_n3_table() -> str:
     return regime_claims.block_rl_n3_table()
 
 
+def block_real_experiments() -> str:
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import measured_claims
+
+    return measured_claims.block_real_experiments()
+
+
+def block_tuebingen_pairs() -> str:
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import measured_claims
+
+    return measured_claims.block_tuebingen_pairs()
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "v0-beyond": block_v0_beyond,
     "v1-tables": block_v1_tables,
@@ -635,6 +655,8 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "rl-n3-table": block_rl_n3_table,
     "d40": block_d40,
     "real-transfer": block_real_transfer,
+    "real-experiments": block_real_experiments,
+    "tuebingen-pairs": block_tuebingen_pairs,
 }
 
 

@@ -93,7 +93,7 @@ def _prices_cases(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "missing": (tmp_path / "none.json", "No such file or directory"),
         "directory": (tmp_path, "Is a directory"),
         "negative": (negative, "price 'input' of model 'gpt' must be >= 0, got -1"),
-        "nested": (nested, "nested too deeply"),
+        "nested": (nested, "JSON nested 100000 levels deep"),
     }
 
 

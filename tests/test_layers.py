@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "baselines": 4,
     "registry": 5,
     "results": 5,
+    "row_values": 5,
     "sweep": 6,
     "report": 6,
     "integrations": 7,
@@ -32,7 +33,14 @@ LAYERS: dict[str, int] = {
 }
 """Each top-level room's floor: a module may import only from its own floor or below."""
 
-CORE_ROOMS: dict[str, int] = {"types": 0, "graphs": 1, "stats": 1, "worlds": 2, "ladders": 3}
+CORE_ROOMS: dict[str, int] = {
+    "types": 0,
+    "untrusted": 0,
+    "graphs": 1,
+    "stats": 1,
+    "worlds": 2,
+    "ladders": 3,
+}
 """Inside ``core``, from the bottom: how a world is drawn sits below the ladders that name worlds."""
 
 

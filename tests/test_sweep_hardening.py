@@ -199,3 +199,40 @@ def test_rows_record_privileged_access(tmp_path: Path) -> None:
     )
     rows = read_results(tmp_path / "results.jsonl", mode="strict").rows
     assert {row.agent: row.privileged for row in rows} == {"oracle": True, "pc": False}
+
+
+# --------------------------------------------------------------------------- hostile run folders
+@pytest.mark.parametrize("name", [LOCK_FILE, "results.jsonl", "sweep_config.json", "transcripts"])
+def test_a_sweep_never_writes_through_a_link_in_its_run_directory(
+    tmp_path: Path, name: str
+) -> None:
+    """A link planted where the sweep writes (its lock, its results, its config, the
+    transcripts folder) stops the sweep before the first job; the target is left as it was."""
+    run = tmp_path / "run"
+    run.mkdir()
+    victim = tmp_path / "victim"
+    victim.mkdir() if name == "transcripts" else victim.write_text("precious\n")
+    (run / name).symlink_to(victim)
+    done = _acdb("sweep", "--agents", "oracle", "--levels", "L0", "--seeds", "1",
+                 "--out", str(run), "--no-progress", "--no-report")  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and "is a symbolic link" in done.stderr, done.stderr
+    if name == "transcripts":
+        assert list(victim.iterdir()) == []
+    else:
+        assert victim.read_text() == "precious\n"
+
+
+def test_a_sweep_too_large_to_plan_is_refused_before_planning(tmp_path: Path) -> None:
+    """``--repeats 100000000`` would hold 10**8 jobs in memory while planning: the number of
+    jobs is checked against a bound first, in the config."""
+    from acdb_gym.sweep.run import MAX_JOBS
+
+    with pytest.raises(ValueError, match=rf"100000000 jobs, more than {MAX_JOBS}"):
+        SweepConfig(out=tmp_path, levels=("L0",), seeds=1, agents=("oracle",), repeats=10**8)
+    done = _acdb("sweep", "--agents", "oracle", "--repeats", "100000000",
+                 "--out", str(tmp_path / "r"), "--no-progress")  # fmt: skip
+    assert (
+        done.returncode == 2 and done.stderr.count("\n") == 1 and "jobs, more than" in done.stderr
+    )
+    assert not (tmp_path / "r").exists()

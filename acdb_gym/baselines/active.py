@@ -17,7 +17,8 @@ estimator:
   score, not GIES's search), returning the interventional essential graph of the best DAG found.
 
 Targeting is greedy on the current estimate: the node with the most undirected edges (ties: the
-lowest index), never the same node twice. Intervening on a node orients every edge at it, and
+lowest index), never the same node twice, and only among the nodes an experiment exists for
+where the level restricts them (``info["experiment_targets"]``). Intervening on a node orients every edge at it, and
 Meek's rules carry that further, so the undirected degree is the number of edges an experiment
 is sure to settle. A clique-separator rule (pick a node that splits the chain components into
 small pieces) has better worst-case guarantees on a *correct* essential graph, but it needs a
@@ -35,7 +36,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from acdb_gym.baselines.classical import InterveneThenSubmit
+from acdb_gym.baselines.classical import InterveneThenSubmit, experiment_mask
 from acdb_gym.core.graphs import DAG, PDAG, cpdag
 from acdb_gym.core.types import BoolMatrix, FloatArray
 from acdb_gym.discovery import (
@@ -106,6 +107,7 @@ class AdaptiveAgent(InterveneThenSubmit):
         self._experiments: list[tuple[int, FloatArray]] = []
         self._refused: set[int] = set()
         self._pending: int | None = None
+        self._allowed = experiment_mask(info, self._observational.shape[1])
         self._graph = self._estimate()
 
     def _intervention_value(self, target: int) -> float:
@@ -160,6 +162,7 @@ class AdaptiveAgent(InterveneThenSubmit):
             return None
         priority = self._priorities()
         priority[[*self.targets, *self._refused]] = 0.0
+        priority[~self._allowed] = 0.0
         if priority.max(initial=0.0) <= 0.0:
             return None
         return int(np.argmax(priority))  # the lowest index among ties

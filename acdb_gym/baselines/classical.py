@@ -36,9 +36,21 @@ __all__ = [
     "RandomDAGAgent",
     "RandomOrderRegressAgent",
     "SortnregressAgent",
+    "experiment_mask",
 ]
 
 Observation = Mapping[str, Any]
+
+
+def experiment_mask(info: Mapping[str, Any], n_nodes: int) -> np.ndarray:
+    """Boolean ``(n_nodes,)`` of the nodes an experiment exists for: ``info["experiment_targets"]``
+    on a level that restricts the targets (DESIGN §8), else every node."""
+    targets = info.get("experiment_targets")
+    mask = np.ones(n_nodes, dtype=bool)
+    if targets is not None:
+        mask[:] = False
+        mask[list(targets)] = True
+    return mask
 
 
 def random_forward_dag(n_nodes: int, rng: np.random.Generator) -> PDAG:
@@ -245,7 +257,8 @@ class PCGreedyAgent(InterveneThenSubmit):
     index; nodes already intervened on are not chosen again) at ``do(X_i = mean_obs(X_i) +
     shift)``; orient each undirected neighbour ``i -> j`` if ``|mean_int(X_j) - mean_obs(X_j)| >
     threshold``, else ``j -> i``, skipping orientations that would close a directed cycle; stop
-    when the budget is spent or nothing is undirected, and submit.
+    when the budget is spent or nothing is undirected, and submit. Where the level restricts
+    the targets (``info["experiment_targets"]``) only those nodes are chosen.
     """
 
     name = "pc_greedy"
@@ -261,6 +274,7 @@ class PCGreedyAgent(InterveneThenSubmit):
         self._graph = shared_pc_cpdag(data, alpha=self.alpha)
         self._pending: int | None = None
         self._tried: set[int] = set()
+        self._allowed = experiment_mask(info, self._observational.shape[1])
 
     def _intervention_value(self, target: int) -> float:
         return float(self._observational[:, target].mean() + self.shift)
@@ -270,6 +284,7 @@ class PCGreedyAgent(InterveneThenSubmit):
             return None
         degree = self._graph.undirected.sum(axis=1)
         degree[list(self._tried)] = 0
+        degree[~self._allowed] = 0
         if degree.max(initial=0) == 0:
             return None
         target = int(np.argmax(degree))  # argmax returns the lowest index among ties

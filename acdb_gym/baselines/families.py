@@ -8,11 +8,12 @@ from typing import Any
 from acdb_gym.baselines.active import PCActiveAgent
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.types import FloatArray
+from acdb_gym.discovery.anm import anm_graph
 from acdb_gym.discovery.lingam_order import direct_lingam
 from acdb_gym.discovery.pc_rank import rank_pc_cpdag
 from acdb_gym.envs import actions
 
-__all__ = ["DirectLiNGAMAgent", "LiNGAMActiveAgent", "RankPCAgent"]
+__all__ = ["ANMAgent", "DirectLiNGAMAgent", "LiNGAMActiveAgent", "RankPCAgent"]
 
 Observation = Mapping[str, Any]
 
@@ -29,6 +30,23 @@ class DirectLiNGAMAgent:
 
     def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
         self._graph = direct_lingam(observation["observational"], alpha=self.alpha)
+
+    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
+        return actions.submit(self._graph)
+
+
+class ANMAgent:
+    """Submits :func:`~acdb_gym.discovery.anm.anm_graph`: every adjacency (on two variables the
+    pair itself, else PC's) oriented by additive-noise-model fits with HSIC tests, the
+    bivariate orientation method of the cause-effect pair literature (ANM-HSIC)."""
+
+    name = "anm"
+
+    def __init__(self, *, alpha: float = 0.05) -> None:
+        self.alpha = alpha
+
+    def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
+        self._graph = anm_graph(observation["observational"], alpha=self.alpha)
 
     def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
         return actions.submit(self._graph)

@@ -11,7 +11,9 @@
   an adjacent pair that neither experiment shifts is dependent through a hidden common cause
   only (``X <-> Y``).
 
-On a causally sufficient level both run as well (FCI's PAG then has no true ``<->``).
+On a causally sufficient level both run as well (FCI's PAG then has no true ``<->``); there a
+``<->`` that FCI leaves on a finite or measured sample is submitted as an undirected edge
+(:func:`sufficient_submission`), since the sufficient levels' codes carry no ``<->``.
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ from typing import Any
 
 import numpy as np
 
+from acdb_gym.baselines.classical import experiment_mask
 from acdb_gym.core.graphs import ADMG, PAG, PDAG
+from acdb_gym.core.latent_scoring import latent_parts
 from acdb_gym.discovery import shift_pvalues
 from acdb_gym.discovery.fci import codable_graph, shared_fci_pag
 from acdb_gym.envs import actions
 from acdb_gym.envs.actions import VALUE_BOUND
 
-__all__ = ["FCIActiveAgent", "FCIAgent", "resolve_pag"]
+__all__ = ["FCIActiveAgent", "FCIAgent", "resolve_pag", "sufficient_submission"]
 
 Observation = Mapping[str, Any]
 
@@ -47,7 +51,17 @@ class FCIAgent:
     def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
         if self._latent:  # the PAG with its circle marks, as a typed action
             return actions.Submit(self._pag)
-        return actions.submit(codable_graph(self._pag))
+        return actions.submit(sufficient_submission(codable_graph(self._pag)))
+
+
+def sufficient_submission(graph: PDAG | ADMG | PAG) -> PDAG:
+    """A submission for a causally sufficient level, whose codes carry no ``<->``: the directed
+    edges kept, every other adjacency (``<->`` included) undirected."""
+    if isinstance(graph, PDAG):
+        return graph
+    marks = latent_parts(graph)
+    undirected = marks.adjacent & ~marks.directed & ~marks.directed.T
+    return PDAG(marks.directed, undirected)
 
 
 def resolve_pag(pag: PAG, ancestor: np.ndarray) -> PDAG | ADMG | PAG:
@@ -105,9 +119,11 @@ class FCIActiveAgent:
     Targeting: the untried node with the most open edges, a PAG edge with a circle mark or
     ``<->`` that no experiment has settled (ties: the lowest index); when none is left, the
     untried node with the most edges of any kind; it stops when the budget is spent or every
-    node with an edge was tried. An experiment is ``do(X_t = mean + shift * sd)`` of the
-    observational column; ``X_j`` counts as shifted when its distribution-shift p-value
-    (:func:`~acdb_gym.discovery.shift_pvalues`) is below ``alpha``.
+    node with an edge was tried; where the level restricts the targets
+    (``info["experiment_targets"]``) only those nodes are tried. An experiment is
+    ``do(X_t = mean + shift * sd)`` of the observational column; ``X_j`` counts as shifted
+    when its distribution-shift p-value (:func:`~acdb_gym.discovery.shift_pvalues`) is below
+    ``alpha``.
 
     Args:
         fci_alpha: FCI's test level.
@@ -129,6 +145,8 @@ class FCIActiveAgent:
         self._ancestor = np.full((n, n), -1, dtype=np.int64)
         self._pending: int | None = None
         self._tried: set[int] = set()
+        self._allowed = experiment_mask(info, n)
+        self._latent = bool(info.get("latent"))
 
     def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
         if self._pending is not None:
@@ -136,7 +154,8 @@ class FCIActiveAgent:
             self._pending = None
         target = self._next_target(observation)
         if target is None:
-            return actions.submit(resolve_pag(self._pag, self._ancestor))
+            resolved = resolve_pag(self._pag, self._ancestor)
+            return actions.submit(resolved if self._latent else sufficient_submission(resolved))
         self._pending = target
         self._tried.add(target)
         column = self._observational[:, target]
@@ -154,7 +173,7 @@ class FCIActiveAgent:
     def _next_target(self, observation: Observation) -> int | None:
         if int(observation["budget_remaining"][0]) <= 0:
             return None
-        untried = np.ones(self._pag.n_nodes, dtype=bool)
+        untried = self._allowed.copy()
         untried[list(self._tried)] = False
         for edges in (self._open_edges(), np.asarray(self._pag.adjacent)):
             degree = np.where(untried, edges.sum(axis=1), 0)

@@ -27,7 +27,7 @@ from acdb_gym.core import stats, tools
 from acdb_gym.core.graphs import ADMG, DAG, PAG, PDAG
 from acdb_gym.core.scoring import ScoreReport, SubmissionTypeError, check_submission, score
 from acdb_gym.core.types import FloatArray, is_integer, readonly
-from acdb_gym.core.worlds.instance import Instance
+from acdb_gym.core.worlds.instance import Instance, RealData
 from acdb_gym.core.worlds.sampler import sampler_for
 from acdb_gym.core.worlds.soft import SOFT_KINDS, InterventionKind, sample_soft
 
@@ -86,6 +86,7 @@ class Session:
         self._n_nodes = instance.n_nodes
         self._n_int = instance.spec.n_int
         self._budget = instance.budget
+        self._allowed = instance.intervention_targets
         self._row_shape = (self._n_int, self._n_nodes)
         # Experiment k: _targets[k], _values[k], _samples[k] (Experiment objects on request).
         self._targets: list[int] = []
@@ -202,8 +203,9 @@ class Session:
 
         Raises:
             SessionSealedError: after ``submit_graph``.
-            ValueError: ``var`` out of range, ``value`` not finite, an unknown ``kind``, or a
-                bad ``out``.
+            ValueError: ``var`` out of range or without an experiment on a level that restricts
+                the targets (``Instance.intervention_targets``), ``value`` not finite, an unknown
+                ``kind``, a soft ``kind`` on measured data, or a bad ``out``.
             BudgetExhaustedError: no budget left.
 
         An invalid request changes nothing: no budget, no random draws, ``out`` untouched.
@@ -214,6 +216,8 @@ class Session:
             var = self._check_node(var, "var")
         elif not 0 <= var < self._n_nodes:
             raise ValueError(f"var must be in [0, {self._n_nodes}), got {var}")
+        if self._allowed is not None and var not in self._allowed:
+            raise ValueError(self._no_experiment(var))
         if type(value) is not float:
             if isinstance(value, bool) or not isinstance(value, int | float | np.number):
                 raise ValueError(f"value must be a real number, got {value!r}")
@@ -238,6 +242,11 @@ class Session:
             samples = self._sampler.draw(var, value, self._n_int, self._rng, out)
         elif kind in SOFT_KINDS:
             scm = self._instance.scm
+            if isinstance(scm, RealData):
+                raise ValueError(
+                    f"a {kind} intervention needs a model; this level's data are measured, "
+                    "so its experiments are what they are (kind 'hard' only)"
+                )
             samples = sample_soft(scm, kind, var, value, self._n_int, self._rng, out=out)
         else:
             raise ValueError(f"kind must be 'hard', 'shift' or 'scale', got {kind!r}")
@@ -246,6 +255,18 @@ class Session:
         self._values.append(value)
         targets.append(var)
         return readonly(samples.copy()) if out is None else samples
+
+    def _no_experiment(self, var: int) -> str:
+        allowed = sorted(self._allowed or ())
+        if not allowed:
+            return f"X{var} has no experiment: no intervention is possible on this level"
+        listed = ", ".join(f"X{v}" for v in allowed)
+        return f"X{var} has no experiment on this level; experiments exist for {listed}"
+
+    @property
+    def intervention_targets(self) -> frozenset[int] | None:
+        """The nodes an intervention may target, or None when any node may be."""
+        return self._allowed
 
     def _experiment(self, index: int) -> Experiment:
         return Experiment(

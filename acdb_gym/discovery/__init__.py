@@ -24,11 +24,14 @@ gymnasium or anything above it); environments and baselines share it.
   sortnregress, for linear non-Gaussian data.
 * :func:`rank_pc_cpdag`: PC with Fisher-z tests on :func:`normal_scores` (ranks), for
   monotone nonlinear data.
+* :func:`anm_graph`: adjacencies oriented by additive noise models (kernel ridge regression each
+  way, HSIC of the residuals; :func:`anm_direction` for one pair), for cause-effect pairs.
 * :func:`greedy_interventional_search`: a greedy search over DAGs on the interventional
   Gaussian BIC (:class:`InterventionalBIC`, the score of GIES, not its search), returning the
   interventional essential graph (the estimator of ``bic_active``).
 """
 
+from acdb_gym.discovery.anm import AnmDecision, anm_direction, anm_graph
 from acdb_gym.discovery.bic_search import (
     InterventionalBIC,
     ScoreSearchResult,
@@ -79,6 +82,7 @@ from acdb_gym.discovery.sortnregress import (
 
 __all__ = [
     "MARGINAL_FEATURES",
+    "AnmDecision",
     "CombinedGraph",
     "Experiment",
     "InterventionalBIC",
@@ -87,6 +91,8 @@ __all__ = [
     "ShiftEvidence",
     "ShiftOrienter",
     "SortDirection",
+    "anm_direction",
+    "anm_graph",
     "combine_shift_evidence",
     "direct_lingam",
     "direct_lingam_order",

@@ -45,6 +45,7 @@ from acdb_gym.envs.levels import (
     RewardName,
     check_choice,
     check_level_arguments,
+    check_seed,
     choose_instance,
     final_info_copy,
     reward_of,
@@ -235,6 +236,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
       labelling (DESIGN §2, "Anonymous names"), for studying what a model knows of the system
       from its names; off by default, and refused on a level without real names.
 
+    On a level that restricts the targets (``LevelSpec.targets``) ``info["experiment_targets"]``
+    lists the nodes an intervention may target (others are invalid actions); on measured data
+    (the Sachs cells, the cause-effect pairs) ``info["real_data"]`` is 1, and an intervention
+    on a node runs the real experiment for it, its value only choosing between two reagents of
+    one target by its sign (DESIGN §3.5); ``interventions`` must then be ``"hard"``.
+
     ## Version History
 
     The id's suffix names the ladder (``-v0`` the paper's, ``-v1`` the calibrated one; DESIGN
@@ -281,6 +288,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         check_choice("reward", reward, get_args(RewardName))
         check_choice("observation", observation, OBSERVATION_MODES)
         check_choice("interventions", interventions, INTERVENTION_MODES)
+        if interventions != "hard" and self.level.spec.world != "scm":
+            raise ValueError(
+                f"level {self.level.name} is measured data ({self.level.spec.world}): its "
+                f"experiments are what they are, so interventions must be 'hard', got "
+                f"{interventions!r}"
+            )
         if render_mode is not None:
             check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         if max_steps is not None and (not is_integer(max_steps) or max_steps < 1):
@@ -355,7 +368,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         self._instance = self._choose_instance(options)
         session = self._session = Session(self._instance)
         spec = self.level.spec
@@ -383,10 +396,11 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         self._final_info: dict[str, Any] | None = None
         self._hypotheses: list[PDAG | None] = []
         self._hypothesis_error: str | None = None
-        self._static_info = {
+        self._static_info: dict[str, Any] = {
             "n_nodes": self.n_nodes,
             "budget": 0 if self.panel == PANEL_OBSERVATIONAL else session.budget,
             "latent": self.level.spec.latent,
+            "real_data": int(spec.world != "scm"),  # 1 on measured data (DESIGN §3.5, §3.6)
         }
         return self._observation(), self._info()
 
@@ -595,6 +609,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         | ``error`` | after an invalid action | why it was refused |
         | ``hypothesis_error`` | after a hypothesis that was no valid graph | why it was not recorded |
         | ``variable_names`` | with ``named=True`` | the real name of each variable |
+        | ``experiment_targets`` | where the level restricts them | the nodes an experiment exists for |
         | ``score`` | at the end | the :class:`~acdb_gym.core.scoring.ScoreReport` as a dict |
         | ``submission`` | at the end | the scored graph (a ``PDAG``, or an ``ADMG``/``PAG``) |
         | ``revision`` | at the end | the :class:`~acdb_gym.envs.hypotheses.RevisionRecord` |
@@ -612,6 +627,9 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         if self.named:
             assert self._instance is not None and self._instance.variable_names is not None
             details["variable_names"] = list(self._instance.variable_names)
+        targets = self._require_session().intervention_targets
+        if targets is not None:  # only where the level restricts the targets
+            details["experiment_targets"] = tuple(sorted(targets))
         if self._final_info is not None:
             details.update(final_info_copy(self._final_info))
         return details

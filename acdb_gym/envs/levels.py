@@ -20,6 +20,7 @@ __all__ = [
     "RewardName",
     "check_choice",
     "check_level_arguments",
+    "check_seed",
     "choose_instance",
     "final_info_copy",
     "reward_of",
@@ -69,6 +70,22 @@ def reward_of(report: ScoreReport, reward: RewardName) -> float:
     if reward == "neg_shd":
         return -float(report.shd)
     return float(getattr(report, reward))
+
+
+def check_seed(seed: object) -> int | None:
+    """A ``reset`` seed: None, or a non-negative integer (a NumPy integer becomes an ``int``).
+
+    Raises:
+        ValueError: any other value (a float, a bool, a string, a negative number), named.
+
+    >>> check_seed(np.int64(3)), check_seed(None)
+    (3, None)
+    """
+    if seed is None:
+        return None
+    if not is_integer(seed) or seed < 0:
+        raise ValueError(f"seed must be None or a non-negative integer, got {seed!r:.60}")
+    return int(seed)
 
 
 def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:

@@ -26,6 +26,10 @@ from acdb_gym.core.ladders.shipped import (
     LARGE_LADDER,
     PAPER_LADDERS,
     REAL_LADDER,
+    SACHS_EXPERIMENT_LADDER,
+    SACHS_EXPERIMENTS,
+    TUEBINGEN,
+    TUEBINGEN_LADDER,
     Level,
     ladder_env_id,
 )
@@ -42,6 +46,9 @@ __all__ = [
     "LARGE_IDS",
     "REAL_IDS",
     "REMOVED_IN",
+    "SACHS_EXPERIMENT_DESIGN_IDS",
+    "SACHS_EXPERIMENT_IDS",
+    "TUEBINGEN_IDS",
     "deprecated_env",
     "deprecated_vector_env",
     "design_id",
@@ -69,7 +76,7 @@ REAL_IDS: tuple[str, ...] = tuple(level.env_id for level in REAL_LADDER.values()
 """``ACDB-Real-<level>-v<REAL_VERSION>``: the real ladder (scale-free graphs, the Sachs and
 DREAM4 wirings, the fitted Sachs world; registered, not in :data:`ENV_IDS`)."""
 
-DESIGN_LADDERS: tuple[str, ...] = (*PAPER_LADDERS, FEW_SAMPLE)
+DESIGN_LADDERS: tuple[str, ...] = (*PAPER_LADDERS, FEW_SAMPLE, SACHS_EXPERIMENTS)
 """The ladders with design ids (and the vectorized design env)."""
 
 
@@ -77,6 +84,17 @@ def design_id(ladder: str, level: str) -> str:
     """The design env's id of a level: ``("v0", "L1")`` -> ``ACDB-Design-L1-v0``."""
     return ladder_env_id(ladder, level, view="Design")
 
+
+SACHS_EXPERIMENT_IDS: tuple[str, ...] = tuple(
+    level.env_id for level in SACHS_EXPERIMENT_LADDER.values()
+)
+"""``ACDB-SachsExperiments-Cells-v0`` (real experiments on the measured Sachs cells),
+``ACDB-SachsExperiments-Fitted-v0`` and ``ACDB-SachsExperiments-Fitted-Spline-v0`` (the fitted
+Sachs worlds with the same targets allowed); registered, not in :data:`ENV_IDS`."""
+
+TUEBINGEN_IDS: tuple[str, ...] = tuple(level.env_id for level in TUEBINGEN_LADDER.values())
+"""``ACDB-Tuebingen-Pairs-v0`` and ``ACDB-Tuebingen-Pairs-1000-v0``: the Tübingen cause-effect pairs,
+observational only (registered, not in :data:`ENV_IDS`)."""
 
 DESIGN_IDS: tuple[str, ...] = tuple(
     design_id(ladder, name) for ladder in PAPER_LADDERS for name in LADDERS[ladder]
@@ -98,6 +116,14 @@ FEW_SAMPLE_DESIGN_IDS: tuple[str, ...] = tuple(
 """``ACDB-Design-FewSample-<level>-v0``: the design view of the few-sample ladder, the regime
 where a targeting policy has room to beat greedy (README, "RL intervention policies");
 registered with the same ``vector_entry_point`` as :data:`DESIGN_IDS`, not in it."""
+
+
+SACHS_EXPERIMENT_DESIGN_IDS: tuple[str, ...] = tuple(
+    design_id(SACHS_EXPERIMENTS, name) for name in SACHS_EXPERIMENT_LADDER
+)
+"""``ACDB-Design-SachsExperiments-<level>-v0``: the design view of the real-experiment ladder (the
+targets without an experiment are masked); registered with the same ``vector_entry_point`` as
+:data:`DESIGN_IDS`, not in it."""
 
 
 def flat_id(env_id: str) -> str:
@@ -122,7 +148,7 @@ def _former_id(ladder: str, level: str) -> str | None:
     """A level's id under the earlier scheme, where it differs from today's (else None)."""
     if ladder == "v1":
         return f"ACDB-{level}-v1"
-    if ladder in ("large", "real"):
+    if ladder in ("large", "real", SACHS_EXPERIMENTS, TUEBINGEN):
         return f"ACDB-{level}-{ladder}"
     if ladder == FEW_SAMPLE:
         return f"ACDB-{level}-{FEW_SAMPLE}"

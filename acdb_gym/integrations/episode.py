@@ -42,6 +42,7 @@ from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.results import Location, ResultRow, ResultsFileError
+from acdb_gym.row_values import clip_error
 
 __all__ = [
     "ENDED_ERROR",
@@ -114,13 +115,14 @@ class ToolEpisode:
         self.max_steps: int = self._env.max_steps  # the env's default limit for this episode
         self.n_nodes = int(info["n_nodes"])
         self.budget = int(info["budget"])
-        self.latent = int(info["latent"])  # hidden confounders (0 but on latent levels)
+        world = prompts.world_options(info)  # hidden confounders, measured data, targets
+        self.latent, self.real_data = int(world["latent"]), bool(world["real_data"])
         self.tools: tuple[ToolSpec, ...] = build_tools(
             variant, panel=self.panel, n_nodes=self.n_nodes, latent=self.latent > 0
         )
         self._names = tuple(tool.name for tool in self.tools)
         self.system_prompt = prompts.task_prompt(
-            variant, panel=self.panel, n_nodes=self.n_nodes, latent=self.latent
+            variant, panel=self.panel, n_nodes=self.n_nodes, **world
         )
         self.session_prompt = prompts.session_prompt(
             variant,
@@ -191,7 +193,7 @@ class ToolEpisode:
         refusal = self._info.get("error")
         if refusal is not None:
             return self._outcome(f"Error: {refusal}", is_error=True)
-        text = describe_result(action, self._observation, n_nodes=self.n_nodes)
+        text = describe_result(action, self._observation, n_nodes=self.n_nodes, real=self.real_data)
         return self._outcome(text, is_error=False)
 
     def reject(self, message: str) -> ToolOutcome:
@@ -342,7 +344,7 @@ def result_row(
         "tokens_out": tokens_out,
     }
     if error is not None:
-        row.update(status="failed", error=error, draws=0, steps=None)
+        row.update(status="failed", error=clip_error(error), draws=0, steps=None)
         row.update(dict.fromkeys((*SCORE_FIELDS, "invalid_actions", "truncated")))
         row.update(tokens_in=None, tokens_out=None)
     else:

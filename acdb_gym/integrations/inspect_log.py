@@ -14,6 +14,7 @@ transcripts, for the report's episode pages.
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ except ImportError as error:  # pragma: no cover - the extra is part of dev
         "reading inspect logs needs inspect-ai: pip install 'acdb_gym[inspect]'"
     ) from error
 
+from acdb_gym.agents.llm.records import capped_record
+from acdb_gym.core.untrusted import UntrustedInputError, write_nofollow
 from acdb_gym.integrations.episode import result_row
 from acdb_gym.integrations.inspect_task import EPISODE_KEY
 from acdb_gym.results import (
@@ -35,7 +38,14 @@ from acdb_gym.results import (
     read_results,
 )
 
-__all__ = ["AGENT_PREFIX", "import_logs", "rows_from_log", "transcript_events"]
+__all__ = [
+    "AGENT_PREFIX",
+    "MAX_LOG_BYTES",
+    "import_logs",
+    "read_log",
+    "rows_from_log",
+    "transcript_events",
+]
 
 AGENT_PREFIX = "inspect:"
 """Agent names of inspect rows are this prefix and the LLM variant."""
@@ -54,7 +64,7 @@ def rows_from_log(log: EvalLog | str | Path) -> list[ResultRow]:
         OSError: the log cannot be read.
     """
     if not isinstance(log, EvalLog):
-        log = read_eval_log(str(log))
+        log = read_log(log)
     if not log.samples:
         raise ValueError(f"inspect log {log.location or '?'} has no samples (status {log.status})")
     rows = [_row(log, sample) for sample in log.samples]
@@ -66,11 +76,39 @@ def rows_from_log(log: EvalLog | str | Path) -> list[ResultRow]:
     return rows
 
 
+MAX_LOG_BYTES = 256 << 20
+"""The largest inspect log read: its file, or the members of an ``.eval`` archive as they
+declare their sizes (checked before inspect_ai reads it)."""
+
+
+def read_log(path: str | Path) -> EvalLog:
+    """An inspect log read through inspect_ai after its size is checked.
+
+    Raises:
+        ValueError: a log past :data:`MAX_LOG_BYTES`, or one inspect_ai cannot parse (nested
+            too deeply for its parser included), named.
+        OSError: the log cannot be read.
+    """
+    path = Path(path)
+    size = path.stat().st_size
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as archive:
+            size = max(size, sum(info.file_size for info in archive.infolist()))
+    if size > MAX_LOG_BYTES:
+        raise ValueError(f"inspect log {path} holds {size} bytes, more than {MAX_LOG_BYTES}")
+    try:
+        return read_eval_log(str(path))
+    except RecursionError:
+        raise ValueError(f"inspect log {path} is nested too deeply to read") from None
+
+
 def transcript_events(sample: EvalSample) -> list[dict[str, Any]]:
     """A sample's episode as transcript events, the form of the LLM agents' transcripts (so the
     report's episode pages show it turn by turn): the system and user messages (``message``),
     each model reply with its text, tool calls and the token usage of its model call
-    (``reply``), and each tool result (``tool_result``), in the order of the conversation."""
+    (``reply``), and each tool result (``tool_result``), in the order of the conversation.
+    Every text and tool call's arguments is kept as the LLM agents' transcripts keep it
+    (:func:`~acdb_gym.agents.llm.records.capped_record`: at most 64 KiB, else its head)."""
     usages = [
         event.output.usage for event in sample.events if event.event == "model" and event.output
     ]
@@ -84,9 +122,13 @@ def transcript_events(sample: EvalSample) -> list[dict[str, Any]]:
                 {
                     "event": "reply",
                     "turn": turn,
-                    "text": message.text,
+                    "text": capped_record(message.text),
                     "tool_calls": [
-                        {"id": c.id, "name": c.function, "arguments": c.arguments}
+                        {
+                            "id": capped_record(c.id),
+                            "name": capped_record(c.function),
+                            "arguments": capped_record(c.arguments),
+                        }
                         for c in message.tool_calls or []
                     ],
                     "usage": None
@@ -104,15 +146,14 @@ def transcript_events(sample: EvalSample) -> list[dict[str, Any]]:
                 {
                     "event": "tool_result",
                     "turn": turn,
-                    "name": message.function,
-                    "text": message.text,
+                    "name": capped_record(message.function),
+                    "text": capped_record(message.text),
                     "is_error": message.error is not None,
                 }
             )
         else:
-            events.append(
-                {"event": "message", "turn": turn, "role": message.role, "text": message.text}
-            )
+            text = capped_record(message.text)
+            events.append({"event": "message", "turn": turn, "role": message.role, "text": text})
     return events
 
 
@@ -183,7 +224,7 @@ def import_logs(logs: Iterable[EvalLog | str | Path], run_dir: Path) -> tuple[in
     existing = read_results(path, mode="strict").rows
     done = {row.job_id for row in existing if row.status == "ok"}
     failed = [row for row in existing if row.status != "ok"]
-    read = [log if isinstance(log, EvalLog) else read_eval_log(str(log)) for log in logs]
+    read = [log if isinstance(log, EvalLog) else read_log(log) for log in logs]
     every_log = [(rows_from_log(log), log.samples or []) for log in read]
     appended = skipped = 0
     with ResultsAppender(path) as appender:
@@ -203,8 +244,10 @@ def import_logs(logs: Iterable[EvalLog | str | Path], run_dir: Path) -> tuple[in
 
 
 def _write_transcript(path: Path, sample: EvalSample) -> None:
+    if path.parent.is_symlink():
+        raise UntrustedInputError(f"{path.parent} is a symbolic link; remove it")
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [
         json.dumps(event, ensure_ascii=False, default=str) for event in transcript_events(sample)
     ]
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    write_nofollow(path, "".join(line + "\n" for line in lines).encode("utf-8"))

@@ -42,6 +42,7 @@ episode, so no client can grow a transcript without bound.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -67,6 +68,7 @@ from acdb_gym.integrations.episode import (
     job_id,
     result_row,
 )
+from acdb_gym.integrations.mcp_stdio import GuardedLines
 from acdb_gym.results import RESULTS_FILE, ResultsAppender, read_results
 from acdb_gym.sweep.lock import RunDirectoryLock
 
@@ -475,7 +477,10 @@ def run_stdio(served: EpisodeServer | McpRun) -> None:
     server = build_server(served)
 
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        # A request the SDK cannot parse is answered, never dropped (mcp_stdio).
+        lines = GuardedLines(sys.stdin.buffer)
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            lines.replies_to(write_stream)
             options = server.create_initialization_options(notification_options=_tools_changed())
             await server.run(read_stream, write_stream, options)
 

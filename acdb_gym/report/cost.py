@@ -18,7 +18,6 @@ caching* prices every prompt token at ``input``: the difference is what caching 
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from typing import Any
 
 import tomllib
 
+from acdb_gym.core.untrusted import loads
 from acdb_gym.report.document import Part, Table, markdown_text
 
 __all__ = [
@@ -110,7 +110,8 @@ def load_prices(path: str | Path) -> dict[str, Price]:
         raise ValueError(f"{file}: a price table is at most {MAX_PRICES_BYTES} bytes")
     try:
         text = raw.decode("utf-8")
-        data = tomllib.loads(text) if file.suffix.lower() == ".toml" else json.loads(text)
+        toml = file.suffix.lower() == ".toml"
+        data = tomllib.loads(text) if toml else loads(raw, max_bytes=MAX_PRICES_BYTES)
     except (ValueError, tomllib.TOMLDecodeError) as error:
         raise ValueError(f"{file}: not a valid price table: {error}") from None
     except RecursionError:

@@ -36,10 +36,12 @@ from acdb_gym.report.types import Row
 __all__ = [
     "EPISODE_HEADERS",
     "HTML_FILE",
+    "LINK_SCHEMES",
     "document_page",
     "episode_rows",
     "html_page",
     "html_table",
+    "is_relative_link",
     "prose_html",
     "write_html_report",
 ]
@@ -117,11 +119,39 @@ _CODE = re.compile(r"`([^`]+)`")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 
+LINK_SCHEMES: Final[frozenset[str]] = frozenset()
+"""The URL schemes a link of the report may have: none, since the report links only its own
+files; a target is a link only when it is a relative path (:func:`is_relative_link`)."""
+
+_C0_AND_SPACE: Final = "".join(chr(code) for code in range(0x21))
+_SCHEME: Final = re.compile(r"([a-z][a-z0-9+.-]*):")
+
+
+def is_relative_link(target: str) -> bool:
+    """Whether a link target (as written in the page, HTML-escaped) is a relative path once
+    normalized as a browser does before it looks for a scheme: character references decoded,
+    leading and trailing C0 controls and spaces stripped, tabs and newlines removed anywhere,
+    backslashes read as slashes, letters case-folded. Any other control character, a
+    network-path reference (``//host``) or a scheme outside :data:`LINK_SCHEMES` is refused.
+
+    >>> is_relative_link("table2_v0.csv"), is_relative_link("\\x01javascript:alert(1)")
+    (True, False)
+    >>> is_relative_link("java\\tscript:x"), is_relative_link("\\\\\\\\host/x")
+    (False, False)
+    """
+    url = html.unescape(target).strip(_C0_AND_SPACE)
+    url = re.sub("[\t\n\r]", "", url).replace("\\", "/").casefold()
+    if any(ord(char) < 0x20 or char == "\x7f" for char in url) or url.startswith("//"):
+        return False
+    scheme = _SCHEME.match(url)
+    return scheme is None or scheme.group(1) in LINK_SCHEMES
+
+
 def _link(match: re.Match[str]) -> str:
     """A Markdown link as an anchor when its target is a relative path (the report links only
-    its own files); any other target (a URL, ``javascript:``) stays text."""
+    its own files, :func:`is_relative_link`); any other target stays text."""
     text, target = match.group(1), match.group(2)
-    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:|//", html.unescape(target)):
+    if not is_relative_link(target):
         return match.group(0)
     return f'<a href="{target}">{text}</a>'
 

@@ -3,7 +3,10 @@
 :func:`read_rows` is the only function the rest of the report calls to read
 ``RUN_DIR/results.jsonl``. It reads through :func:`acdb_gym.results.read_results` in lenient
 mode (the reader the sweep uses too, strictly, for resume), so the report skips exactly the
-lines a resume would refuse, each named by file and line. :func:`load_results` is the public
+lines a resume would refuse, each named by file and line: the file is hostile input, parsed
+within the bounds of :mod:`acdb_gym.core.untrusted` and range-checked by
+:mod:`acdb_gym.row_values`, so every row the report sees has safe names and values in their
+ranges. :func:`load_results` is the public
 wrapper that turns the problems into warnings. :func:`deduplicate` is the rule that picks one
 row per job id, shared with rows passed to :func:`~acdb_gym.report.summarize` directly.
 """

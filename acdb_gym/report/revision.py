@@ -25,7 +25,9 @@ of the flip counts, and the indices without a stated hypothesis out of the F1 me
 
 The truth is regenerated from the row: ``generate_instance(spec of (ladder, level), seed)``
 (a few milliseconds per instance, cached), the same instance the sweep ran (the manifest holds
-its digest). Rows are not deduplicated here beyond what :func:`~acdb_gym.report.aggregation.prepare`
+its digest); a custom level's within the bounded time of
+:func:`acdb_gym.core.ladders.custom.regenerate_instance` (a row whose world is not
+regenerated has no truth: ``LookupError``). Rows are not deduplicated here beyond what :func:`~acdb_gym.report.aggregation.prepare`
 does; each row is one episode.
 """
 
@@ -42,11 +44,10 @@ from typing import Final, TypeVar
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.core.ladders.custom import parse_level_spec
+from acdb_gym.core.ladders.custom import parse_level_spec, regenerate_instance
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, get_level
 from acdb_gym.core.scoring import score
 from acdb_gym.core.types import FloatArray, IntArray
-from acdb_gym.core.worlds.instance import generate_instance
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.report.aggregation import group_of
@@ -188,7 +189,8 @@ def _true_world(
     ladder: str, level: str, seed: int, level_spec: str | None
 ) -> tuple[DAG, int, FloatArray | None]:
     spec = parse_level_spec(level_spec) if level_spec else get_level(ladder, level).spec
-    instance = generate_instance(spec, seed)
+    # Bounded for a custom spec a row carries; RegenerationError is a LookupError.
+    instance = regenerate_instance(spec, seed)
     linear = getattr(instance.scm, "linear", instance.scm)
     effects = None
     if isinstance(linear, LinearGaussianSCM):

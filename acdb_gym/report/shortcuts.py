@@ -18,7 +18,13 @@ from typing import Final
 
 import numpy as np
 
-from acdb_gym.core.ladders.shipped import LADDERS, REAL, REAL_LADDER
+from acdb_gym.core.ladders.shipped import (
+    LADDERS,
+    REAL,
+    REAL_LADDER,
+    SACHS_EXPERIMENT_LADDER,
+    SACHS_EXPERIMENTS,
+)
 from acdb_gym.discovery.sortability import r2_sortability, var_sortability
 from acdb_gym.report.aggregation import Prepared
 from acdb_gym.report.statistics import bootstrap_ci
@@ -32,9 +38,14 @@ __all__ = [
     "sortability_rows",
 ]
 
-AUDITED_LADDERS: Final = {**LADDERS, REAL: REAL_LADDER}
+AUDITED_LADDERS: Final = {
+    **LADDERS,
+    REAL: REAL_LADDER,
+    SACHS_EXPERIMENTS: SACHS_EXPERIMENT_LADDER,
+}
 """The ladders whose instances the sortability audit reads (the large ladder's d = 500 worlds
-are left out for their cost)."""
+are left out for their cost; the cause-effect pairs have one pair of variables, nothing to
+sort)."""
 
 SORT_BASELINES: Final = {"sortnregress": "variance", "r2sortnregress": "R²"}
 """The sort baselines of the shortcut section and the order each sorts by; their control is

@@ -5,6 +5,12 @@ responses, replies with tool calls, tool results, actions); :func:`transcript_ht
 event in order with its text (cut at :data:`MAX_TEXT` characters), its tokens and, given a price
 table, its cost (priced by :func:`acdb_gym.report.cost.job_costs`, as ``costs.csv`` is). A
 request's payload (the whole conversation so far) is summarized by its message count.
+
+A transcript is read as hostile input (:func:`load_transcript`): a line at a time, each within
+:data:`MAX_TRANSCRIPT_LINE_BYTES` and the JSON bounds of :func:`acdb_gym.core.untrusted.loads`,
+the first :data:`MAX_EVENTS` events kept; a line that is no event is counted and skipped. The
+file is found from the row's job id only when that is a safe file name, and neither the file
+nor its folder is followed when it is a symbolic link.
 """
 
 from __future__ import annotations
@@ -12,17 +18,59 @@ from __future__ import annotations
 import html
 import json
 import math
+import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from acdb_gym.core.untrusted import (
+    UntrustedInputError,
+    is_safe_name,
+    iter_lines,
+    loads,
+    open_nofollow,
+)
 from acdb_gym.report.cost import Price, job_costs
 from acdb_gym.report.types import Row
 
-__all__ = ["MAX_TEXT", "cell_text", "read_transcript", "transcript_html", "transcript_path"]
+__all__ = [
+    "MAX_EVENTS",
+    "MAX_TEXT",
+    "MAX_TRANSCRIPT_LINE_BYTES",
+    "Transcript",
+    "cell_text",
+    "load_transcript",
+    "read_transcript",
+    "transcript_html",
+    "transcript_path",
+]
 
 MAX_TEXT: Final = 4000
 """Longest transcript text shown whole on a page; the rest is cut with a note."""
+
+MAX_EVENTS: Final = 2000
+"""The most events of one transcript shown on its page; the rest are counted."""
+
+MAX_TRANSCRIPT_LINE_BYTES: Final = 4 << 20
+"""The longest transcript line read (a writer caps each value at 64 KiB); a longer line is
+skipped without being read whole."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What a transcript file holds, read as hostile input.
+
+    Attributes:
+        events: its events (JSON objects), at most :data:`MAX_EVENTS`.
+        skipped: lines that were no event (not JSON, nested too deeply, too long, not an
+            object).
+        more: events past :data:`MAX_EVENTS`, counted, not kept.
+    """
+
+    events: tuple[dict[str, Any], ...]
+    skipped: int = 0
+    more: int = 0
 
 
 def cell_text(value: object) -> str:
@@ -40,9 +88,13 @@ def _cell(value: object) -> str:
     return cell_text(value)
 
 
-def transcript_path(run_dir: Path, row: Row) -> Path:
-    """Where a row's transcript is, if it has one."""
-    return run_dir / "transcripts" / f"{row.get('job_id')}.jsonl"
+def transcript_path(run_dir: Path, row: Row) -> Path | None:
+    """Where a row's transcript is, if it has one: None for a job id that is no safe file name
+    (:func:`~acdb_gym.core.untrusted.is_safe_name`), which could name a file elsewhere."""
+    job_id = row.get("job_id")
+    if not is_safe_name(job_id):
+        return None
+    return run_dir / "transcripts" / f"{job_id}.jsonl"
 
 
 def _clip(text: str) -> str:
@@ -103,24 +155,54 @@ def _turn_cost(row: Row, usage: Mapping[str, Any], prices: Mapping[str, Price] |
 
 
 def read_transcript(path: Path) -> list[dict[str, Any]]:
-    """The events of a transcript file, skipping lines that are not JSON objects."""
-    events = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
+    """The events of a transcript file (:func:`load_transcript`'s, without its counts)."""
+    return list(load_transcript(path).events)
+
+
+def load_transcript(path: Path) -> Transcript:
+    """The events of a transcript file, a line at a time, skipping lines that are not JSON
+    objects within the bounds of :func:`acdb_gym.core.untrusted.loads` (counted).
+
+    Raises:
+        UntrustedInputError: ``path`` or its folder is a symbolic link (not followed).
+        OSError: the file cannot be opened.
+    """
+    if path.parent.is_symlink():
+        raise UntrustedInputError(f"{path.parent} is a symbolic link")
+    events: list[dict[str, Any]] = []
+    skipped = more = 0
+    with os.fdopen(open_nofollow(path, os.O_RDONLY), "rb") as handle:
+        for line in iter_lines(handle, max_line_bytes=MAX_TRANSCRIPT_LINE_BYTES):
+            try:
+                event = None if line.text is None else loads(line.text, max_bytes=line.length)
+            except ValueError:
+                event = None
+            if not isinstance(event, dict):
+                skipped += 1
+            elif len(events) < MAX_EVENTS:
+                events.append(event)
+            else:
+                more += 1
+    return Transcript(tuple(events), skipped, more)
+
+
+def _read(path: Path | None) -> Transcript | None:
+    """The transcript at ``path``, or None when there is none to show (no file, or a link)."""
+    if path is None:
+        return None
+    try:
+        return load_transcript(path)
+    except (OSError, UntrustedInputError):
+        return None
 
 
 def transcript_html(row: Row, run_dir: Path, prices: Mapping[str, Price] | None) -> str:
     """The transcript section of a row's page, or "" when the row has no transcript."""
     path = transcript_path(run_dir, row)
-    if not path.is_file():
+    transcript = _read(path)
+    if path is None or transcript is None:
         return ""
-    events = read_transcript(path)
+    events = transcript.events
     body = []
     for number, event in enumerate(events):
         raw_usage = event.get("usage")
@@ -143,9 +225,13 @@ def transcript_html(row: Row, run_dir: Path, prices: Mapping[str, Price] | None)
         f"<th>{h}</th>"
         for h in ("#", "event", "turn", "content", "tokens in", "tokens out", "cost (USD)")
     )
+    unread = ""
+    if transcript.skipped or transcript.more:
+        unread = f" {transcript.skipped} lines skipped (not an event); {transcript.more} more"
+        unread += " events not shown."
     return (
         f'<h2>Transcript</h2><p class="note">{len(events)} events from '
         f"<code>transcripts/{_esc(path.name)}</code>; tokens in: {_esc(_cell(row.get('tokens_in')))}, "
-        f"out: {_esc(_cell(row.get('tokens_out')))}.{_esc(total)}</p>"
+        f"out: {_esc(_cell(row.get('tokens_out')))}.{_esc(total)}{_esc(unread)}</p>"
         f'<table class="transcript"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
     )

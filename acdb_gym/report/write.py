@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
+from fnmatch import fnmatch
 from pathlib import Path
+from typing import Final
 
+from acdb_gym.core.untrusted import UntrustedInputError
 from acdb_gym.report.aggregation import prepare, summarize_prepared
 from acdb_gym.report.anytime import (
     anytime_parts,
@@ -20,11 +23,13 @@ from acdb_gym.report.anytime import (
 )
 from acdb_gym.report.comparison import compare_agents
 from acdb_gym.report.document import Part, markdown_text
+from acdb_gym.report.episodes import EPISODES_DIR
 from acdb_gym.report.html import HTML_FILE, write_html_report
 from acdb_gym.report.latent import latent_parts
 from acdb_gym.report.load import RESULTS_FILE, read_rows
 from acdb_gym.report.markdown import report_parts
 from acdb_gym.report.order_audit import order_audit_rows
+from acdb_gym.report.pairs import pairs_parts
 from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
 from acdb_gym.report.revision import summarize_revisions, write_revision_csv
 from acdb_gym.report.shortcuts import sortability_rows
@@ -39,7 +44,26 @@ from acdb_gym.report.tables import (
 from acdb_gym.report.transfer import transfer_parts
 from acdb_gym.report.types import ReportFiles
 
-__all__ = ["write_report"]
+__all__ = ["OUTPUT_PATTERNS", "refuse_links", "write_report"]
+
+OUTPUT_PATTERNS: Final = ("report.md", HTML_FILE, "*.csv", "*.png", EPISODES_DIR)
+"""What the report writes in a run directory (file names and patterns)."""
+
+
+def refuse_links(run: Path) -> None:
+    """Refuse a run directory where something the report writes is a symbolic link: the
+    report would write through it, outside the directory.
+
+    Raises:
+        UntrustedInputError: naming the first such link.
+    """
+    if not run.is_dir():
+        return
+    for entry in sorted(run.iterdir()):
+        if entry.is_symlink() and any(fnmatch(entry.name, p) for p in OUTPUT_PATTERNS):
+            raise UntrustedInputError(
+                f"{entry} is a symbolic link; the report does not write through links (remove it)"
+            )
 
 
 def write_report(
@@ -76,8 +100,11 @@ def write_report(
     Raises:
         FileNotFoundError: no ``results.jsonl``.
         ValueError: a label in ``compare`` names no agent row, or a bad price table.
+        UntrustedInputError: a file or folder the report writes is a symbolic link in the run
+            directory (nothing is written).
     """
     run = Path(run_dir)
+    refuse_links(run)
     rows, problems = read_rows(run / RESULTS_FILE)
     for problem in problems:
         warnings.warn(problem, stacklevel=2)
@@ -141,6 +168,9 @@ def write_report(
     latent = latent_parts(rows)
     if latent:
         parts += ["", *latent]
+    pairs = pairs_parts(rows)
+    if pairs:
+        parts += ["", *pairs]
     transfer = transfer_parts(rows)
     if transfer:
         parts += ["", *transfer]

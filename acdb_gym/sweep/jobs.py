@@ -24,6 +24,8 @@ from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS
 from acdb_gym.envs.hypotheses import graph_to_text
 from acdb_gym.registry import AgentEntry, get_agent
+from acdb_gym.results import Location, ResultRow, ResultsFileError
+from acdb_gym.row_values import clip_error, row_problem
 
 __all__ = ["Job", "run_job", "run_job_async"]
 
@@ -122,6 +124,26 @@ async def run_job_async(
 
 
 def _finish_row(job: Job, row: dict[str, Any], start: float) -> dict[str, Any]:
+    finished = _row_with_identity(job, row, start)
+    problem = _problem_of(finished)
+    if problem is None:
+        return finished
+    # A row the results file would refuse (a value out of its range) is a failed job, so the
+    # sweep's one writer never meets a row it cannot write.
+    failed = _failed_row(ValueError(f"the job's row is out of range: {problem}"))
+    return _row_with_identity(job, failed, start)
+
+
+def _problem_of(data: dict[str, Any]) -> str | None:
+    """What the results file would refuse in a row (its types, then its values), or None."""
+    try:
+        row = ResultRow.from_dict(data, where=Location(Path("<job>")))
+    except ResultsFileError as error:
+        return error.problem
+    return row_problem(row)
+
+
+def _row_with_identity(job: Job, row: dict[str, Any], start: float) -> dict[str, Any]:
     level = job.level_of()
     base: dict[str, Any] = {
         "job_id": job.job_id,
@@ -144,7 +166,7 @@ def _finish_row(job: Job, row: dict[str, Any], start: float) -> dict[str, Any]:
 
 def _failed_row(error: Exception) -> dict[str, Any]:
     last = traceback.format_exception_only(type(error), error)[-1].strip()
-    row: dict[str, Any] = {"status": "failed", "error": last}
+    row: dict[str, Any] = {"status": "failed", "error": clip_error(last)}
     row.update(dict.fromkeys(SCORE_FIELDS))
     row.update(
         steps=None,

@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 from types import TracebackType
 
+from acdb_gym.core.untrusted import loads, open_nofollow
+
 __all__ = ["LOCK_FILE", "RunDirectoryBusyError", "RunDirectoryLock"]
 
 LOCK_FILE = ".sweep.lock"
@@ -63,9 +65,11 @@ class RunDirectoryLock:
 
         Raises:
             RunDirectoryBusyError: another process holds it.
+            UntrustedInputError: the lock file is a symbolic link (nothing is written).
         """
         self.directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        # O_NOFOLLOW: a link planted as the lock file is refused, never truncated through.
+        fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -97,10 +101,14 @@ class RunDirectoryLock:
         self.release()
 
 
+_MAX_HOLDER_BYTES = 65_536
+"""The most of the lock file read for the holder's PID and command."""
+
+
 def _read_holder(fd: int) -> tuple[int | None, str | None]:
     """The PID and command the holder wrote, or None for what cannot be read."""
     try:
-        data = json.loads(os.pread(fd, 65_536, 0) or b"{}")
+        data = loads(os.pread(fd, _MAX_HOLDER_BYTES, 0) or b"{}", max_bytes=_MAX_HOLDER_BYTES)
     except ValueError:
         return None, None
     if not isinstance(data, dict):

@@ -26,14 +26,16 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from acdb_gym.core.graphs import TOPOLOGY_SIZES
 from acdb_gym.core.ladders.custom import CUSTOM_LADDER, MAX_CUSTOM_SEEDS, CustomLevel
 from acdb_gym.core.ladders.shipped import LEVEL_NAMES, get_level
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, PANELS, Panel
+from acdb_gym.core.untrusted import UntrustedInputError, write_nofollow
 from acdb_gym.registry import OFFLINE_AGENTS, AgentEntry, get_agent
 from acdb_gym.results import RESULTS_FILE, Location, ResultRow, ResultsAppender, read_results
+from acdb_gym.row_values import MAX_AGENT_CHARS, MAX_MODEL_CHARS
 from acdb_gym.sweep.guards import FailureWatch, check_custom_levels
 from acdb_gym.sweep.jobs import Job, run_job
 from acdb_gym.sweep.lock import RunDirectoryLock
@@ -48,6 +50,9 @@ __all__ = [
 ]
 
 Backend = Literal["process", "ray"]
+
+MAX_JOBS: Final = 1_000_000
+"""The most jobs one sweep plans (each job and its id are held in memory while planning)."""
 
 
 # --------------------------------------------------------------------------- the config
@@ -129,17 +134,47 @@ class SweepConfig:
             raise ValueError("concurrency above 1 needs backend='process'")
         for agent in self.agents:
             get_agent(agent)
-        if self.agent_options.get("named") and not self.custom_levels:
-            unnamed = [
-                level
-                for level in self.levels
-                if get_level(self.ladder, level).spec.graph not in TOPOLOGY_SIZES
-            ]
-            if unnamed:
-                raise ValueError(
-                    f"--named needs levels over a real topology (the real ladder's Sachs and "
-                    f"DREAM4 levels); {self.ladder} {', '.join(unnamed)} have no variable names"
-                )
+        self._check_named()
+        self._check_row_texts()
+        self._check_size()
+
+    def _check_named(self) -> None:
+        if not self.agent_options.get("named"):
+            return
+        specs = {custom.name: custom.spec for custom in self.custom_levels}
+        unnamed = [
+            level
+            for level in self.levels
+            if (specs[level] if specs else get_level(self.ladder, level).spec).graph
+            not in TOPOLOGY_SIZES
+        ]
+        if unnamed:
+            raise ValueError(
+                f"--named needs levels over a real topology (the real ladder's Sachs and "
+                f"DREAM4 levels); {self.ladder} {', '.join(unnamed)} have no variable names"
+            )
+
+    def _check_row_texts(self) -> None:
+        """Texts that go into every row are checked here, before the first job, not by the
+        writer after each (:mod:`acdb_gym.row_values`)."""
+        model = self.agent_options.get("model")
+        if model is not None and (not isinstance(model, str) or len(model) > MAX_MODEL_CHARS):
+            raise ValueError(f"--model must be at most {MAX_MODEL_CHARS} characters")
+        for agent in self.agents:
+            if len(agent) > MAX_AGENT_CHARS:
+                raise ValueError(f"an agent name is at most {MAX_AGENT_CHARS} characters")
+
+    def _check_size(self) -> None:
+        """Refuse a sweep whose plan would not fit in memory, before it is planned."""
+        levels, seeds = len(self.levels), self.seeds
+        per_repeat = sum(len(_panels_for(get_agent(agent), self.panels)) for agent in self.agents)
+        jobs = per_repeat * levels * seeds * self.repeats
+        if jobs > MAX_JOBS:
+            raise ValueError(
+                f"this sweep has {jobs} jobs, more than {MAX_JOBS} ({per_repeat} agent-panel "
+                f"pairs x {levels} levels x {seeds} seeds x {self.repeats} repeats); run it "
+                "in parts (fewer repeats, levels or seeds per run directory)"
+            )
 
     def _check_custom(self) -> None:
         names = tuple(custom.name for custom in self.custom_levels)
@@ -328,8 +363,23 @@ def run_sweep(config: SweepConfig) -> SweepSummary:
         return _run_locked(config, start)
 
 
+RUN_FILES: Final = (RESULTS_FILE, "sweep_config.json", "transcripts", "llm_rate_limit.json")
+"""What a sweep writes in its run directory beside the lock; none may be a symbolic link."""
+
+
+def _refuse_links(out: Path) -> None:
+    """A link planted where the sweep writes would be written through: refuse it at once."""
+    for name in RUN_FILES:
+        if (out / name).is_symlink():
+            raise UntrustedInputError(
+                f"{out / name} is a symbolic link; acdb_gym does not follow links it did not "
+                "make (remove it)"
+            )
+
+
 def _run_locked(config: SweepConfig, start: float) -> SweepSummary:
     results = config.out / RESULTS_FILE
+    _refuse_links(config.out)
     rows = read_results(results, mode="strict", repair=True).rows
     if config.ladder == CUSTOM_LADDER:
         specs = {level: config.level_spec(level) for level in config.levels}
@@ -384,7 +434,8 @@ def _write_config(config: SweepConfig) -> None:
     data["agent_options"] = {
         k: v for k, v in config.agent_options.items() if "key" not in k.lower()
     }
-    (config.out / "sweep_config.json").write_text(json.dumps(data, indent=2, default=str) + "\n")
+    text = json.dumps(data, indent=2, default=str) + "\n"
+    write_nofollow(config.out / "sweep_config.json", text.encode())
 
 
 def _progress(total: int, enabled: bool, label: str) -> Any:
@@ -413,10 +464,9 @@ def parse_indices(text: str) -> tuple[int, int]:
     (100, 100)
     """
     start, sep, stop = text.partition(":")
-    try:
-        first, end = int(start), int(stop)
-    except ValueError:
-        first = end = -1
+    # ASCII digits only: int() also reads "١٢", "1_0" and surrounding spaces.
+    digits = all(part.isascii() and part.isdigit() and len(part) <= 9 for part in (start, stop))
+    first, end = (int(start), int(stop)) if digits else (-1, -1)
     if not sep or first < 0 or end <= first:
         raise ValueError(f"indices must be START:STOP with 0 <= START < STOP, got {text!r}")
     return first, end - first

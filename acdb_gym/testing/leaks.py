@@ -15,10 +15,12 @@ from typing import Any
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core.worlds.cause_effect_pairs import CauseEffectPair
 from acdb_gym.core.worlds.fitted import FittedSCM
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import LinearNonGaussianSCM, NonlinearSCM
+from acdb_gym.core.worlds.real_experiments import SachsCells
 
 __all__ = ["find_hidden_leak"]
 
@@ -89,7 +91,14 @@ def _search(value: Any, hidden: _Hidden, path: str) -> str | None:
     if value is None or isinstance(value, bool | np.bool_):
         return None
     if isinstance(
-        value, Instance | LinearGaussianSCM | LinearNonGaussianSCM | NonlinearSCM | FittedSCM
+        value,
+        Instance
+        | LinearGaussianSCM
+        | LinearNonGaussianSCM
+        | NonlinearSCM
+        | FittedSCM
+        | SachsCells
+        | CauseEffectPair,
     ):
         return f"{path} is the hidden {type(value).__name__}"
     if isinstance(value, DAG | PDAG):

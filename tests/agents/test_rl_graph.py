@@ -201,3 +201,30 @@ def test_network_sizes_from_a_file_are_bounded(sizes: dict[str, int]) -> None:
 
     with pytest.raises(ValueError, match=r"must be an integer in \[1, "):
         NetworkConfig(**sizes)
+
+
+@pytest.mark.parametrize(
+    ("member", "content", "message"),
+    [
+        ("network.json", b'{"hidden": 1024, "layers": 4}', "parameters, more than"),
+        ("network.json", b"[" * 5000 + b"]" * 5000, "nested 5000 levels deep"),
+        ("network.json", b'{"hidden": 48, "layers": 3, "x": 1}', "does not describe a network"),
+        ("weights.pt", None, "do not fit the network"),
+    ],
+    ids=["too many parameters", "nested", "unknown size", "wrong shapes"],
+)
+def test_a_crafted_graph_policy_is_a_value_error_before_anything_is_built(
+    tmp_path: Path, member: str, content: bytes | None, message: str
+) -> None:
+    import re
+
+    if content is None:
+        buffer = io.BytesIO()
+        torch.save({"embed.0.weight": torch.zeros(2, 2)}, buffer)
+        content = buffer.getvalue()
+    crafted = tmp_path / "model.zip"
+    with zipfile.ZipFile(COMMITTED) as old, zipfile.ZipFile(crafted, "w") as new:
+        for name in old.namelist():
+            new.writestr(name, content if name == member else old.read(name))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_policy(crafted)

@@ -167,3 +167,75 @@ def test_the_bytes_loaded_are_the_bytes_hashed(tmp_path: Path) -> None:
     copy.write_bytes(COMMITTED.read_bytes() + b"\0")
     with pytest.raises(PolicyChangedError, match="changed since the sweep was planned"):
         load_policy(copy, sha256=digest)
+
+
+def _policy_kwargs(policy_kwargs: object) -> bytes:
+    with zipfile.ZipFile(COMMITTED) as archive:
+        data = json.loads(archive.read("data"))
+    data["policy_kwargs"] = policy_kwargs
+    return json.dumps(data).encode()
+
+
+@pytest.mark.parametrize(
+    ("replace", "message"),
+    [
+        ({"data": _policy_kwargs({"net_arch": [4000, 4000]})}, "parameters, more than"),
+        ({"data": _policy_kwargs({"net_arch": [-5]})}, "net_arch"),
+        ({"data": _policy_kwargs({"net_arch": {"pi": [64], "vf": "x"}})}, "net_arch"),
+        ({"data": _policy_kwargs({"net_arch": [64], "ortho_init": [1] * 10})}, "policy_kwargs"),
+        ({"data": b"[" * 100_000 + b"]" * 100_000}, "nested 100000 levels deep"),
+        ({"data": b'{"policy_kwargs": ' + b"9" * 5000 + b"}"}, "an integer of 5000 digits"),
+        ({"acdb_gym.json": b"[" * 100_000 + b"]" * 100_000}, "acdb_gym.json"),
+    ],
+    ids=["huge net_arch", "negative width", "bad vf", "bad kwarg", "nested", "long int", "meta"],
+)
+def test_crafted_policy_kwargs_are_refused_before_anything_is_built(
+    tmp_path: Path, replace: dict[str, bytes], message: str
+) -> None:
+    pytest.importorskip("sb3_contrib")
+    crafted = _rewrite(COMMITTED, tmp_path / "m.zip", replace)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_policy(crafted)
+
+
+def test_weights_of_the_wrong_shape_are_a_value_error(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    buffer = io.BytesIO()
+    torch.save({"mlp_extractor.policy_net.0.weight": torch.zeros(3, 3)}, buffer)
+    crafted = _rewrite(COMMITTED, tmp_path / "m.zip", {"policy.pth": buffer.getvalue()})
+    with pytest.raises(ValueError, match="do not fit the network"):
+        load_policy(crafted)
+
+
+def test_a_member_that_inflates_past_its_limit_is_refused_before_it_is_read(
+    tmp_path: Path,
+) -> None:
+    """A 'data' member of 64 MiB of zeros is 64 KiB in the file; its declared size is refused."""
+    crafted = tmp_path / "m.zip"
+    with zipfile.ZipFile(COMMITTED) as old, zipfile.ZipFile(crafted, "w") as new:
+        for name in old.namelist():
+            if name != "data":
+                new.writestr(name, old.read(name))
+        new.writestr("data", b" " * (64 << 20), compress_type=zipfile.ZIP_DEFLATED)
+    assert crafted.stat().st_size < 1 << 20
+    with pytest.raises(ValueError, match=r"member 'data' declares 67108864 bytes"):
+        load_policy(crafted)
+
+
+def test_a_flat_policy_too_large_for_memory_is_refused_by_its_parameter_count(
+    tmp_path: Path,
+) -> None:
+    """n_nodes = 400 (inside [0, 1000]) makes a flat observation of 160,000 features: with two
+    64-wide networks, 20 million parameters, past the bound, refused before any is built."""
+    from acdb_gym.agents.rl.policy_file import MAX_POLICY_PARAMETERS, flat_policy_parameters
+
+    assert flat_policy_parameters(6, [64, 64]) < 100_000
+    assert flat_policy_parameters(900, [64, 64]) > MAX_POLICY_PARAMETERS
+    with zipfile.ZipFile(COMMITTED) as archive:
+        metadata = {**json.loads(archive.read("acdb_gym.json")), "n_nodes": 400}
+    crafted = _rewrite(
+        COMMITTED, tmp_path / "m.zip", {"acdb_gym.json": json.dumps(metadata).encode()}
+    )
+    with pytest.raises(ValueError, match="parameters, more than"):
+        load_policy(crafted)

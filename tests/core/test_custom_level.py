@@ -185,3 +185,19 @@ def test_preflight_skips_at_most_a_bounded_number_of_seeds(
     spec = parse_level_spec("d=8,k=28,n_obs=200,n_int=51,slack=1,faithfulness_eps=0.5")
     with pytest.raises(ValueError, match=f"{MAX_SKIPPED_SEEDS} seeds had no instance"):
         custom_manifest(spec, 2)
+
+
+def test_an_episode_s_total_memory_is_bounded_before_anything_is_allocated() -> None:
+    """The sizes inside their ranges can still ask for gigabytes together: the observational
+    sample plus one sample of ``n_int`` per experiment the budget allows (``|I*| <= d - 1``, plus
+    the slack), ``(n_obs + (d - 1 + slack) x n_int) x d`` float64 values, is checked whole."""
+    from acdb_gym.core.ladders.custom import MAX_EPISODE_VALUES, episode_values
+    from acdb_gym.core.ladders.shipped import ALL_LADDERS
+
+    text = "d=100,k=100,n_obs=100000,n_int=10000,slack=1000"
+    with pytest.raises(ValueError, match="an episode holds up to 1109000000 values"):
+        parse_custom_level(text)
+    assert episode_values(parse_level_spec(SMALL)) == (200 + 8 * 50) * 8
+    for ladder in ALL_LADDERS.values():  # every shipped level lies inside the bound
+        for level in ladder.values():
+            assert episode_values(level.spec) <= MAX_EPISODE_VALUES, level

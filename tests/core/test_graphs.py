@@ -35,6 +35,7 @@ from acdb_gym.core.graphs import (
     find_cycle,
     meek_closure,
     minimum_intervention_set,
+    minimum_intervention_subset,
     topological_order,
 )
 from acdb_gym.core.graphs.equivalence import _cpdag_by_edge_labels, _cpdag_by_meek_rules
@@ -646,3 +647,26 @@ def test_essential_graph_remembers_each_target_set_with_its_dag() -> None:
     for target_set in range(1, 256):
         essential_graph(dag, [v for v in range(8) if target_set >> v & 1])
     assert len(dag._derived(equivalence._essential_memo)) <= equivalence._ESSENTIAL_MEMO_SIZE
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_minimum_intervention_subset_matches_brute_force(seed: int) -> None:
+    rng = np.random.default_rng([seed, 42])
+    dag = _sparse_dag(rng, int(rng.integers(5, 9)), expected_degree=float(rng.uniform(1, 3)))
+    everything = minimum_intervention_subset(dag, range(dag.n_nodes))
+    assert len(everything) == len(minimum_intervention_set(dag))
+    allowed = sorted(int(v) for v in rng.choice(dag.n_nodes, size=dag.n_nodes // 2, replace=False))
+    found = minimum_intervention_subset(dag, allowed)
+    goal = essential_graph(dag, allowed).directed
+    assert found <= set(allowed)
+    assert np.array_equal(essential_graph(dag, sorted(found)).directed, goal)
+    for smaller in itertools.combinations(allowed, len(found) - 1) if found else ():
+        assert not np.array_equal(essential_graph(dag, list(smaller)).directed, goal)
+
+
+def test_minimum_intervention_subset_refuses_bad_targets() -> None:
+    dag = DAG.from_edges(3, [(0, 1)])
+    with pytest.raises(ValueError, match=r"allowed targets must be in \[0, 3\)"):
+        minimum_intervention_subset(dag, [3])
+    with pytest.raises(ValueError, match="at most 16 allowed targets"):
+        minimum_intervention_subset(DAG.empty(20), range(17))

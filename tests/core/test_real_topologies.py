@@ -66,10 +66,25 @@ def _truth_names(graph: str) -> set[tuple[str, str]]:
 def test_the_shipped_files_are_the_ones_the_notice_names() -> None:
     notice = data_file("NOTICE").read_text(encoding="utf-8")
     listed = dict((name, digest) for digest, name in re.findall(r"([0-9a-f]{64})  (\S+)", notice))
-    assert len(listed) == 6
+    shipped = {
+        path.name for path in data_file("").iterdir() if path.name.endswith((".csv", ".csv.gz"))
+    }
+    assert set(listed) == shipped and len(shipped) == 10
     for name, digest in listed.items():
         assert hashlib.sha256(data_file(name).read_bytes()).hexdigest() == digest, name
     assert "Apache" in notice and "Sachs" in notice and "Marbach" in notice
+    assert "Mooij" in notice
+
+
+def test_the_compressed_files_decompress_to_the_bytes_the_notice_names() -> None:
+    notice = data_file("NOTICE").read_text(encoding="utf-8")
+    for name, source in (
+        ("sachs_cytometry.csv.gz", "cyto_full_data.csv"),
+        ("tuebingen_pairs.csv.gz", "Tuebingen_pairs.csv"),
+    ):
+        raw = gzip.decompress(data_file(name).read_bytes())
+        digest = hashlib.sha256(raw).hexdigest()
+        assert re.search(rf"{digest}\s+for\s+{re.escape(source)}", notice), name
 
 
 def test_the_cytometry_file_has_the_sachs_proteins_and_7466_rows() -> None:

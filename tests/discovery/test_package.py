@@ -15,6 +15,7 @@ OWN_LAYERS = ("acdb_gym.core", "acdb_gym.discovery")
 
 def test_public_names_are_exported() -> None:
     assert sorted(discovery.__all__) == [
+        "AnmDecision",
         "CombinedGraph",
         "Experiment",
         "InterventionalBIC",
@@ -24,6 +25,8 @@ def test_public_names_are_exported() -> None:
         "ShiftEvidence",
         "ShiftOrienter",
         "SortDirection",
+        "anm_direction",
+        "anm_graph",
         "combine_shift_evidence",
         "direct_lingam",
         "direct_lingam_order",

@@ -149,7 +149,9 @@ def test_vector_env_on_a_bank_equals_single_envs_given_the_same_worlds(
 def test_vector_env_on_a_nonlinear_bank_equals_single_envs_given_the_same_worlds(
     nonlinear_bank: InstanceBank,
 ) -> None:
-    bank = load_bank(nonlinear_bank.path)  # the worlds as read back, not as built
+    bank = load_bank(
+        nonlinear_bank.path, sha256=nonlinear_bank.sha256
+    )  # the worlds as read back, not as built
     seed, n = 21, 3
     draws = [seeding.np_random(seed + i)[0] for i in range(n)]
 
@@ -252,7 +254,7 @@ def test_bad_arguments_are_refused(bank: InstanceBank) -> None:
 
 
 def test_bank_worlds_are_the_generated_worlds(bank: InstanceBank) -> None:
-    loaded = load_bank(bank.path)
+    loaded = load_bank(bank.path, sha256=bank.sha256)
     assert loaded.seeds == tuple(SEEDS)
     for instance, start in zip(loaded.instances[:3], loaded.starts[:3], strict=True):
         fresh = generate_instance(loaded.level.spec, instance.seed)
@@ -283,11 +285,11 @@ def test_bank_refuses_tampering_and_misuse(bank: InstanceBank, tmp_path: Path) -
     index["digests"][1] = "0" * 16
     (copy.path / "bank.json").write_text(json.dumps(index))
     with pytest.raises(BankError, match="world of seed 8 has digest"):
-        load_bank(copy.path)
+        load_bank(copy.path, trust=True)
     with open(copy.path / "worlds.npz", "ab") as handle:
         handle.write(b"\0")
     with pytest.raises(BankError, match="does not match the SHA-256"):
-        load_bank(copy.path)
+        load_bank(copy.path, trust=True)
     assert not list(tmp_path.glob(".*"))  # no staging directory left behind
 
 
@@ -308,7 +310,7 @@ def test_every_family_is_banked_bit_for_bit(
     source = nonlinear_bank.path if seeds is None else tmp_path / "b"
     if seeds is not None:
         build_bank(source, ladder=ladder, level=level, seeds=seeds)
-    loaded = load_bank(source)
+    loaded = load_bank(source, trust=True)
     assert loaded.level is get_level(ladder, level)
     for instance, start in zip(loaded.instances, loaded.starts, strict=True):
         fresh = generate_instance(loaded.level.spec, instance.seed)
@@ -337,7 +339,7 @@ def test_a_format_1_bank_still_loads(bank: InstanceBank, tmp_path: Path) -> None
     index = json.loads((copy / "bank.json").read_text())
     del index["dependence_measures"], index["variable_names"]
     (copy / "bank.json").write_text(json.dumps({**index, "format": 1}))
-    loaded = load_bank(copy)
+    loaded = load_bank(copy, trust=True)
     assert [i.digest() for i in loaded.instances] == [i.digest() for i in bank.instances]
 
 
@@ -363,15 +365,15 @@ def test_a_nonlinear_bank_refuses_a_changed_mechanism(
     changed[first - 1] += 1e-6
     write({**arrays, "mechanism_parameters": changed})
     with pytest.raises(BankError, match=f"world of seed {NONLINEAR_SEEDS[0]} has digest"):
-        load_bank(copy)
+        load_bank(copy, trust=True)
     write({**arrays, "mechanism_parameters": changed[:-1]})
     with pytest.raises(BankError, match="cannot be read back: mechanism_sizes sum to"):
-        load_bank(copy)
+        load_bank(copy, trust=True)
     index = json.loads((copy / "bank.json").read_text())
     index["format"] = 9
     (copy / "bank.json").write_text(json.dumps(index))
     with pytest.raises(BankError, match="bank format 9"):
-        load_bank(copy)
+        load_bank(copy, trust=True)
 
 
 def test_maskable_ppo_trains_on_the_sb3_adapter(bank: InstanceBank) -> None:
@@ -394,3 +396,19 @@ def test_maskable_ppo_trains_on_the_sb3_adapter(bank: InstanceBank) -> None:
     assert model.num_timesteps == 64
     with pytest.raises(ValueError, match="same_step"):
         SB3DesignVecEnv(DesignVectorEnv(2, bank=bank))
+
+
+def test_every_element_of_the_action_space_steps(bank: InstanceBank) -> None:
+    """``MultiDiscrete`` holds boolean arrays (NumPy casts them to integers): step takes them
+    as the integers they stand for, as every element of the space."""
+    venv = DesignVectorEnv(2, bank=bank)
+    venv.reset(seed=0)
+    actions = np.array([True, False])
+    assert venv.action_space.contains(actions)
+    twin = DesignVectorEnv(2, bank=bank)
+    twin.reset(seed=0)
+    for ours, theirs in zip(venv.step(actions), twin.step(np.array([1, 0])), strict=True):
+        if isinstance(ours, dict):
+            assert ours.keys() == theirs.keys()
+        else:
+            np.testing.assert_array_equal(ours, theirs)

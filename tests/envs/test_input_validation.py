@@ -176,3 +176,15 @@ def test_the_design_env_renders_text_and_pictures_without_the_answer_before_the_
     picture.reset(options={"manifest_index": 0})
     image = picture.render()
     assert isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] == 3
+
+
+@pytest.mark.parametrize("seed", [1.5, "3", True, -1, np.float64(2.0), [1]])
+def test_a_seed_that_is_not_a_non_negative_integer_is_a_value_error(seed: Any) -> None:
+    from acdb_gym.envs.design.vector import DesignVectorEnv
+
+    envs: list[Any] = [gym.make(env_id) for env_id in ENV_IDS]
+    envs.append(DesignVectorEnv(2, "L1", ladder="v0"))
+    for env in envs:
+        with pytest.raises(ValueError, match="seed"):
+            env.reset(seed=seed)
+        env.reset(seed=np.int64(3))  # a NumPy integer is an integer

@@ -234,3 +234,56 @@ def test_importing_a_log_with_failed_samples_twice_adds_nothing(tmp_path: Path) 
     assert import_logs([log.location], run) == (0, 2)
     assert import_logs([log.location, log.location], run) == (0, 4)
     assert read_results(run / RESULTS_FILE, mode="strict").rows == tuple(rows)
+
+
+@pytest.mark.parametrize(
+    ("where", "key", "value", "message"),
+    [
+        ("metadata", "manifest_index", 10**30, "manifest_index must be in [0, 999]"),
+        ("metadata", "ladder", "/../../PWNED", "ladder must be 1-64 letters"),
+        ("metadata", "level", "../x", "level must be 1-64 letters"),
+        ("model", "model", "m" * 5000, "model must be at most 256 characters"),
+    ],
+)
+def test_a_forged_identity_is_refused_and_adds_nothing(
+    one_episode_log: EvalLog,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    where: str,
+    key: str,
+    value: object,
+    message: str,
+) -> None:
+    log = one_episode_log.model_copy(deep=True)
+    [sample] = log.samples or []
+    if where == "model":
+        log.eval.model = str(value)
+    else:
+        sample.metadata[key] = value
+        sample.store[EPISODE_KEY][key] = value
+    path = tmp_path / "forged.json"
+    write_eval_log(log, str(path))
+    run = tmp_path / "run"
+    assert cli_main(["inspect-import", str(path), "--out", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("acdb: error: ") and message in err and err.count("\n") == 1, err
+    assert not (run / RESULTS_FILE).exists() or not (run / RESULTS_FILE).read_text()
+    assert not list(tmp_path.rglob("PWNED*"))
+
+
+def test_imported_message_text_is_capped_as_on_the_llm_path(
+    one_episode_log: EvalLog, tmp_path: Path
+) -> None:
+    """A 1 MB message is kept to its first 64 KiB in the transcript, as the LLM agents'
+    transcripts keep it (before: whole, 105 MB of transcripts for 50 MB of messages)."""
+    log = one_episode_log.model_copy(deep=True)
+    [sample] = log.samples or []
+    sample.messages[0].content = "x" * 1_000_000
+    path = tmp_path / "big.json"
+    write_eval_log(log, str(path))
+    run = tmp_path / "run"
+    assert import_logs([path], run) == (1, 0)
+    [transcript] = (run / "transcripts").iterdir()
+    assert transcript.stat().st_size < 100_000
+    first = json.loads(transcript.read_text().splitlines()[0])
+    assert first["text"]["truncated"] is True and first["text"]["chars"] == 1_000_002

@@ -294,3 +294,45 @@ def test_an_episode_never_played_records_no_row(tmp_path: Path, mcp_command: Any
         if '"status": "not played"' in path.read_text()
     ]
     assert len(unplayed) == 2  # the first episode and the last one, each with its transcript
+
+
+def test_a_request_nested_too_deeply_gets_an_error_reply(tmp_path: Path, mcp_command: Any) -> None:
+    """A JSON-RPC request nested 300 levels deep (past the SDK's parser) is answered with a
+    JSON-RPC error carrying its id, and the server goes on serving."""
+    import subprocess
+
+    params = mcp_command(tmp_path, "--model", "tester")
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        },
+    }
+    deep: Any = "x"
+    for _ in range(300):
+        deep = [deep]
+    call = {"name": "intervene", "arguments": {"variable": "X0", "value": 1.0, "deep": deep}}
+    lines = [
+        hello,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+    ]
+    text = "".join(json.dumps(line) + "\n" for line in lines) + "[" * 100_000 + "\n"
+    done = subprocess.run(
+        [params.command, *params.args],
+        env=params.env,
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    by_id = {reply.get("id"): reply for reply in replies}
+    assert "error" in by_id[2] and "nested" in by_id[2]["error"]["message"], replies
+    assert "result" in by_id[3]  # still serving after the bad request
+    assert by_id[None]["error"]["code"] == -32700  # a line that is no JSON at all: a parse error

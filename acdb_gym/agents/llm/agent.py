@@ -34,13 +34,7 @@ from acdb_gym.envs import actions
 from acdb_gym.envs.actions import Action
 
 from . import prompts
-from .calls import (
-    MAX_BACKOFF,
-    MAX_RETRY_AFTER,
-    Steps,
-    drive,
-    drive_async,
-)
+from .calls import MAX_BACKOFF, MAX_RETRY_AFTER, Steps, drive, drive_async
 from .checks import check_arguments, check_thinking
 from .conversation import Exchange, ModelReply, Request, ToolChoice, ToolResult, ToolSpec
 from .feedback import describe_result, n_experiments, text_turn_note
@@ -238,7 +232,8 @@ class LLMAgent:
         panel, n_nodes = self._check_env(info)
         self._panel: Panel = panel
         self._n_nodes = n_nodes
-        self._latent = int(info.get("latent", 0))  # hidden confounders (latent levels only)
+        world = prompts.world_options(info)  # hidden confounders, measured data, targets
+        self._latent, self._real = world["latent"], world["real_data"]
         self._tools: tuple[ToolSpec, ...] = build_tools(
             self.variant,
             panel=panel,
@@ -253,7 +248,7 @@ class LLMAgent:
             panel=panel,
             n_nodes=n_nodes,
             state_hypothesis=self.state_hypothesis,
-            latent=self._latent,
+            **world,
         )
         self._session = prompts.session_prompt(
             self.variant,
@@ -491,7 +486,9 @@ class LLMAgent:
             results = [ToolResult(f"Error: {info['error']}\n{status}", True, pending.call_id)]
         else:
             assert pending.action is not None
-            text = describe_result(pending.action, observation, n_nodes=self._n_nodes)
+            text = describe_result(
+                pending.action, observation, n_nodes=self._n_nodes, real=self._real
+            )
             results = [ToolResult(f"{text}\n{status}", False, pending.call_id)]
         for result in results:
             self._transcript.write(

@@ -15,15 +15,18 @@ from . import prompts
 __all__ = ["describe_result", "n_experiments", "text_turn_note"]
 
 
-def describe_result(action: Action, observation: Any, *, n_nodes: int) -> str:
+def describe_result(action: Action, observation: Any, *, n_nodes: int, real: bool = False) -> str:
     """The text of an executed call's result, from the observation after the step: the
-    experiment's samples, the submission's acknowledgement, or a statistic with its regime.
-    Shared by :class:`~acdb_gym.agents.llm.LLMAgent` and the integrations' tool episodes, so
-    every harness shows the same text."""
+    experiment's samples, the submission's acknowledgement, or a statistic with its regime
+    (``real``: experiments are real ones, on measured data). Shared by
+    :class:`~acdb_gym.agents.llm.LLMAgent` and the integrations' tool episodes, so every
+    harness shows the same text."""
     if isinstance(action, Intervene):
         experiment = n_experiments(observation, n_nodes)
         samples = np.asarray(observation["interventional"][experiment - 1])
-        return prompts.format_intervention(action, experiment=experiment, samples=samples)
+        return prompts.format_intervention(
+            action, experiment=experiment, samples=samples, real=real
+        )
     if isinstance(action, Submit):
         return "The graph was submitted."
     statistic, p_value, _ = (float(v) for v in observation["tool_result"])
@@ -35,7 +38,8 @@ def describe_result(action: Action, observation: Any, *, n_nodes: int) -> str:
         target = int(observation["targets"][regime])
         value = float(observation[VALUES_KEY][regime])
         n_int = np.shape(observation["interventional"])[1]
-        where = f"intervention {regime + 1}, do(X{target} = {value:g}) (n = {n_int})"
+        what = prompts.intervention_text(target, value, real=real)
+        where = f"intervention {regime + 1}, {what} (n = {n_int})"
     return prompts.format_statistic(action, statistic=statistic, p_value=p_value, regime_text=where)
 
 

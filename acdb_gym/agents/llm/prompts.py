@@ -31,12 +31,14 @@ __all__ = [
     "format_intervention",
     "format_matrix",
     "format_statistic",
+    "intervention_text",
     "multiple_calls_error",
     "no_tool_call_error",
     "real_names",
     "session_prompt",
     "status_line",
     "task_prompt",
+    "world_options",
 ]
 
 DATA_DECIMALS = 3
@@ -76,6 +78,32 @@ _LATENT_MODEL = (
     "intervention on one of them does not change the other."
 )
 
+_REAL_MODEL = (
+    "The data are real measurements, not a simulation. Their causal graph is taken to be a "
+    "directed acyclic graph over the variables {names}: a consensus graph from the literature, "
+    "which is what you are scored against. The mechanisms are unknown (not necessarily linear "
+    "or Gaussian)."
+)
+
+_PAIR_MODEL = (
+    "The data are real measurements of two quantities, {names}, not a simulation. One of them "
+    "causes the other: the causal graph is either X0 -> X1 or X1 -> X0, as known from how the "
+    "data arose. The mechanism is unknown (not necessarily linear or Gaussian)."
+)
+
+_REAL_INTERVENE = (
+    "- intervene(variable, value) runs a real experiment: it returns new measurements of all "
+    "variables taken under a real perturbation of that variable (a reagent that inhibits or "
+    "activates its activity). It is not a perfect intervention do(variable = value): the "
+    "variable is not set to a value, the reagent may change its activity rather than its "
+    "measured level, and it may affect other variables too. Experiments exist only for "
+    "{targets}; any other variable is refused as an invalid call. The value is ignored, except "
+    "on a variable with two experiments, where a negative value runs the one that lowers its "
+    "activity and any other value the one that raises it. Each experiment returns measurements "
+    "you have not seen before and uses one unit of the intervention budget. Using more "
+    "interventions than necessary lowers the efficiency score."
+)
+
 _LATENT_SCORING = (
     " Pairs you list in bidirected_edges (a shared hidden cause) are scored by their own F1 "
     "against the true confounded pairs."
@@ -104,35 +132,36 @@ def task_prompt(
     n_nodes: int,
     state_hypothesis: bool = False,
     latent: int = 0,
+    real_data: bool = False,
+    experiment_targets: Sequence[int] | None = None,
 ) -> str:
     """The system prompt of a variant; with ``state_hypothesis`` (active panel), one more line
     asking for the current hypothesis with every intervention. With ``latent`` hidden
     confounders (a latent level) the model description says so, ``submit_graph`` names its
-    ``bidirected_edges`` and the scoring line their F1; otherwise the prompt is unchanged."""
+    ``bidirected_edges`` and the scoring line their F1. On measured data (``real_data``, the
+    env's ``info["real_data"]``) the model is described as real measurements and interventions
+    as real experiments (a cause-effect pair: one of two directions); ``experiment_targets``
+    (``info["experiment_targets"]``) lists the only variables an intervention may target.
+    Without these options the prompt is unchanged."""
     check_variant(variant)
     names = f"X0..X{n_nodes - 1}"
     if variant == "llm_corr_obs":
-        return _corr_obs_prompt(names)
+        return _corr_obs_prompt(names, _model_text(names, latent, real_data, n_nodes))
     lines = [
         "You are the policy in an active causal discovery task.",
         "",
-        (_LATENT_MODEL.format(names=names, latent=latent) if latent else _MODEL.format(names=names))
-        + " Your goal is to recover the graph.",
+        _model_text(names, latent, real_data, n_nodes) + " Your goal is to recover the graph.",
         "",
         "How the session works:",
         "- Every turn, call exactly one tool. Every call, valid or not, uses one step. When the "
         "step limit is reached the episode ends and the empty graph is scored.",
     ]
-    if panel == PANEL_ACTIVE:
-        lines.append(
-            "- intervene(variable, value) performs a perfect intervention do(variable = value): "
-            "the variable is set to value in every sample and no longer depends on its causes; "
-            "every other variable keeps its own mechanism. It returns fresh samples of all "
-            "variables and uses one unit of the intervention budget. Using more interventions "
-            "than necessary lowers the efficiency score."
-        )
+    if panel == PANEL_ACTIVE and (experiment_targets is None or len(experiment_targets)):
+        lines.append(_intervene_line(real_data, experiment_targets))
         if state_hypothesis:
             lines.append(_HYPOTHESIS)
+    elif panel == PANEL_ACTIVE:
+        lines.append("- Interventions are not available on this level: no experiment exists.")
     else:
         lines.append(
             "- Interventions are not available in this session: you have observational data only."
@@ -153,6 +182,47 @@ def task_prompt(
     return "\n".join(lines)
 
 
+def world_options(info: Mapping[str, Any]) -> dict[str, Any]:
+    """What :func:`task_prompt` says about the world, from an env's ``reset`` info: its hidden
+    confounders (``latent``), whether its data are measured (``real_data``) and the nodes an
+    experiment exists for where the level restricts them (``experiment_targets``)."""
+    targets = info.get("experiment_targets")
+    return {
+        "latent": int(info.get("latent", 0)),
+        "real_data": bool(info.get("real_data", 0)),
+        "experiment_targets": None if targets is None else [int(t) for t in targets],
+    }
+
+
+def _model_text(names: str, latent: int, real_data: bool, n_nodes: int) -> str:
+    """The paragraph that says what generated the data."""
+    if real_data and n_nodes == 2:
+        return _PAIR_MODEL.format(names="X0 and X1")
+    if real_data:
+        return _REAL_MODEL.format(names=names)
+    if latent:
+        return _LATENT_MODEL.format(names=names, latent=latent)
+    return _MODEL.format(names=names)
+
+
+def _intervene_line(real_data: bool, experiment_targets: Sequence[int] | None) -> str:
+    """The task prompt's line about ``intervene``: a perfect intervention, or a real experiment,
+    and the variables it may target when the level restricts them."""
+    targets = None if experiment_targets is None else _names(sorted(experiment_targets))
+    if real_data:
+        return _REAL_INTERVENE.format(targets=targets)
+    line = (
+        "- intervene(variable, value) performs a perfect intervention do(variable = value): "
+        "the variable is set to value in every sample and no longer depends on its causes; "
+        "every other variable keeps its own mechanism. It returns fresh samples of all "
+        "variables and uses one unit of the intervention budget. Using more interventions "
+        "than necessary lowers the efficiency score."
+    )
+    if targets is not None:
+        line += f" Interventions exist only for {targets}; any other variable is refused."
+    return line
+
+
 def _statistics_line(panel: Panel) -> str:
     """The task prompt's line about the statistics tools, listing every registered tool."""
     names = statistics_tool_names()
@@ -166,12 +236,12 @@ def _statistics_line(panel: Panel) -> str:
     return f"- {listed} {verb} statistics on the {where}"
 
 
-def _corr_obs_prompt(names: str) -> str:
+def _corr_obs_prompt(names: str, model: str) -> str:
     return "\n".join(
         [
             "You are assisting with causal structure learning from summary statistics.",
             "",
-            _MODEL.format(names=names),
+            model,
             "You are given only the sample standard deviations and the correlation matrix of an "
             "observational sample: no raw data and no experiments.",
             "",
@@ -271,14 +341,26 @@ def status_line(*, budget_remaining: int, steps_remaining: int, panel: Panel) ->
     return f"[Steps remaining: {steps_remaining}.]"
 
 
-def format_intervention(action: Intervene, *, experiment: int, samples: np.ndarray) -> str:
-    """The result of a valid intervention: its regime number and its samples as text."""
+def format_intervention(
+    action: Intervene, *, experiment: int, samples: np.ndarray, real: bool = False
+) -> str:
+    """The result of a valid intervention: its regime number and its samples as text (a real
+    experiment, on measured data, is named as one rather than as ``do()``)."""
     names = variable_names(samples.shape[1])
+    what = intervention_text(action.var, action.value, real=real)
     return (
         f"Intervention {experiment} (use regime={experiment} in statistics tools): "
-        f"do(X{action.var} = {action.value:g}). {samples.shape[0]} samples (CSV, rounded to "
+        f"{what}. {samples.shape[0]} samples (CSV, rounded to "
         f"{DATA_DECIMALS} decimals):\n{format_matrix(samples, names)}"
     )
+
+
+def intervention_text(var: int, value: float, *, real: bool = False) -> str:
+    """How a result names an intervention: ``do(X2 = 1.5)``, or on measured data ``the real
+    experiment on X2 (value 1.5)``."""
+    if real:
+        return f"the real experiment on X{var} (value {value:g})"
+    return f"do(X{var} = {value:g})"
 
 
 def format_statistic(action: Action, *, statistic: float, p_value: float, regime_text: str) -> str:

@@ -19,6 +19,8 @@ import os
 import time
 from pathlib import Path
 
+from acdb_gym.core.untrusted import loads, open_nofollow
+
 __all__ = ["RateLimiter", "estimate_tokens"]
 
 
@@ -76,7 +78,7 @@ class RateLimiter:
         """
         need = {"requests": 1.0, "tokens": float(tokens)}
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT)  # never through a planted link
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             now = time.time()
@@ -129,7 +131,7 @@ def _read_state(fd: int) -> dict[str, dict[str, float]]:
     os.lseek(fd, 0, os.SEEK_SET)
     raw = os.read(fd, 4096)
     try:
-        state = json.loads(raw) if raw.strip() else {}
+        state = loads(raw, max_bytes=len(raw)) if raw.strip() else {}
     except ValueError:
         return {}  # a torn write from a killed process: start with full buckets
     if not isinstance(state, dict):

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from acdb_gym.core.untrusted import loads, open_nofollow, read_file, write_nofollow
+
 __all__ = [
     "MAX_CACHED_RESPONSE_CHARS",
     "MAX_RECORDED_CHARS",
@@ -38,6 +40,10 @@ MAX_RECORDED_CHARS = 65_536
 
 MAX_CACHED_RESPONSE_CHARS = 262_144
 """Longest response (as JSON text) the cache stores; a longer one is asked for again on a rerun."""
+
+MAX_CACHE_ENTRY_BYTES = 64 << 20
+"""Largest cache entry read (its request holds the conversation so far); a larger file is a
+miss."""
 
 
 def capped_record(value: Any) -> Any:
@@ -97,7 +103,11 @@ class Redactor:
 class TranscriptWriter:
     """Appends one JSON object per event to a JSONL file (nothing when ``path`` is None).
 
-    Creating a writer truncates the file: a transcript holds one episode.
+    Creating a writer truncates the file: a transcript holds one episode. A symbolic link
+    planted where the transcript goes is refused, never written through.
+
+    Raises:
+        UntrustedInputError: ``path`` is a symbolic link.
     """
 
     def __init__(self, path: Path | None, redact: Redactor) -> None:
@@ -105,7 +115,7 @@ class TranscriptWriter:
         self._redact = redact
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text("", encoding="utf-8")
+            write_nofollow(self.path, b"")
 
     def write(self, event: str, **fields: Any) -> None:
         """Append ``{"event": event, "time": <unix seconds>, **fields}``."""
@@ -113,7 +123,8 @@ class TranscriptWriter:
             return
         record = {"event": event, "time": round(time.time(), 6), **fields}
         line = self._redact(json.dumps(record, ensure_ascii=False, default=str))
-        with self.path.open("a", encoding="utf-8") as handle:
+        fd = open_nofollow(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
 
@@ -150,10 +161,15 @@ class ResponseCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored entry, or None (also for an unreadable file or one that is not strict
-        JSON, e.g. holds NaN: the next put replaces it)."""
+        JSON, e.g. holds NaN, or is past the bounds of hostile input: larger than
+        :data:`MAX_CACHE_ENTRY_BYTES`, nested too deeply, an integer too long; the next put
+        replaces it)."""
         try:
-            entry = json.loads(
-                self._path(key).read_text(encoding="utf-8"), parse_constant=_refuse_constant
+            raw = read_file(self._path(key), max_bytes=MAX_CACHE_ENTRY_BYTES)
+            # A model's numbers are kept as it sent them (an integer too long for a float is
+            # an invalid step when replayed, as when it was first received).
+            entry = loads(
+                raw, max_bytes=MAX_CACHE_ENTRY_BYTES, max_int_digits=4300, allow_nan=False
             )
         except (OSError, ValueError):
             return None
@@ -185,8 +201,3 @@ class ResponseCache:
                 os.unlink(temporary)
             raise
         return True
-
-
-def _refuse_constant(name: str) -> float:
-    """``parse_constant`` hook: NaN and infinities are not JSON."""
-    raise ValueError(f"{name} is not JSON")

@@ -1,7 +1,7 @@
 """What a saved policy file is made of, shared by the policy agent and the size-free network.
 
-The name of the metadata member inside a policy ``.zip`` and the error for a file that could only
-be loaded by unpickling it. Both :mod:`acdb_gym.agents.rl.agent` and
+The name of the metadata member inside a policy ``.zip``, the bounds a file's declared sizes must
+keep, and the error for a file that could only be loaded by unpickling it. Both :mod:`acdb_gym.agents.rl.agent` and
 :mod:`acdb_gym.agents.rl.graph_policy` read policy files, so these sit below both.
 """
 
@@ -9,10 +9,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["METADATA_MEMBER", "UntrustedPolicyError"]
+__all__ = ["MAX_POLICY_PARAMETERS", "MAX_WEIGHTS_BYTES", "METADATA_MEMBER", "UntrustedPolicyError"]
 
 METADATA_MEMBER = "acdb_gym.json"
 """Name of the metadata member added to a saved policy's ``.zip``."""
+
+MAX_POLICY_PARAMETERS = 1 << 24
+"""The most parameters a policy rebuilt from a file may have (16.8 million, 64 MB of float32;
+the shipped ones have under 250,000): counted from its declared sizes before any is built."""
+
+MAX_WEIGHTS_BYTES = 256 << 20
+"""The largest weights member read, as declared in the archive and as inflated."""
 
 
 class UntrustedPolicyError(ValueError):

@@ -35,7 +35,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from acdb_gym.agents.rl._format import METADATA_MEMBER, UntrustedPolicyError
+from acdb_gym.agents.rl._format import (
+    MAX_POLICY_PARAMETERS,
+    MAX_WEIGHTS_BYTES,
+    METADATA_MEMBER,
+    UntrustedPolicyError,
+)
+from acdb_gym.core.untrusted import loads, read_member
 from acdb_gym.envs.design.graph_obs import NODE_FEATURES, PAIR_FEATURES
 
 __all__ = [
@@ -53,6 +59,7 @@ __all__ = [
 NETWORK_MEMBER = "network.json"
 WEIGHTS_MEMBER = "weights.pt"
 _BUDGET_FEATURES = 3
+_MAX_CONFIG_BYTES = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,20 @@ class NetworkConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
                 raise ValueError(f"{name} must be an integer in [1, {most}], got {str(value)[:40]}")
+
+    @property
+    def parameters(self) -> int:
+        """The network's parameter count (weights and biases), from its sizes alone.
+
+        >>> NetworkConfig(hidden=48, layers=3).parameters == sum(
+        ...     p.numel() for p in NodeMessagePolicy(NetworkConfig(48, 3)).parameters())
+        True
+        """
+        h, nodes, pairs, budget = self.hidden, len(NODE_FEATURES), len(PAIR_FEATURES), 3
+        layer = (h * h + h) + h * h + pairs * h + (2 * h * h + h) + (h * h + h) + 2 * h
+        pooled = 2 * h + budget
+        heads = (h * h + h + h + 1) + 2 * (pooled * h + h + h + 1)
+        return (nodes + budget) * h + h + self.layers * layer + heads
 
 
 @dataclass(frozen=True)
@@ -229,17 +250,27 @@ def load_network(path: Path, archive: zipfile.ZipFile) -> NodeMessagePolicy:
         if member not in names:
             raise ValueError(f"{path} is not a graph policy: it has no {member!r} member")
     try:
-        sizes = json.loads(archive.read(NETWORK_MEMBER))
+        sizes = loads(
+            read_member(archive, NETWORK_MEMBER, max_bytes=_MAX_CONFIG_BYTES),
+            max_bytes=_MAX_CONFIG_BYTES,
+        )
+        weights = read_member(archive, WEIGHTS_MEMBER, max_bytes=MAX_WEIGHTS_BYTES)
+    except (ValueError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{path}: {error}") from None
+    try:
         config = NetworkConfig(**sizes)
-    except (json.JSONDecodeError, TypeError) as error:
+    except (TypeError, ValueError) as error:
         raise ValueError(
             f"{path}: {NETWORK_MEMBER} does not describe a network ({error})"
         ) from None
+    if config.parameters > MAX_POLICY_PARAMETERS:
+        raise ValueError(
+            f"{path}: a network of {config} has {config.parameters} parameters, more than "
+            f"{MAX_POLICY_PARAMETERS}: refused before it is built"
+        )
     network = NodeMessagePolicy(config)
     try:
-        state = torch.load(
-            io.BytesIO(archive.read(WEIGHTS_MEMBER)), map_location="cpu", weights_only=True
-        )
+        state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises UnpicklingError or RuntimeError for foreign objects
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise UntrustedPolicyError(
@@ -247,6 +278,10 @@ def load_network(path: Path, archive: zipfile.ZipFile) -> NodeMessagePolicy:
         ) from None
     if not isinstance(state, dict):
         raise ValueError(f"{path}: {WEIGHTS_MEMBER} is not a state dict")
-    network.load_state_dict(state)
+    try:
+        network.load_state_dict(state)
+    except (RuntimeError, TypeError, ValueError) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ValueError(f"{path}: the weights do not fit the network ({reason[:200]})") from None
     network.eval()
     return network

@@ -37,13 +37,28 @@ from typing import IO, Any, Literal, get_args
 
 import numpy as np
 
-from acdb_gym.agents.rl._format import METADATA_MEMBER, UntrustedPolicyError
+from acdb_gym.agents.rl._format import (
+    MAX_POLICY_PARAMETERS,
+    MAX_WEIGHTS_BYTES,
+    METADATA_MEMBER,
+    UntrustedPolicyError,
+)
+from acdb_gym.agents.rl.policy_bounds import (
+    check_policy_kwargs,
+    check_policy_size,
+    flat_policy_parameters,
+    load_state,
+)
+from acdb_gym.core.untrusted import UntrustedInputError, loads, read_member
 from acdb_gym.envs.design.env import Estimator
 from acdb_gym.envs.design.observation import observation_size
 
 __all__ = [
+    "MAX_DATA_BYTES",
     "MAX_POLICY_BYTES",
     "MAX_POLICY_NODES",
+    "MAX_POLICY_PARAMETERS",
+    "MAX_WEIGHTS_BYTES",
     "METADATA_MEMBER",
     "Algorithm",
     "MissingExtraError",
@@ -52,7 +67,9 @@ __all__ = [
     "SafePolicy",
     "UntrustedPolicyError",
     "algorithm_class",
+    "flat_policy_parameters",
     "load_policy",
+    "load_state",
     "policy_digest",
     "read_metadata",
     "require_rl",
@@ -166,9 +183,11 @@ class PolicyMetadata:
         return cls(**known)
 
 
-MAX_POLICY_BYTES = 1 << 30
+MAX_POLICY_BYTES = 256 << 20
 """The largest policy file read (the shipped ones are under a megabyte)."""
 
+MAX_DATA_BYTES = 16 << 20
+"""The largest ``data`` member (SB3's JSON) read; the shipped one is 19 KB."""
 MAX_POLICY_NODES = 1000
 """The largest ``n_nodes`` a saved flat policy may declare (custom levels go to ``d = 500``)."""
 
@@ -236,9 +255,10 @@ def read_metadata(path: str | Path | IO[bytes]) -> PolicyMetadata | None:
         if archive.getinfo(METADATA_MEMBER).file_size > _MAX_METADATA_BYTES:
             raise ValueError(f"{METADATA_MEMBER} is larger than {_MAX_METADATA_BYTES} bytes")
         try:
-            data = json.loads(archive.read(METADATA_MEMBER))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-            raise ValueError(f"{METADATA_MEMBER} is not JSON") from None
+            raw = read_member(archive, METADATA_MEMBER, max_bytes=_MAX_METADATA_BYTES)
+            data = loads(raw, max_bytes=_MAX_METADATA_BYTES)
+        except (ValueError, zipfile.BadZipFile) as error:
+            raise ValueError(f"{METADATA_MEMBER} is not JSON ({error})") from None
         return PolicyMetadata.from_dict(data)
 
 
@@ -330,7 +350,7 @@ def load_policy(
         raise ValueError(f"{path} is not a saved policy (not a .zip file)")
     try:
         metadata = read_metadata(io.BytesIO(data))
-    except ValueError as error:
+    except (ValueError, zipfile.BadZipFile) as error:
         raise ValueError(f"{path}: {error}") from None
     if metadata is not None and metadata.size_free:
         # Graph policies never need unpickling, so ``trust`` changes nothing for them.
@@ -358,10 +378,15 @@ def _load_without_pickle(
         for member in (_SB3_DATA, _POLICY_WEIGHTS):
             if member not in names:
                 raise ValueError(f"{path} is not a saved policy: it has no {member!r} member")
-        policy_kwargs = _plain_policy_kwargs(path, archive.read(_SB3_DATA))
-        weights = archive.read(_POLICY_WEIGHTS)
+        try:
+            sb3_data = read_member(archive, _SB3_DATA, max_bytes=MAX_DATA_BYTES)
+            weights = read_member(archive, _POLICY_WEIGHTS, max_bytes=MAX_WEIGHTS_BYTES)
+        except (UntrustedInputError, zipfile.BadZipFile) as error:
+            raise ValueError(f"{path}: {error}") from None
+    policy_kwargs = _plain_policy_kwargs(path, sb3_data)
+    check_policy_size(path, metadata.n_nodes, policy_kwargs)
     policy = _build_policy(chosen, metadata.n_nodes, policy_kwargs)
-    policy.load_state_dict(_tensor_state(path, weights))
+    load_state(path, policy, _tensor_state(path, weights))
     policy.set_training_mode(False)
     return SafePolicy(policy, policy.action_space), metadata
 
@@ -376,10 +401,11 @@ def _load_graph_policy(path: Path, data: bytes) -> Any:
 
 
 def _plain_policy_kwargs(path: Path, data: bytes) -> dict[str, Any]:
-    """``policy_kwargs`` from SB3's ``data`` member, refusing any pickled entry."""
+    """``policy_kwargs`` from SB3's ``data`` member, refusing any pickled entry, any key a
+    saved policy may not set and a value of the wrong type (:func:`check_policy_kwargs`)."""
     try:
-        parsed = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        parsed = loads(data, max_bytes=MAX_DATA_BYTES)
+    except ValueError as error:
         raise ValueError(f"{path}: its 'data' member is not JSON ({error})") from None
     kwargs = parsed.get("policy_kwargs", {}) if isinstance(parsed, dict) else None
     if not isinstance(kwargs, dict):
@@ -387,6 +413,7 @@ def _plain_policy_kwargs(path: Path, data: bytes) -> dict[str, Any]:
     pickled = sorted(key for key, value in kwargs.items() if not _is_plain_json(value))
     if pickled:
         raise UntrustedPolicyError(path, f"its policy_kwargs {pickled} are pickled objects")
+    check_policy_kwargs(path, kwargs)
     return kwargs
 
 
@@ -418,8 +445,9 @@ def _build_policy(algo: Algorithm, n_nodes: int, policy_kwargs: dict[str, Any]) 
         return policy_class(
             observation_space, action_space, lr_schedule=lambda _: 0.0, **policy_kwargs
         )
-    except TypeError as error:
-        raise ValueError(f"policy_kwargs {policy_kwargs} do not build a policy: {error}") from None
+    except (TypeError, ValueError, RuntimeError) as error:
+        shown = str(policy_kwargs)[:200]
+        raise ValueError(f"policy_kwargs {shown} do not build a policy: {error}") from None
 
 
 def _tensor_state(path: Path, weights: bytes) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, PAPER_LADDERS, Level
+from acdb_gym.core.untrusted import loads, read_file
 
 __all__ = [
     "PAPER",
@@ -145,8 +146,8 @@ def check_selected(path: str | Path) -> dict[str, Any]:
     if not record_file.exists():
         raise UnselectedPolicyError(path, f"it has no selection record ({record_file.name})")
     try:
-        record = json.loads(record_file.read_text())
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        record = loads(read_file(record_file, max_bytes=1 << 20), max_bytes=1 << 20)
+    except ValueError as error:
         raise UnselectedPolicyError(path, f"unreadable selection record ({error})") from None
     if not isinstance(record, dict) or record.get("split") != "validation":
         raise UnselectedPolicyError(path, "its selection record is not a validation record")

@@ -7,7 +7,7 @@ the ended world's info). :class:`SB3DesignVecEnv` adapts
 ``env_method("action_masks")`` as MaskablePPO asks::
 
     from sb3_contrib import MaskablePPO
-    venv = SB3DesignVecEnv(DesignVectorEnv(16, "L1", ladder="v0", bank=load_bank(path)))
+    venv = SB3DesignVecEnv(DesignVectorEnv(16, "L1", ladder="v0", bank=load_bank(path, sha256=digest)))
     MaskablePPO("MlpPolicy", venv).learn(100_000)
 
 Importing this module needs stable-baselines3 (the ``rl`` extra).

@@ -14,8 +14,9 @@ before it):
 * :mod:`~acdb_gym.core.graphs.meek`: Meek's rules R1-R4 and ``meek_closure``;
 * :mod:`~acdb_gym.core.graphs.equivalence`: ``cpdag`` and the interventional
   ``essential_graph``;
-* :mod:`~acdb_gym.core.graphs.interventions`: ``covered_edges`` and
-  ``minimum_intervention_set``;
+* :mod:`~acdb_gym.core.graphs.interventions`: ``covered_edges``,
+  ``minimum_intervention_set`` and ``minimum_intervention_subset`` (over the nodes an experiment
+  exists for);
 * :mod:`~acdb_gym.core.graphs.admg`: graphs with hidden variables: ``ADMG``,
   ``latent_projection``, ``mag``;
 * :mod:`~acdb_gym.core.graphs.pag`: the ``PAG`` of a MAG's equivalence class (``pag``) and the
@@ -49,7 +50,12 @@ from acdb_gym.core.graphs.dag import (
     topological_order,
 )
 from acdb_gym.core.graphs.equivalence import cpdag, essential_graph
-from acdb_gym.core.graphs.interventions import covered_edges, minimum_intervention_set
+from acdb_gym.core.graphs.interventions import (
+    MAX_SUBSET_TARGETS,
+    covered_edges,
+    minimum_intervention_set,
+    minimum_intervention_subset,
+)
 from acdb_gym.core.graphs.meek import (
     MeekRule,
     apply_meek_rule1,
@@ -81,6 +87,7 @@ __all__ = [
     "ADMG",
     "DAG",
     "FIXED_GRAPHS",
+    "MAX_SUBSET_TARGETS",
     "PAG",
     "PDAG",
     "REMOVED_EDGES",
@@ -109,6 +116,7 @@ __all__ = [
     "meek_closure",
     "minimum_feedback_arc_set",
     "minimum_intervention_set",
+    "minimum_intervention_subset",
     "pag",
     "parent_quotas",
     "random_order_dag",

@@ -1,19 +1,35 @@
-"""Intervention design: covered edges and the minimum intervention set of a DAG.
+"""Intervention design: covered edges and the minimum intervention set of a DAG, over every
+node or over the nodes an experiment exists for.
 
 >>> from acdb_gym.core.graphs import DAG
 >>> sorted(minimum_intervention_set(DAG.from_edges(3, [(0, 1), (1, 2)])))
 [0]
+>>> sorted(minimum_intervention_subset(DAG.from_edges(3, [(0, 1), (1, 2)]), [1, 2]))
+[1]
 """
 
 from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
 
 import numpy as np
 
 from acdb_gym.core.graphs._matrix import _nonzero, _topological_order
 from acdb_gym.core.graphs.dag import DAG
+from acdb_gym.core.graphs.equivalence import essential_graph
 from acdb_gym.core.types import BoolMatrix, IntArray, readonly
 
-__all__ = ["covered_edges", "minimum_intervention_set"]
+__all__ = [
+    "MAX_SUBSET_TARGETS",
+    "covered_edges",
+    "minimum_intervention_set",
+    "minimum_intervention_subset",
+]
+
+MAX_SUBSET_TARGETS = 16
+"""The most allowed targets :func:`minimum_intervention_subset` searches (it enumerates their
+subsets, ``2**16`` essential graphs at most)."""
 
 
 def _covered_from_edges(
@@ -85,3 +101,39 @@ def _compute_minimum_intervention_set(dag: DAG) -> frozenset[int]:
         if u >= 0 and not in_cover[v] and not in_cover[u]:
             in_cover[u] = True
     return frozenset(v for v in range(n) if in_cover[v])
+
+
+def minimum_intervention_subset(dag: DAG, allowed: Iterable[int]) -> frozenset[int]:
+    """The smallest set of single-node interventions drawn from ``allowed`` that, with
+    observational data, identifies as much as all of ``allowed`` together: the smallest
+    ``S`` within ``allowed`` whose interventional essential graph (Hauser & Bühlmann 2012)
+    equals that of ``allowed``.
+
+    It is ``I*`` of a level where experiments exist only on some nodes (DESIGN §3, step 6): an
+    agent cannot orient more than ``allowed`` identifies, and needs ``|S|`` experiments for
+    that. With every node allowed its size is :func:`minimum_intervention_set`'s. Exact, by
+    enumeration in increasing size; among the smallest sets, the first in the order of
+    ``itertools.combinations`` over the sorted allowed nodes.
+
+    Raises:
+        ValueError: a node outside ``0..d-1``, or more than :data:`MAX_SUBSET_TARGETS`
+            allowed nodes.
+
+    >>> chain = DAG.from_edges(3, [(0, 1), (1, 2)])
+    >>> sorted(minimum_intervention_subset(chain, [2])), sorted(minimum_intervention_subset(chain, []))
+    ([2], [])
+    """
+    nodes = sorted({int(v) for v in allowed})
+    if any(not 0 <= v < dag.n_nodes for v in nodes):
+        raise ValueError(f"allowed targets must be in [0, {dag.n_nodes}), got {nodes}")
+    if len(nodes) > MAX_SUBSET_TARGETS:
+        raise ValueError(
+            f"at most {MAX_SUBSET_TARGETS} allowed targets are searched, got {len(nodes)}"
+        )
+    goal = essential_graph(dag, nodes)
+    for size in range(len(nodes) + 1):
+        for subset in itertools.combinations(nodes, size):
+            found = essential_graph(dag, list(subset))
+            if np.array_equal(found.directed, goal.directed):
+                return frozenset(subset)
+    raise AssertionError("the allowed set itself identifies what it identifies")

@@ -36,9 +36,16 @@ import typing
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, Final
 
-from acdb_gym.core.ladders.shipped import Level, LevelSpec, ManifestEntry, get_level
+from acdb_gym.core.ladders.shipped import (
+    ALL_LADDERS,
+    Level,
+    LevelSpec,
+    ManifestEntry,
+    get_level,
+)
 from acdb_gym.core.worlds.instance import (
     GenerationDeadlineError,
+    Instance,
     InstanceGenerationError,
     generate_instance,
 )
@@ -51,13 +58,18 @@ __all__ = [
     "CUSTOM_PREFLIGHT_SECONDS",
     "CUSTOM_SEED_BASE",
     "MAX_CUSTOM_SEEDS",
+    "MAX_EPISODE_VALUES",
     "MAX_SKIPPED_SEEDS",
+    "REGENERATION_SECONDS",
     "CustomLevel",
+    "RegenerationError",
     "custom_manifest",
     "default_level_name",
+    "episode_values",
     "format_level_spec",
     "parse_custom_level",
     "parse_level_spec",
+    "regenerate_instance",
     "resolve_level",
 ]
 
@@ -98,6 +110,18 @@ MAX_OBS_VALUES: Final = 10_000_000
 
 MAX_INT_VALUES: Final = 1_000_000
 """The most values of one intervention's sample (``n_int x d``) of a custom level."""
+
+MAX_EPISODE_VALUES: Final = 50_000_000
+"""The most float64 values one episode of a custom level may hold (400 MB): the observational
+sample plus one interventional sample per experiment its budget allows,
+:func:`episode_values`. The large ladder's d = 2000 level holds 48 million."""
+
+REGENERATION_SECONDS: float = 30.0
+"""The time the instances of custom levels a process regenerates from result rows (the
+report's truth) may spend failing, in all. A spec a sweep ran generated each of its seeds
+within the preflight's 45 s, so it never fails; a spec planted in a results file that draws no
+instance fails once, is not tried again, and once this much time has gone to failures every
+spec not yet regenerated fails at once, so such rows cost a bounded time."""
 
 _MAX_DIGITS: Final = 30
 """The longest number a custom level's field takes (Python refuses int() past 4,300 digits)."""
@@ -182,6 +206,25 @@ def _check_bounds(values: dict[str, Any]) -> None:
         raise ValueError(f"n_obs x d must be at most {MAX_OBS_VALUES}, got {values['n_obs'] * d}")
     if values["n_int"] * d > MAX_INT_VALUES:
         raise ValueError(f"n_int x d must be at most {MAX_INT_VALUES}, got {values['n_int'] * d}")
+    slack = max(values.get("slack", 0), values.get("slack_max") or 0)
+    total = (values["n_obs"] + (d - 1 + slack) * values["n_int"]) * d
+    if total > MAX_EPISODE_VALUES:
+        raise ValueError(
+            f"an episode holds up to {total} values ((n_obs + (d - 1 + slack) x n_int) x d, "
+            f"the observational sample and one sample per experiment the budget allows), "
+            f"more than {MAX_EPISODE_VALUES}: lower n_int, n_obs, slack or d"
+        )
+
+
+def episode_values(spec: LevelSpec) -> int:
+    """The most float64 values an episode of ``spec`` holds: the observational sample and one
+    interventional sample of ``n_int`` for each experiment the largest budget allows
+    (``|I*| <= d - 1``, plus the slack), ``(n_obs + max_interventions x n_int) x d``.
+
+    >>> episode_values(parse_level_spec("d=8,k=10,n_obs=200,n_int=50,slack=1"))
+    4800
+    """
+    return (spec.n_obs + spec.max_interventions * spec.n_int) * spec.d
 
 
 def _pairs(text: str) -> dict[str, Any]:
@@ -338,6 +381,50 @@ def _cannot_generate(spec: LevelSpec, found: int, seeds: int, why: str) -> str:
         f"custom level {format_level_spec(spec)!r} cannot be generated: found {found} of "
         f"{seeds} seeds ({why}); {fields_to_change}"
     )
+
+
+class RegenerationError(LookupError):
+    """The instance a result row names cannot be regenerated within the bounds (its spec
+    draws no instance at its seed, or the time for failures ran out)."""
+
+
+_SHIPPED_SPECS: Final = frozenset(
+    level.spec for ladder in ALL_LADDERS.values() for level in ladder.values()
+)
+_FAILED_SPECS: dict[LevelSpec, str] = {}
+_FAILED_SECONDS: list[float] = [0.0]
+
+
+def regenerate_instance(spec: LevelSpec, seed: int) -> Instance:
+    """The instance of ``(spec, seed)`` a result row names, for the report: a shipped level's
+    as :func:`generate_instance` gives it; a custom spec's (which a row file may carry from
+    anywhere) within :data:`REGENERATION_SECONDS` of failures in this process, a spec that
+    failed once failing at once.
+
+    Raises:
+        RegenerationError: no instance within those bounds.
+    """
+    if spec not in _SHIPPED_SPECS:
+        return _regenerate_custom(spec, seed)
+    try:
+        return generate_instance(spec, seed)
+    except InstanceGenerationError as error:
+        raise RegenerationError(str(error)) from None
+
+
+def _regenerate_custom(spec: LevelSpec, seed: int) -> Instance:
+    if spec in _FAILED_SPECS:
+        raise RegenerationError(_FAILED_SPECS[spec])
+    left = REGENERATION_SECONDS - _FAILED_SECONDS[0]
+    if left <= 0:
+        raise RegenerationError(f"the {REGENERATION_SECONDS:g} s for custom worlds ran out")
+    start = time.monotonic()
+    try:
+        return generate_instance(spec, seed, deadline=start + left)
+    except (InstanceGenerationError, GenerationDeadlineError) as error:
+        _FAILED_SECONDS[0] += time.monotonic() - start
+        _FAILED_SPECS[spec] = f"custom level {format_level_spec(spec)!r}: {error}"
+        raise RegenerationError(_FAILED_SPECS[spec]) from None
 
 
 def resolve_level(ladder: str, level: str, level_spec: str | None, seeds: int) -> Level:

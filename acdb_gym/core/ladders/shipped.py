@@ -1,5 +1,9 @@
 """Level specifications and the difficulty ladders (DESIGN §7).
 
+Over 500 lines because it is the one table of every shipped ladder (their specs, seeds,
+pairings and Gymnasium ids) with the one manifest writer that reads it; the measured-data
+ladders' specs live in :mod:`~acdb_gym.core.ladders.real_data`.
+
 ``v0`` and ``v1`` are linear-Gaussian; ``v1-nongaussian`` and ``v1-nonlinear`` are v1's levels
 with the ``linear_nongaussian`` and ``nonlinear`` SCM families (DESIGN §3.1), registered as
 ``ACDB-NonGaussian-L{0..5}-v2`` and ``ACDB-Nonlinear-L{0..5}-v2`` (:data:`FAMILY_VERSIONS`).
@@ -9,6 +13,8 @@ with the ``linear_nongaussian`` and ``nonlinear`` SCM families (DESIGN §3.1), r
 registered as ``ACDB-Latent-L{0..5}-v1``.
 ``v1-n3`` is v1's and v1-nonlinear's L1, L2, L4 with 3 samples per experiment (DESIGN §7),
 registered as ``ACDB-<level>-v1-n3`` and ``ACDB-Design-<level>-v1-n3``.
+``sachs-experiments`` (real experiments on the Sachs cells beside the fitted Sachs worlds) and
+``tuebingen`` (the cause-effect pairs) are measured data (:mod:`~acdb_gym.core.ladders.real_data`).
 
 Over 500 lines because every shipped ladder is declared here, each a table of specs with its
 id spelling (:data:`LADDER_IDS`) and its manifest rule, so that adding a ladder is one place;
@@ -37,6 +43,14 @@ from pathlib import Path
 from typing import Literal
 
 from acdb_gym.core.graphs import TOPOLOGY_SIZES
+from acdb_gym.core.ladders.real_data import (
+    SACHS_EXPERIMENT_PAIRS,
+    SACHS_EXPERIMENT_SPECS,
+    SACHS_EXPERIMENTS,
+    TUEBINGEN,
+    TUEBINGEN_SPECS,
+    pair_seeds,
+)
 from acdb_gym.core.worlds.instance import Instance, InstanceGenerationError, generate_instance
 from acdb_gym.core.worlds.spec import LINEAR_NONGAUSSIAN, NONLINEAR, Family, LevelSpec
 
@@ -63,6 +77,10 @@ __all__ = [
     "REAL_LADDER",
     "REAL_PAIRS",
     "REAL_VERSION",
+    "SACHS_EXPERIMENTS",
+    "SACHS_EXPERIMENT_LADDER",
+    "TUEBINGEN",
+    "TUEBINGEN_LADDER",
     "LadderIds",
     "Level",
     "LevelSpec",
@@ -86,6 +104,8 @@ LadderName = Literal[
     "v1-latent",
     "real",
     "v1-n3",
+    "sachs-experiments",
+    "tuebingen",
 ]
 LEVEL_NAMES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
@@ -203,6 +223,8 @@ LADDER_IDS: dict[str, LadderIds] = {
     "large": LadderIds("Large", 0),
     "real": LadderIds("Real", REAL_VERSION),
     "v1-n3": LadderIds("FewSample", 0),
+    "sachs-experiments": LadderIds("SachsExperiments", 0),
+    "tuebingen": LadderIds("Tuebingen", 0),
 }
 """Every shipped ladder's id spelling, one line each (DESIGN §8, "Env ids"): the suffix is the
 version of the ladder's worlds and the ladder is in the name. The paper's ladder keeps
@@ -369,6 +391,8 @@ _SEED_BASE = {
     "large": 200_000,
     "v1-latent": 300_000,
     "real": 400_000,
+    SACHS_EXPERIMENTS: 500_000,
+    TUEBINGEN: 600_000,
 }
 """Manifest seeds: ladder v0 uses ``1000 * level + i``, v1 uses ``100000 + 1000 * level + i``,
 large ``200000 + 1000 * level + i``, v1-latent ``300000 + 1000 * level + i``, real ``400000 + 1000 * level + i``. The family ladders hold v1's manifest seeds, index for
@@ -443,6 +467,13 @@ FEW_SAMPLE_LADDER: dict[str, Level] = _build(FEW_SAMPLE, _FEW_SAMPLE_SPECS)
 """``v1-n3``: v1's and v1-nonlinear's L1, L2, L4 with 3 samples per experiment (the worlds of
 :data:`FEW_SAMPLE_SOURCES` of the same seeds)."""
 
+SACHS_EXPERIMENT_LADDER: dict[str, Level] = _build(SACHS_EXPERIMENTS, SACHS_EXPERIMENT_SPECS)
+"""``sachs-experiments``: the measured Sachs cells with real experiments, and the fitted Sachs
+worlds with the same targets allowed (:mod:`~acdb_gym.core.ladders.real_data`)."""
+
+TUEBINGEN_LADDER: dict[str, Level] = _build(TUEBINGEN, TUEBINGEN_SPECS)
+"""``tuebingen``: the bivariate Tübingen cause-effect pairs, observational only."""
+
 ALL_LADDERS: dict[str, dict[str, Level]] = {
     **LADDERS,
     "v1-hidden": HIDDEN_SLACK_LADDER,
@@ -450,6 +481,8 @@ ALL_LADDERS: dict[str, dict[str, Level]] = {
     "v1-latent": LATENT_LADDER,
     REAL: REAL_LADDER,
     FEW_SAMPLE: FEW_SAMPLE_LADDER,
+    SACHS_EXPERIMENTS: SACHS_EXPERIMENT_LADDER,
+    TUEBINGEN: TUEBINGEN_LADDER,
 }
 """Every ladder by name: what :func:`get_level`, the sweep and the CLI accept."""
 
@@ -495,6 +528,8 @@ _ALL_SPECS: dict[str, Mapping[str, tuple[str, LevelSpec]]] = {
     "v1-latent": _LATENT_SPECS,
     REAL: _REAL_SPECS,
     FEW_SAMPLE: _FEW_SAMPLE_SPECS,
+    SACHS_EXPERIMENTS: SACHS_EXPERIMENT_SPECS,
+    TUEBINGEN: TUEBINGEN_SPECS,
 }
 """The specs of every ladder of :data:`ALL_LADDERS` (what its manifest was made from)."""
 
@@ -507,7 +542,24 @@ def _paired_source(ladder_name: str, name: str) -> Level | None:
         return LADDERS["v1"][name]
     if ladder_name == REAL and name in REAL_PAIRS:
         return REAL_LADDER[REAL_PAIRS[name]]
+    if ladder_name == SACHS_EXPERIMENTS and name in SACHS_EXPERIMENT_PAIRS:
+        return SACHS_EXPERIMENT_LADDER[SACHS_EXPERIMENT_PAIRS[name]]
     return None
+
+
+def _level_manifest(
+    ladder_name: str, index: int, name: str, spec: LevelSpec, count: int
+) -> tuple[ManifestEntry, ...]:
+    """One level's manifest: its paired source's seeds, one seed per pair on the pairs ladder,
+    else the first ``count`` seeds from the ladder's base that generate."""
+    source = _paired_source(ladder_name, name)
+    if source is not None:
+        return preflight_paired(spec, source)
+    base = _SEED_BASE[ladder_name] + 1000 * index
+    if ladder_name == TUEBINGEN:
+        seeds = pair_seeds(spec, base)
+        return tuple(ManifestEntry(s, generate_instance(spec, s).digest()) for s in seeds)
+    return preflight(spec, base, count)
 
 
 def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  # pragma: no cover
@@ -517,14 +569,10 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
         count = LARGE_MANIFEST_SIZE if ladder_name == "large" else MANIFEST_SIZE
         entries = {}
         for index, (name, (_, spec)) in enumerate(specs.items()):
-            source = _paired_source(ladder_name, name)
-            entries[name] = (
-                preflight(spec, _SEED_BASE[ladder_name] + 1000 * index, count)
-                if source is None
-                else preflight_paired(spec, source)
-            )
+            entries[name] = _level_manifest(ladder_name, index, name, spec, count)
+        size = "one seed per pair" if ladder_name == TUEBINGEN else f"{count} preflighted seeds"
         header = (
-            f"Ladder {ladder_name}: {count} preflighted seeds per level and the digest of the\n"
+            f"Ladder {ladder_name}: {size} per level and the digest of the\n"
             f"instance each generates. Regenerate with "
             f"`python -m acdb_gym.core.ladders.shipped {ladder_name}`."
         )
@@ -533,6 +581,13 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
                 "\nThe seeds of v1 (L1, L2, L4) and v1-nonlinear (Nonlinear-L1, -L2, -L4), index "
                 "for index;\neach instance is its source's world with 3 samples per experiment."
             )
+        if ladder_name == SACHS_EXPERIMENTS:
+            header += (
+                "\nFitted and Fitted-Spline hold the seeds of Cells, index for index (the same "
+                "labelling per index)."
+            )
+        if ladder_name == TUEBINGEN:
+            header += "\nManifest index i plays the i-th pair with at least n_obs rows."
         if ladder_name in FAMILY_VERSIONS:
             header += (
                 f"\nEnv ids version {FAMILY_VERSIONS[ladder_name]}: v1's seeds, index for index; "

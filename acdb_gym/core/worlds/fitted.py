@@ -26,15 +26,14 @@ permutation, as on every fixed topology) and the samples.
 from __future__ import annotations
 
 import functools
-import gzip
-import io
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 import numpy as np
 
-from acdb_gym.core.graphs import DAG, SACHS_PROTEINS, data_file, topology
+from acdb_gym.core.graphs import DAG, SACHS_PROTEINS, topology
 from acdb_gym.core.types import FloatArray, IntArray, readonly
+from acdb_gym.core.worlds.real_experiments import sachs_log_cells
 
 __all__ = [
     "FIT_KINDS",
@@ -63,9 +62,7 @@ RIDGE = 1e-3
 def sachs_log_data() -> FloatArray:
     """The 7,466 x 11 cytometry matrix, logged and standardized per column (read-only; columns
     in :data:`~acdb_gym.core.graphs.SACHS_PROTEINS` order). Every raw value is at least 1."""
-    raw = gzip.decompress(data_file("sachs_cytometry.csv.gz").read_bytes())
-    values = np.loadtxt(io.BytesIO(raw), delimiter=",", skiprows=1, dtype=np.float64)
-    logged = np.log(values)
+    logged = sachs_log_cells()
     return readonly((logged - logged.mean(axis=0)) / logged.std(axis=0))
 
 

@@ -1,10 +1,10 @@
 """Benchmark instances and their generator (DESIGN §3).
 
 Over 500 lines because every kind of world (linear-Gaussian with either faithfulness rule, the
-paired families, hidden confounders, the fitted Sachs world) is drawn here from the same seed
-streams in a fixed order that the manifest digests pin; the kinds' parts (mechanisms, latent
-graphs, fits) live in their own modules, and keeping the draws together keeps that order
-readable in one place.
+paired families, hidden confounders, the fitted Sachs world, the real Sachs cells and the
+cause-effect pairs) is drawn here from the same seed streams in a fixed order that the manifest
+digests pin; the kinds' parts (mechanisms, latent graphs, fits, measured data) live in their
+own modules, and keeping the draws together keeps that order readable in one place.
 
 An :class:`Instance` is fully determined by ``(spec, seed)``: the seed is split with
 ``np.random.SeedSequence(seed).spawn(4)`` into independent streams for the graph, the weights,
@@ -36,12 +36,14 @@ from acdb_gym.core.graphs import (
     LatentTruth,
     latent_truth,
     minimum_intervention_set,
+    minimum_intervention_subset,
     random_order_dag,
     scale_free_dag,
 )
 from acdb_gym.core.graphs.real import topology
 from acdb_gym.core.types import FloatArray, readonly
 from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION, Acceptance, draw_world
+from acdb_gym.core.worlds.cause_effect_pairs import CauseEffectPair, pair_for_seed
 from acdb_gym.core.worlds.faithfulness import (
     _full_partial_correlations,
     is_faithful,
@@ -58,6 +60,7 @@ from acdb_gym.core.worlds.latent import (
 )
 from acdb_gym.core.worlds.linear import STANDARDIZE_BY_NODE_MAX_D, LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import SCM
+from acdb_gym.core.worlds.real_experiments import EXPERIMENT_PROTEINS, SachsCells
 from acdb_gym.core.worlds.spec import LINEAR_GAUSSIAN, LevelSpec
 
 __all__ = [
@@ -67,6 +70,9 @@ __all__ = [
     "GenerationDeadlineError",
     "Instance",
     "InstanceGenerationError",
+    "RealData",
+    "World",
+    "allowed_targets",
     "draw_graph",
     "generate_instance",
     "instance_slack",
@@ -82,6 +88,12 @@ _GRAPH, _WEIGHTS, _OBSERVATIONAL, _INTERVENTIONS, _CALIBRATION, _SLACK = range(6
 """Streams of ``SeedSequence(seed).spawn(6)``; the first four equal ``spawn(4)``'s, which the
 linear-Gaussian generator uses, only the nonlinear family reads the calibration stream, and
 only a level with a hidden slack (``LevelSpec.slack_max``) the slack stream."""
+
+RealData = SachsCells | CauseEffectPair
+"""The worlds of measured data (DESIGN §3.5, §3.6): they sample like SCMs but are data."""
+
+World = SCM | LatentSCM | RealData
+"""What an instance's ``scm`` is: a model, or measured data."""
 
 FAMILY_REDRAWS = 1000
 """Draws of a family's own parts (noise kinds, mechanisms) on one accepted linear world before
@@ -147,14 +159,18 @@ class Instance:
             instance's labelling (kept from agents; prompts show ``X0..`` unless asked for
             names); None on a random graph.
         measured_dependence: :attr:`min_relevant_abs_rho` when the acceptance step measured it
-            (the other families, hidden confounders); None on a linear-Gaussian world, whose
-            covariate is computed on first read instead of at every reset.
+            (the other families, hidden confounders) or the data give it (the real-data
+            worlds); None on a linear-Gaussian world, whose covariate is computed on first read
+            instead of at every reset.
+        intervention_targets: the nodes an intervention may target when the level restricts
+            them (``LevelSpec.targets``; ``I*`` and the budget are then over these nodes,
+            DESIGN §3 step 6); None when every node may be targeted.
     """
 
     spec: LevelSpec
     seed: int
     dag: DAG
-    scm: SCM | LatentSCM
+    scm: World
     d_obs: FloatArray
     i_star: frozenset[int]
     budget: int
@@ -164,6 +180,7 @@ class Instance:
     admg: ADMG | None = None
     variable_names: tuple[str, ...] | None = None
     measured_dependence: float | None = None
+    intervention_targets: frozenset[int] | None = None
 
     @cached_property
     def min_relevant_abs_rho(self) -> float:
@@ -379,6 +396,10 @@ def _redraw_weak_edges(
 
 
 def _generate(spec: LevelSpec, seed: int, deadline: float | None = None) -> Instance:
+    if spec.world == "sachs-cells":
+        return _generate_sachs_cells(spec, seed)
+    if spec.world == "cause-effect-pairs":
+        return _generate_pair(spec, seed)
     if spec.fit != "none":
         return _generate_fitted(spec, seed)
     if spec.latent:
@@ -453,16 +474,22 @@ def _sampled_instance(
     seed: int,
     streams: list[np.random.SeedSequence],
     dag: DAG,
-    scm: SCM | LatentSCM,
+    scm: World,
     *,
     extra_budget: int = 0,
     **fields: Any,
 ) -> Instance:
     """The :class:`Instance` of an accepted world: its observational sample (the observational
-    stream), ``I*`` of ``dag`` and the budget ``|I*| + slack (+ extra_budget)``; ``fields`` are
+    stream), ``I*`` of ``dag`` over the nodes the level lets agents target
+    (:func:`allowed_targets`) and the budget ``|I*| + slack (+ extra_budget)``; ``fields`` are
     the instance's remaining fields."""
     d_obs = scm.sample(spec.n_obs, np.random.default_rng(streams[_OBSERVATIONAL]))
-    i_star = minimum_intervention_set(dag)
+    allowed = allowed_targets(spec, fields.get("variable_names"))
+    i_star = (
+        minimum_intervention_set(dag)
+        if allowed is None
+        else minimum_intervention_subset(dag, allowed)
+    )
     return Instance(
         spec=spec,
         seed=seed,
@@ -471,7 +498,69 @@ def _sampled_instance(
         d_obs=readonly(d_obs),
         i_star=i_star,
         budget=len(i_star) + instance_slack(spec, seed) + extra_budget,
+        intervention_targets=allowed,
         **fields,
+    )
+
+
+def allowed_targets(spec: LevelSpec, names: tuple[str, ...] | None) -> frozenset[int] | None:
+    """The nodes an intervention may target on ``spec``'s level (``LevelSpec.targets``) in a
+    world whose variables are ``names``: None for every node, the labelled
+    ``EXPERIMENT_PROTEINS`` for ``"sachs-experiments"``, none for ``"none"``."""
+    if spec.targets == "all":
+        return None
+    if spec.targets == "none":
+        return frozenset()
+    assert names is not None, "targets 'sachs-experiments' need graph 'sachs', which has names"
+    return frozenset(names.index(protein) for protein in EXPERIMENT_PROTEINS)
+
+
+def _generate_sachs_cells(spec: LevelSpec, seed: int) -> Instance:
+    """The measured Sachs cells (DESIGN §3.5): the graph stream's permutation labels the
+    proteins exactly as :func:`draw_graph` labels the Sachs topology, the observational stream
+    draws the baseline cells, and each episode's experiments draw cells from its intervention
+    stream. Nothing is accepted or rejected (``attempts`` is 1).
+
+    Raises:
+        ValueError: an episode could ask one condition for more cells than it has (``n_int``
+            times the largest budget).
+    """
+    streams = _streams(seed)
+    world = SachsCells(np.random.default_rng(streams[_GRAPH]).permutation(spec.d))
+    instance = _sampled_instance(
+        spec,
+        seed,
+        streams,
+        world.dag,
+        world,
+        attempts=1,
+        variable_names=world.variable_names,
+        measured_dependence=min_relevant_partial_correlation(world.dag, world.covariance()),
+    )
+    most = len(instance.i_star) + spec.slack_high
+    if spec.n_int * most > world.smallest_block:
+        raise ValueError(
+            f"n_int = {spec.n_int} times a budget of up to {most} exceeds the "
+            f"{world.smallest_block} cells of the smallest experiment: lower n_int"
+        )
+    return instance
+
+
+def _generate_pair(spec: LevelSpec, seed: int) -> Instance:
+    """A cause-effect pair (DESIGN §3.6): the pair is ``seed mod`` the number of pairs with at
+    least ``n_obs`` rows, the graph stream draws which variable is the cause, the
+    observational stream the rows. ``I*`` is empty and the budget 0 (``targets="none"``)."""
+    streams = _streams(seed)
+    index = pair_for_seed(seed, spec.n_obs)
+    world = CauseEffectPair(index, np.random.default_rng(streams[_GRAPH]).permutation(2))
+    return _sampled_instance(
+        spec,
+        seed,
+        streams,
+        world.dag,
+        world,
+        attempts=1,
+        measured_dependence=abs(float(world.weights.sum())),
     )
 
 

@@ -10,7 +10,9 @@ samples are bit-identical to ``sample_do``'s: the same draws from the generator 
 arithmetic.
 
 The SCMs of the other families (:mod:`acdb_gym.core.worlds.mechanisms`) draw through their own
-``sample_do`` (:class:`FamilySampler`).
+``sample_do`` (:class:`FamilySampler`), and the measured Sachs cells through a fresh
+:class:`~acdb_gym.core.worlds.real_experiments.CellSampler` per session, which never hands out a
+cell twice.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import weakref
 import numpy as np
 
 from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.worlds.cause_effect_pairs import CauseEffectPair
 from acdb_gym.core.worlds.fitted import FittedSCM
 from acdb_gym.core.worlds.latent import LatentSCM
 from acdb_gym.core.worlds.linear import (
@@ -29,6 +32,7 @@ from acdb_gym.core.worlds.linear import (
     unit_scaled_mixing,
 )
 from acdb_gym.core.worlds.mechanisms import SCM, LinearNonGaussianSCM, NonlinearSCM
+from acdb_gym.core.worlds.real_experiments import CellSampler, SachsCells
 
 __all__ = ["FamilySampler", "InterventionSampler", "sampler_for"]
 
@@ -40,9 +44,16 @@ _SAMPLERS: weakref.WeakKeyDictionary[LinearGaussianSCM, InterventionSampler] = (
 )
 
 
-def sampler_for(scm: SCM | LatentSCM) -> InterventionSampler | FamilySampler:
+def sampler_for(
+    scm: SCM | LatentSCM | SachsCells | CauseEffectPair,
+) -> InterventionSampler | FamilySampler | CellSampler:
     """The sampler of ``scm``, made on first request and kept while ``scm`` lives (so episodes
-    on a cached instance reuse its matrices); a :class:`FamilySampler` for the other families."""
+    on a cached instance reuse its matrices); a :class:`FamilySampler` for the other families
+    and the cause-effect pairs (which refuse every experiment), and a new
+    :class:`~acdb_gym.core.worlds.real_experiments.CellSampler` on every call for the Sachs
+    cells (one per episode: it remembers the cells handed out)."""
+    if isinstance(scm, SachsCells):
+        return scm.sampler()
     if not isinstance(scm, LinearGaussianSCM):
         return FamilySampler(scm)
     sampler = _SAMPLERS.get(scm)
@@ -128,7 +139,9 @@ class FamilySampler:
     """Draws ``do(X_var = value)`` samples of a non-Gaussian or nonlinear SCM through its own
     ``sample_do`` (the same draws as calling it directly)."""
 
-    def __init__(self, scm: LinearNonGaussianSCM | NonlinearSCM | LatentSCM | FittedSCM) -> None:
+    def __init__(
+        self, scm: LinearNonGaussianSCM | NonlinearSCM | LatentSCM | FittedSCM | CauseEffectPair
+    ) -> None:
         self._scm = scm
 
     def draw(

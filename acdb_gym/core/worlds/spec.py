@@ -20,6 +20,8 @@ from typing import Literal, get_args
 import numpy as np
 
 from acdb_gym.core.graphs.real import FIXED_GRAPHS, TOPOLOGY_SIZES
+from acdb_gym.core.worlds.cause_effect_pairs import MAX_PAIR_ROWS
+from acdb_gym.core.worlds.real_experiments import BASELINE
 
 __all__ = [
     "FAITHFULNESS_RULES",
@@ -29,6 +31,8 @@ __all__ = [
     "LINEAR_GAUSSIAN",
     "LINEAR_NONGAUSSIAN",
     "NONLINEAR",
+    "TARGET_SETS",
+    "WORLDS",
     "Family",
     "LevelSpec",
 ]
@@ -47,6 +51,16 @@ GRAPHS: tuple[str, ...] = ("er", "sf", *FIXED_GRAPHS)
 FITS: tuple[str, ...] = ("none", "linear", "spline")
 """The values of :attr:`LevelSpec.fit`: ``"none"`` (mechanisms drawn per seed, the default), or
 the Sachs world fitted to its cytometry data (:mod:`acdb_gym.core.worlds.fitted`)."""
+
+WORLDS: tuple[str, ...] = ("scm", "sachs-cells", "cause-effect-pairs")
+"""The values of :attr:`LevelSpec.world`: ``"scm"`` (a structural causal model drawn or fitted
+per seed, the default), the measured Sachs cells with real experiments
+(:mod:`acdb_gym.core.worlds.real_experiments`), or the Tübingen cause-effect pairs
+(:mod:`acdb_gym.core.worlds.cause_effect_pairs`)."""
+
+TARGET_SETS: tuple[str, ...] = ("all", "sachs-experiments", "none")
+"""The values of :attr:`LevelSpec.targets`: every node can be intervened on (the default), only
+the proteins with a real Sachs experiment, or none (an observational level)."""
 
 FAITHFULNESS_RULES = ("reject_world", "redraw_edges")
 """The values of :attr:`LevelSpec.faithfulness_rule`; the first is the default."""
@@ -97,6 +111,16 @@ class LevelSpec:
         fit: ``"none"``, or ``"linear"``/``"spline"`` for the Sachs world fitted to the real
             cytometry data (DESIGN §3.4; needs ``graph="sachs"`` and the default family; the
             weight, noise and faithfulness fields are then unused).
+        world: what the data are (:data:`WORLDS`): ``"scm"``, an SCM drawn or fitted per
+            seed; ``"sachs-cells"``, the measured Sachs cells, whose experiments are the real
+            perturbations (DESIGN §3.5; needs ``graph="sachs"``, ``targets=
+            "sachs-experiments"`` and at most 853 observational rows); ``"cause-effect-pairs"``,
+            a Tübingen pair (DESIGN §3.6; needs ``d=2``, ``k=1``, ``targets="none"``). The
+            real-data worlds ignore the weight, noise, family and faithfulness fields.
+        targets: which nodes an intervention may target (:data:`TARGET_SETS`): ``"all"``;
+            ``"sachs-experiments"``, the six proteins with a real experiment (needs
+            ``graph="sachs"``); ``"none"`` (needs ``slack=0``: the budget is 0). ``I*`` is
+            computed over the allowed nodes (DESIGN §3, step 6).
     """
 
     d: int
@@ -115,6 +139,8 @@ class LevelSpec:
     latent: int = 0
     graph: str = "er"
     fit: str = "none"
+    world: str = "scm"
+    targets: str = "all"
 
     def __post_init__(self) -> None:
         if self.d < 2:
@@ -179,6 +205,51 @@ class LevelSpec:
             raise ValueError(
                 f"fit {self.fit!r} is the Sachs world fitted to its data: it needs graph='sachs' "
                 f"and the default family, got graph {self.graph!r}, family {self.family!r}"
+            )
+        self._check_world()
+        self._check_targets()
+
+    def _check_world(self) -> None:
+        if self.world not in WORLDS:
+            raise ValueError(f"world must be one of {list(WORLDS)}, got {self.world!r}")
+        if self.world == "scm":
+            return
+        if self.fit != "none" or self.family != LINEAR_GAUSSIAN or self.latent:
+            raise ValueError(
+                f"world {self.world!r} is real data: it takes no fit, family or latent variables, "
+                f"got fit {self.fit!r}, family {self.family!r}, latent {self.latent}"
+            )
+        if self.world == "sachs-cells":
+            if self.graph != "sachs" or self.targets != "sachs-experiments":
+                raise ValueError(
+                    "world 'sachs-cells' needs graph='sachs' and targets='sachs-experiments', got "
+                    f"graph {self.graph!r}, targets {self.targets!r}"
+                )
+            if self.n_obs > BASELINE.cells:
+                raise ValueError(
+                    f"world 'sachs-cells' has {BASELINE.cells} baseline cells, got n_obs "
+                    f"{self.n_obs}"
+                )
+        elif (self.d, self.k, self.graph, self.targets) != (2, 1, "er", "none"):
+            raise ValueError(
+                "world 'cause-effect-pairs' needs d=2, k=1, graph='er' and targets='none', got "
+                f"d={self.d}, k={self.k}, graph {self.graph!r}, targets {self.targets!r}"
+            )
+        elif self.n_obs > MAX_PAIR_ROWS:
+            raise ValueError(f"the largest pair has {MAX_PAIR_ROWS} rows, got n_obs {self.n_obs}")
+
+    def _check_targets(self) -> None:
+        if self.targets not in TARGET_SETS:
+            raise ValueError(f"targets must be one of {list(TARGET_SETS)}, got {self.targets!r}")
+        if self.targets == "sachs-experiments" and self.graph != "sachs":
+            raise ValueError(
+                f"targets 'sachs-experiments' are proteins of the Sachs wiring: it needs "
+                f"graph='sachs', got {self.graph!r}"
+            )
+        if self.targets == "none" and (self.slack, self.slack_max) != (0, None):
+            raise ValueError(
+                "targets 'none' allows no experiment: it needs slack=0 and no slack_max, got "
+                f"slack={self.slack}, slack_max={self.slack_max}"
             )
 
     def __repr__(self) -> str:

@@ -9,12 +9,20 @@ A bank is a directory keyed by ``(level, seeds)``:
 | file | content |
 |------|---------|
 | ``bank.json`` | format, ladder, level, ``repr`` of its spec, the seeds, each world's :meth:`~acdb_gym.core.worlds.instance.Instance.digest`, dependence measure and variable names, the SHA-256 of ``worlds.npz`` |
+
+Its **digest** (:func:`bank_digest`, :attr:`InstanceBank.sha256`) is the SHA-256 of
+``bank.json``, which pins ``worlds.npz`` and every world. The digests inside a bank only show
+that its files agree with each other (anyone who edits a bank can recompute them), so
+:func:`load_bank` loads a bank only against a digest held outside it, ``sha256=``, the one
+printed when the bank was built, or with ``trust=True`` for a bank built on the same machine.
+Either way every file is read as hostile input (:mod:`acdb_gym.envs.design.bank_files`: sizes
+checked before allocation, values against their ranges, each failure a :class:`BankError`).
 | ``worlds.npz`` | per world: DAG, the SCM's parameters (:mod:`~acdb_gym.envs.design.bank_scms`), observational sample, ``I*``, budget, acceptance covariates, and PC's CPDAG of the sample (the ``"pc"`` estimator's start) |
 
 :func:`build_bank` writes it atomically (a temporary sibling renamed into place, so a reader
-never sees half a bank); :func:`load_bank` checks the file's hash, that the ladder still
-defines the level with the same spec, and that every rebuilt world has its recorded digest,
-before anything is used. Worlds are those of :func:`~acdb_gym.core.worlds.instance.generate_instance`
+never sees half a bank); :func:`load_bank` checks the bank's digest, the arrays file's hash,
+that the ladder still defines the level with the same spec, and that every rebuilt world has
+its recorded digest, before anything is used. Worlds are those of :func:`~acdb_gym.core.worlds.instance.generate_instance`
 for the same ``(spec, seed)``, bit for bit (a test compares them).
 
 Banks hold worlds of every family the design env takes: linear-Gaussian, linear non-Gaussian,
@@ -25,6 +33,8 @@ seed) and the fitted Sachs worlds; levels with hidden confounders are refused wi
 Build one from the command line::
 
     python -m acdb_gym.envs.design.bank --ladder v0 --level L1 --seeds 1000000:1001000 --out banks/v0-L1
+
+and keep the ``sha256`` it prints: ``load_bank("banks/v0-L1", sha256=...)``.
 """
 
 from __future__ import annotations
@@ -47,25 +57,37 @@ from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.types import readonly
 from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION
-from acdb_gym.core.worlds.instance import Instance, generate_instance
+from acdb_gym.core.worlds.instance import Instance, allowed_targets, generate_instance
 from acdb_gym.discovery import pc_cpdag
+from acdb_gym.envs.design.bank_files import (
+    ARRAYS_FILE as _ARRAYS,
+)
+from acdb_gym.envs.design.bank_files import (
+    BANK_FORMAT,
+    MAX_BANK_BYTES,
+    BankError,
+    check_values,
+    file_hash,
+    index_level,
+    parse_index,
+    read_arrays,
+    read_index_bytes,
+)
+from acdb_gym.envs.design.bank_files import (
+    INDEX_FILE as _INDEX,
+)
 from acdb_gym.envs.design.bank_scms import scm_arrays, scms_of
 
-__all__ = ["BANK_FORMAT", "BankError", "InstanceBank", "build_bank", "load_bank"]
-
-BANK_FORMAT = 2
-"""Version of the on-disk layout: 2 holds any family; :func:`load_bank` also reads format 1
-(linear-Gaussian worlds, the same arrays) and refuses any other."""
-
-_READABLE_FORMATS = (1, BANK_FORMAT)
-
-_INDEX = "bank.json"
-_ARRAYS = "worlds.npz"
-
-
-class BankError(ValueError):
-    """A bank that cannot be used: missing, of another format, or failing a check (the
-    message names which)."""
+__all__ = [
+    "BANK_FORMAT",
+    "MAX_BANK_BYTES",
+    "BankError",
+    "InstanceBank",
+    "bank_digest",
+    "build_bank",
+    "load_bank",
+    "read_arrays",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,12 +99,15 @@ class InstanceBank:
         instances: the worlds, in seed order.
         starts: PC's CPDAG of each world's observational sample.
         path: the directory it was loaded from.
+        sha256: the bank's digest (:func:`bank_digest`): keep it, and give it to
+            :func:`load_bank` to load this bank again.
     """
 
     level: Level
     instances: tuple[Instance, ...]
     starts: tuple[PDAG, ...]
     path: Path
+    sha256: str = ""
 
     def __len__(self) -> int:
         return len(self.instances)
@@ -98,6 +123,11 @@ def _check_level(level: Level) -> None:
         raise BankError(
             f"a bank holds worlds without hidden confounders; level {level.name} of ladder "
             f"{level.ladder} has latent={level.spec.latent}"
+        )
+    if level.spec.world != "scm":
+        raise BankError(
+            f"a bank holds SCM worlds; level {level.name} of ladder {level.ladder} is measured "
+            f"data ({level.spec.world}), which regenerates from its seed alone"
         )
 
 
@@ -153,49 +183,94 @@ def build_bank(
             "digests": [instance.digest() for instance in instances],
             "dependence_measures": [instance.dependence_measure for instance in instances],
             "variable_names": [instance.variable_names for instance in instances],
-            "sha256": _file_hash(staging / _ARRAYS),
+            "sha256": file_hash(staging / _ARRAYS),
         }
-        (staging / _INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
+        text = json.dumps(index, indent=1) + "\n"
+        (staging / _INDEX).write_text(text, encoding="utf-8")
         if target.exists():
             shutil.rmtree(target)
         os.replace(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return InstanceBank(chosen, tuple(instances), tuple(starts), target)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return InstanceBank(chosen, tuple(instances), tuple(starts), target, digest)
 
 
-def load_bank(path: str | os.PathLike[str]) -> InstanceBank:
-    """Load and verify the bank at ``path``.
+def bank_digest(path: str | os.PathLike[str]) -> str:
+    """The digest of the bank at ``path``: the SHA-256 of its ``bank.json``, which records the
+    SHA-256 of ``worlds.npz`` and every world's digest. Compute it when you build a bank (it is
+    :attr:`InstanceBank.sha256` and printed by the command line) and keep it apart from the
+    bank: a digest read from a bank proves nothing about a bank someone else handed you.
 
     Raises:
-        BankError: no bank there, another format, a file whose hash differs from the index's,
-            a level whose spec changed since the bank was built, or a world whose rebuilt
-            digest differs from the recorded one (each message names which).
+        BankError: no readable ``bank.json`` at ``path``.
+    """
+    return hashlib.sha256(read_index_bytes(Path(path))).hexdigest()
+
+
+def load_bank(
+    path: str | os.PathLike[str],
+    *,
+    sha256: str | None = None,
+    trust: bool = False,
+    max_bytes: int = MAX_BANK_BYTES,
+) -> InstanceBank:
+    """Load and verify the bank at ``path`` (a bank is hostile input until it matches
+    ``sha256``).
+
+    Args:
+        path: the bank directory.
+        sha256: the bank's digest as you recorded it when it was built
+            (:attr:`InstanceBank.sha256`, :func:`bank_digest`); the bank is refused unless its
+            ``bank.json`` has it. The digests inside the bank only check that its files agree
+            with each other: anyone who edits a bank can recompute them.
+        trust: load without ``sha256`` (a bank built on this machine that no one else can
+            write); its files are still checked against each other and every value against
+            its range.
+        max_bytes: the most bytes of arrays ``worlds.npz`` may declare (checked before any is
+            read).
+
+    Raises:
+        BankError: no bank there, no ``sha256`` and no ``trust``, a digest that differs, a
+            malformed or oversized file (sizes are checked as declared, before allocation),
+            another format, a level whose spec changed since the bank was built, a value out
+            of its range, or a world whose rebuilt digest differs from the recorded one (each
+            message names which).
     """
     source = Path(path)
     if not (source / _INDEX).is_file() or not (source / _ARRAYS).is_file():
         raise BankError(f"no bank at {source} (expected {_INDEX} and {_ARRAYS})")
-    index = json.loads((source / _INDEX).read_text(encoding="utf-8"))
-    if index.get("format") not in _READABLE_FORMATS:
+    raw = read_index_bytes(source)
+    found = hashlib.sha256(raw).hexdigest()
+    if sha256 is None and not trust:
         raise BankError(
-            f"bank format {index.get('format')!r} at {source}; expected one of {_READABLE_FORMATS}"
+            f"load_bank needs the digest of the bank at {source}: sha256=... as printed when it "
+            "was built (InstanceBank.sha256, bank_digest(path) right after you build one), or "
+            "trust=True for a bank built on this machine that no one else can write"
         )
-    if _file_hash(source / _ARRAYS) != index["sha256"]:
+    if sha256 is not None and found != sha256:
+        raise BankError(
+            f"the bank at {source} does not match the digest given (its {_INDEX} has sha256 "
+            f"{found[:16]}..., expected {str(sha256)[:16]}...): it is not the bank you built"
+        )
+    index = parse_index(raw)
+    level = index_level(index)
+    if file_hash(source / _ARRAYS) != index["sha256"]:
         raise BankError(f"{source / _ARRAYS} does not match the SHA-256 recorded in {_INDEX}")
-    level = get_level(index["ladder"], index["level"])
-    if repr(level.spec) != index["spec"]:
-        raise BankError(
-            f"level {index['level']} of ladder {index['ladder']} changed since the bank was "
-            f"built: {index['spec']} then, {level.spec!r} now"
-        )
-    with np.load(source / _ARRAYS, allow_pickle=False) as data:
-        arrays = {name: data[name] for name in data.files}
+    arrays = read_arrays(source / _ARRAYS, level.spec, len(index["seeds"]), max_bytes=max_bytes)
     try:
+        check_values(level, arrays)
         instances = _instances(level, index, arrays)
+        starts = tuple(
+            PDAG(directed, undirected)
+            for directed, undirected in zip(
+                arrays["start_directed"], arrays["start_undirected"], strict=True
+            )
+        )
     except BankError:
         raise
-    except (KeyError, ValueError) as error:
+    except (KeyError, ValueError, TypeError, IndexError) as error:
         raise BankError(f"the worlds at {source} cannot be read back: {error}") from error
     for instance, digest in zip(instances, index["digests"], strict=True):
         if instance.digest() != digest:
@@ -203,13 +278,7 @@ def load_bank(path: str | os.PathLike[str]) -> InstanceBank:
                 f"world of seed {instance.seed} has digest {instance.digest()}, "
                 f"the bank recorded {digest}"
             )
-    starts = tuple(
-        PDAG(directed, undirected)
-        for directed, undirected in zip(
-            arrays["start_directed"], arrays["start_undirected"], strict=True
-        )
-    )
-    return InstanceBank(level, tuple(instances), starts, source)
+    return InstanceBank(level, tuple(instances), starts, source, found)
 
 
 def _arrays(instances: Sequence[Instance], starts: Sequence[PDAG]) -> dict[str, np.ndarray]:
@@ -236,7 +305,7 @@ def _instances(
     level: Level, index: dict[str, Any], arrays: dict[str, np.ndarray]
 ) -> list[Instance]:
     seeds = index["seeds"]
-    if list(arrays["seeds"]) != list(seeds):
+    if arrays["seeds"].tolist() != list(seeds):
         raise BankError("the seeds of worlds.npz differ from those of bank.json")
     names = index.get("variable_names") or [None] * len(seeds)
     measures = index.get("dependence_measures") or [PARTIAL_CORRELATION] * len(seeds)
@@ -258,17 +327,12 @@ def _instances(
                 weak_edges=int(arrays["weak_edges"][k]),
                 dependence_measure=measures[k],
                 variable_names=None if names[k] is None else tuple(names[k]),
+                intervention_targets=allowed_targets(
+                    level.spec, None if names[k] is None else tuple(names[k])
+                ),
             )
         )
     return instances
-
-
-def _file_hash(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _seed_range(text: str) -> range:
@@ -291,6 +355,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.out, ladder=args.ladder, level=args.level, seeds=args.seeds, overwrite=args.overwrite
     )
     print(f"wrote {len(bank)} worlds of {args.ladder} {args.level} to {bank.path}")
+    print(f"sha256 {bank.sha256} (keep it apart from the bank: load_bank(path, sha256=...))")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ import numpy as np
 from acdb_gym.core.graphs import DAG
 from acdb_gym.core.types import FloatArray
 from acdb_gym.core.worlds.fitted import FitKind, FittedSCM, sachs_fit
+from acdb_gym.core.worlds.instance import RealData, World
 from acdb_gym.core.worlds.latent import LatentSCM
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import (
@@ -47,8 +48,9 @@ __all__ = ["scm_arrays", "scms_of"]
 _ROOT, _ADDITIVE, _NETWORK = range(3)
 
 
-def scm_arrays(scms: Sequence[SCM | LatentSCM]) -> dict[str, np.ndarray]:
-    """The arrays that hold ``scms`` (all of one family, as one level's are; no latent world)."""
+def scm_arrays(scms: Sequence[World]) -> dict[str, np.ndarray]:
+    """The arrays that hold ``scms`` (all of one family, as one level's are; no latent world,
+    no measured data)."""
     kinds = {type(scm) for scm in scms}
     if len(kinds) != 1:
         raise ValueError(
@@ -57,6 +59,8 @@ def scm_arrays(scms: Sequence[SCM | LatentSCM]) -> dict[str, np.ndarray]:
     first = scms[0]
     if isinstance(first, LatentSCM):
         raise ValueError("a bank holds worlds without hidden confounders")
+    if isinstance(first, RealData):
+        raise ValueError("a bank holds SCM worlds, not measured data")
     if isinstance(first, FittedSCM):
         return {"order": np.stack([cast(FittedSCM, scm).order for scm in scms]).astype(np.int64)}
     arrays = {

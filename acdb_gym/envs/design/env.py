@@ -23,6 +23,7 @@ from acdb_gym.envs.levels import (
     RewardName,
     check_choice,
     check_level_arguments,
+    check_seed,
     choose_instance,
     final_info_copy,
     reward_of,
@@ -192,8 +193,9 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
     and submits the current estimate. ``observation="graph"``: ``Discrete(max_nodes + 1)``:
     ``i < d`` intervenes, ``max_nodes`` stops (``d <= i < max_nodes`` are padding, always
     masked). ``action_masks()`` (for sb3-contrib's MaskablePPO) forbids interventions once the
-    budget is spent and in the observational panel. A masked-out action, if taken anyway, acts
-    as "stop".
+    budget is spent, in the observational panel, and on nodes without an experiment where the
+    level restricts the targets (the real-experiment ladder). A masked-out action, if taken
+    anyway, acts as "stop".
 
     ## Observation Space
 
@@ -300,7 +302,7 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         instance = choose_instance(self.level, options, self.np_random)
         self._instance = instance
         self._final_info = None
@@ -370,11 +372,16 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of valid actions: interventions while budget remains (active panel
-        only), and "stop" always."""
+        only) on the nodes an experiment exists for (every node unless the level restricts
+        them), and "stop" always."""
         session = self._require_session()
         mask = np.zeros(self.max_nodes + 1, dtype=bool)
         if self.panel == PANEL_ACTIVE and session.budget_remaining > 0 and not session.sealed:
-            mask[: self.n_nodes] = True
+            allowed = session.intervention_targets
+            if allowed is None:
+                mask[: self.n_nodes] = True
+            else:
+                mask[sorted(allowed)] = True
         mask[self.max_nodes] = True
         return mask
 
@@ -424,14 +431,25 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
             flat,
             self.n_nodes,
             budget_remaining=remaining,
-            can_intervene=bool(self.action_masks()[0]),
+            can_intervene=bool(self.action_masks()[: self.n_nodes].any()),
             max_nodes=self.max_nodes,
+            allowed=self._allowed_mask(),
         )
 
     def _require_instance(self) -> Instance:
         if self._instance is None:
             raise RuntimeError("call reset() before step()")
         return self._instance
+
+    def _allowed_mask(self) -> np.ndarray | None:
+        """Boolean ``(d,)`` of the nodes an experiment exists for, or None when every node may
+        be a target."""
+        allowed = self._require_session().intervention_targets
+        if allowed is None:
+            return None
+        mask = np.zeros(self.n_nodes, dtype=bool)
+        mask[sorted(allowed)] = True
+        return mask
 
     def _info(self) -> dict[str, Any]:
         """Numbers only, the same keys at every step, none an observation key too (DESIGN §8,

@@ -75,11 +75,14 @@ def graph_observation_space(max_nodes: int) -> spaces.Dict:
     )
 
 
-def graph_action_mask(n_nodes: int, max_nodes: int, *, can_intervene: bool) -> np.ndarray:
-    """Boolean ``(max_nodes + 1,)``: the ``n_nodes`` real nodes while ``can_intervene``, and
-    "stop" (index ``max_nodes``) always."""
+def graph_action_mask(
+    n_nodes: int, max_nodes: int, *, can_intervene: bool, allowed: np.ndarray | None = None
+) -> np.ndarray:
+    """Boolean ``(max_nodes + 1,)``: the ``n_nodes`` real nodes (those ``allowed`` marks, when
+    the level restricts the targets) while ``can_intervene``, and "stop" (index ``max_nodes``)
+    always."""
     mask = np.zeros(max_nodes + 1, dtype=bool)
-    mask[:n_nodes] = can_intervene
+    mask[:n_nodes] = can_intervene if allowed is None else can_intervene & np.asarray(allowed)
     mask[max_nodes] = True
     return mask
 
@@ -91,6 +94,7 @@ def graph_observation(
     budget_remaining: int,
     can_intervene: bool,
     max_nodes: int | None = None,
+    allowed: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Encode a flat design observation (:meth:`DesignState.observation`) as the graph dict.
 
@@ -100,6 +104,8 @@ def graph_observation(
         budget_remaining: interventions left (0 in the observational panel).
         can_intervene: whether interventions are valid now (the env's ``action_masks()``).
         max_nodes: padding size (``n_nodes`` when None: no padding).
+        allowed: boolean ``(n_nodes,)``, the nodes an experiment exists for where the level
+            restricts the targets; None allows every node.
 
     Raises:
         ValueError: ``n_nodes`` above ``max_nodes``.
@@ -131,7 +137,9 @@ def graph_observation(
     pairs[:d, :d, 5] = shifts.T
     node_mask = np.zeros(n, dtype=np.int8)
     node_mask[:d] = 1
-    action_mask = graph_action_mask(d, n, can_intervene=can_intervene).astype(np.int8)
+    action_mask = graph_action_mask(d, n, can_intervene=can_intervene, allowed=allowed).astype(
+        np.int8
+    )
     # Nothing here may depend on the padding size, or a padded and an unpadded view of the
     # same state would read differently.
     budget = np.array(

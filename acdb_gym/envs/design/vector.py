@@ -19,7 +19,9 @@ the single env given ``options={"instance": bank.instances[j]}`` is its twin.
 Make it by id (the Design ids register it as their ``vector_entry_point``)::
 
     envs = gym.make_vec("ACDB-Design-L1-v0", 64, vectorization_mode="vector_entry_point",
-                        bank=load_bank("banks/v0-L1"))
+                        bank=load_bank("banks/v0-L1", sha256=DIGEST))
+
+(``DIGEST``: the bank's digest, printed when it was built; see :func:`~acdb_gym.envs.design.bank.load_bank`.)
 
 The valid actions: ``np.stack(envs.call("action_masks"))`` (``(N, A)`` booleans), read the
 same way from Gymnasium's sync and async vector envs of the single env; ``envs.action_masks()``
@@ -65,7 +67,7 @@ from acdb_gym.envs.design.env import (
 )
 from acdb_gym.envs.design.graph_obs import graph_observation, graph_observation_space
 from acdb_gym.envs.design.observation import observation_size
-from acdb_gym.envs.levels import UNSCORED, RewardName, check_choice, choose_instance
+from acdb_gym.envs.levels import UNSCORED, RewardName, check_choice, check_seed, choose_instance
 
 __all__ = ["DesignVectorEnv"]
 
@@ -80,6 +82,7 @@ class _World:
     """What an episode on one instance starts from, computed once per instance."""
 
     __slots__ = (
+        "allowed",
         "budget",
         "correlations",
         "instance",
@@ -87,7 +90,6 @@ class _World:
         "mean",
         "reference",
         "rng_state",
-        "sampler",
         "scale",
         "sd",
         "start_directed",
@@ -96,8 +98,6 @@ class _World:
 
     def __init__(self, instance: Instance, start: PDAG) -> None:
         mean, sd, correlations = moments(instance.d_obs)
-        # Either family's sampler writes its rows into the step's buffer alike.
-        sampler = sampler_for(instance.scm)
         self.instance = instance
         self.key = instance.digest()
         self.budget = instance.budget
@@ -107,7 +107,11 @@ class _World:
         self.correlations = correlations
         # As ShiftOrienter builds its reference: one contiguous row per variable.
         self.reference = ShiftReference(np.ascontiguousarray(instance.d_obs.T))
-        self.sampler = sampler
+        # The nodes an experiment exists for (all, unless the level restricts the targets).
+        self.allowed = np.ones(instance.n_nodes, dtype=bool)
+        if instance.intervention_targets is not None:
+            self.allowed[:] = False
+            self.allowed[sorted(instance.intervention_targets)] = True
         self.rng_state = instance.intervention_rng().bit_generator.state
         self.start_directed = start.directed
         self.start_undirected = start.undirected
@@ -260,6 +264,10 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         self._rngs = [np.random.default_rng(0) for _ in range(n)]  # states set at reset
         self._bank_worlds: list[_World | None] = [None] * (len(bank) if bank else 0)
         self._worlds: list[_World | None] = [None] * n
+        # One sampler per episode (the measured cells' sampler remembers the cells it gave);
+        # every family's sampler writes its rows into the step's buffer alike.
+        self._samplers: list[Any] = [None] * n
+        self._allowed = np.ones((n, d), dtype=bool)
         self._targets: list[list[int]] = [[] for _ in range(n)]
         self._directed = np.zeros((n, d, d), dtype=bool)  # raw orientations (the orienter's)
         self._undirected = np.zeros((n, d, d), dtype=bool)
@@ -290,10 +298,12 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             raise ValueError(f"the vectorized design env takes no reset options, got {options!r}")
         if seed is None:
             seeds: Sequence[int | None] = [None] * self.num_envs
-        elif isinstance(seed, int | np.integer):
-            seeds = [int(seed) + i for i in range(self.num_envs)]
+        elif not isinstance(seed, Sequence) or isinstance(seed, str):
+            first = check_seed(seed)
+            assert first is not None
+            seeds = [first + i for i in range(self.num_envs)]
         else:
-            seeds = list(seed)
+            seeds = [check_seed(world_seed) for world_seed in seed]
             if len(seeds) != self.num_envs:
                 raise ValueError(f"expected {self.num_envs} seeds, got {len(seeds)}")
         for i, world_seed in enumerate(seeds):
@@ -310,6 +320,9 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         if self._worlds[0] is None:
             raise RuntimeError("call reset() before step()")
         acts = np.asarray(actions)
+        if acts.dtype == np.bool_:
+            # MultiDiscrete holds boolean arrays (NumPy casts them): each is the integer it is.
+            acts = acts.astype(np.int64)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} integers, got {actions!r}")
         if acts.min() < 0 or acts.max() > self.max_nodes:
@@ -323,7 +336,12 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         can = self._can_intervene()
         act_list = acts.tolist()
         interveners = [
-            i for i in range(n) if not restarting[i] and act_list[i] < self.n_nodes and can[i]
+            i
+            for i in range(n)
+            if not restarting[i]
+            and act_list[i] < self.n_nodes
+            and can[i]
+            and self._allowed[i, act_list[i]]
         ]
         acting = set(interveners)
         stoppers = [i for i in range(n) if not restarting[i] and i not in acting]
@@ -362,9 +380,10 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
 
     def action_masks(self) -> np.ndarray:
         """``(N, A)`` booleans: interventions while the world's budget remains (active panel)
-        and its episode has not ended, and "stop" (the last action) always."""
+        and its episode has not ended, on the nodes an experiment exists for, and "stop" (the
+        last action) always."""
         masks = np.zeros((self.num_envs, self.max_nodes + 1), dtype=bool)
-        masks[:, : self.n_nodes] = self._can_intervene()[:, None]
+        masks[:, : self.n_nodes] = self._can_intervene()[:, None] & self._allowed
         masks[:, self.max_nodes] = True
         return masks
 
@@ -533,6 +552,8 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         self._worlds[i] = world
         self._last_actions[i] = None
         self._final_scores[i] = None
+        self._samplers[i] = sampler_for(world.instance.scm)
+        self._allowed[i] = world.allowed
         self._rngs[i].bit_generator.state = world.rng_state
         self._targets[i] = []
         self._directed[i] = world.start_directed
@@ -560,7 +581,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         values = (self._mean[slots, targets] + self.shift * self._sd[slots, targets]).tolist()
         for k, (i, target, world) in enumerate(zip(slots, targets, worlds, strict=True)):
             assert world is not None
-            world.sampler.draw(target, values[k], n_int, self._rngs[i], samples[k])
+            self._samplers[i].draw(target, values[k], n_int, self._rngs[i], samples[k])
             self._targets[i].append(target)
         self._intervened[slots, targets] = 1.0
         self._used[slots] += 1
@@ -654,6 +675,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
                 budget_remaining=int(remaining[i]),
                 can_intervene=bool(can[i]),
                 max_nodes=self.max_nodes,
+                allowed=None if self._allowed[i].all() else self._allowed[i],
             )
             for i in range(self.num_envs)
         ]
