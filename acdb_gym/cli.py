@@ -544,7 +544,7 @@ def _format_warning(
     line: str | None = None,
 ) -> str:
     """A warning as one line, like the errors (no file, line or source text)."""
-    return f"acdb: warning: {_one_line(Exception(str(message)))}\n"
+    return f"acdb: warning: {one_line(Exception(str(message)))}\n"
 
 
 def _main(argv: list[str]) -> int:
