@@ -27,6 +27,7 @@ INFO_KEYS = {
     "n_nodes",
     "budget",
     "latent",
+    "real_data",
     "interventions_used",
     "steps",
     "invalid_actions",

@@ -241,7 +241,7 @@ def test_gym_make_of_the_flat_env_spec_rebuilds_it(flatten_observation: bool) ->
     )
     assert env.spec is not None
     names = [wrapper.name for wrapper in env.spec.additional_wrappers]
-    assert names == ["FlatActions", "FlattenObservation"][: 1 + flatten_observation]
+    assert names == ["FlatActions", "FlatObservation"][: 1 + flatten_observation]
     rebuilt = gym.make(env.spec)
     flat = rebuilt
     while not isinstance(flat, FlatActions):
