@@ -90,7 +90,7 @@ def test_the_ladder_is_registered_as_full_and_design_ids() -> None:
     assert set(FEW_SAMPLE_IDS + FEW_SAMPLE_DESIGN_IDS) <= set(gym.registry)
     env = gym.make("ACDB-Design-FewSample-Nonlinear-L2-v0")
     _, info = env.reset(options={"manifest_index": 7})
-    assert info["budget"] == FEW_SAMPLE_LADDER["Nonlinear-L2"].instance(7).budget
+    assert info["total_budget"] == FEW_SAMPLE_LADDER["Nonlinear-L2"].instance(7).budget
     assert env.unwrapped.level is FEW_SAMPLE_LADDER["Nonlinear-L2"]  # type: ignore[attr-defined]
     check_env(env.unwrapped, skip_render_check=True)
     env.close()
