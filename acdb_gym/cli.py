@@ -1,5 +1,5 @@
 """The ``acdb`` command: ``acdb sweep``, ``acdb report``, ``acdb leaderboard``, ``acdb train``,
-``acdb levels``, ``acdb mcp`` and ``acdb inspect-import``.
+``acdb levels``, ``acdb audit``, ``acdb mcp`` and ``acdb inspect-import``.
 
 Over 500 lines because it holds one argument parser and one short handler per command, which
 share the one-line error handling; the work of each command lives in its own package (the
@@ -200,6 +200,34 @@ def _sweep_parser(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
+
+
+def _audit_parser(sub: argparse._SubParsersAction[Any]) -> None:
+    p = sub.add_parser(
+        "audit",
+        help="run the shortcut gate on a ladder's development seeds",
+        description=(
+            "The shortcut gate (DESIGN §7): sweeps the ladder's reference agents and their "
+            "capped twins (cap:AGENT) into OUT, then checks per level the 12 marginal orders, "
+            "the hub order, the capped efficiency and, on ladders with design ids, the "
+            "estimator-default probe. Writes OUT/audit.md and OUT/audit.csv and prints the "
+            "table. Exit status 0, or 1 with --strict when a level fails."
+        ),
+        formatter_class=_HelpFormatter,
+    )
+    p.add_argument("--ladder", default="v1", choices=sorted(ALL_LADDERS))
+    p.add_argument("--levels", default=None, help="comma-separated level names (default: all)")
+    p.add_argument(
+        "--indices",
+        default="0:40",
+        help="manifest indices START:STOP (development split 0-99; claims come from 100-199)",
+    )
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument(
+        "--out", type=Path, default=None, help="run directory (default runs/audit/LADDER)"
+    )
+    p.add_argument("--strict", action="store_true", help="exit 1 when a level fails")
+    p.add_argument("--no-progress", action="store_true")
 
 
 def _report_parser(sub: argparse._SubParsersAction[Any]) -> None:
@@ -456,6 +484,57 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _audit(args: argparse.Namespace) -> int:
+    from acdb_gym.report.aggregation import prepare
+    from acdb_gym.report.gate import gate_agents, gate_levels, gate_markdown, write_gate_csv
+    from acdb_gym.report.load import load_results
+    from acdb_gym.sweep.run import SweepConfig, parse_indices, parse_list
+
+    ladder = ALL_LADDERS[args.ladder]
+    levels = parse_list(args.levels or ",".join(ladder), ladder, what="levels")
+    first_index, seeds = parse_indices(args.indices)
+    out = args.out or Path("runs") / "audit" / args.ladder
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for level in levels:
+        groups.setdefault(gate_agents(ladder[level].spec), []).append(level)
+    status = 0
+    for agents, group in groups.items():
+        config = SweepConfig(
+            out,
+            args.ladder,
+            tuple(group),
+            seeds=seeds,
+            first_index=first_index,
+            agents=agents,
+            workers=args.workers,
+            progress=not args.no_progress,
+        )
+        status = max(status, _run_one_sweep(config))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a resumed run's repeated rows are reported by sweep
+        rows = [row for row in load_results(out) if row.get("ladder") == args.ladder]
+    indices = range(first_index, first_index + seeds)
+    gates = [
+        gate for gate in gate_levels(prepare(rows), design_indices=indices) if gate.level in levels
+    ]
+    text = gate_markdown(gates)
+    (out / "audit.md").write_text(
+        f"# Shortcut gate: {args.ladder}, manifest indices {args.indices}\n\n{text}",
+        encoding="utf-8",
+    )
+    write_gate_csv(gates, out / "audit.csv")
+    print(text)
+    failed = [f"{gate.level}" for gate in gates if not gate.passed]
+    print(
+        f"{len(gates) - len(failed)} of {len(gates)} levels pass"
+        + (f"; failing: {', '.join(failed)}" if failed else "")
+        + f" -> {out / 'audit.md'}"
+    )
+    if status:
+        return status
+    return 1 if args.strict and failed else 0
+
+
 def _leaderboard(args: argparse.Namespace) -> int:
     from acdb_gym.report.leaderboard import write_leaderboard
 
@@ -513,6 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
     _report_parser(sub)
     _leaderboard_parser(sub)
     sub.add_parser("levels", help="print every ladder's level table")
+    _audit_parser(sub)
     _mcp_parser(sub)
     _inspect_import_parser(sub)
     sub.add_parser(
@@ -561,6 +641,8 @@ def _main(argv: list[str]) -> int:
             return _report(args)
         if args.command == "leaderboard":
             return _leaderboard(args)
+        if args.command == "audit":
+            return _audit(args)
         if args.command == "mcp":
             return _mcp(args)
         if args.command == "inspect-import":

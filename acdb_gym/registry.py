@@ -1,5 +1,9 @@
 """The agents the sweep can run, as one table (:data:`AGENTS`).
 
+Over 500 lines because most of it is the table itself (one entry per agent, each with its
+summary line for ``acdb sweep --help``), and the entry type, its builders and its readiness
+checks read that table's fields, so they stay beside it.
+
 Each :class:`AgentEntry` names its class by a dotted path (``"module:Class"``, imported only when
 an agent is built, so reading the table needs neither torch nor an LLM SDK) and says how it is
 built, where it runs (panels, tools, draws), what it needs (optional extras, privileged access
@@ -38,9 +42,10 @@ __all__ = [
     "known_agents",
 ]
 
-Construction = Literal["plain", "seeded", "llm", "policy"]
+Construction = Literal["plain", "seeded", "llm", "policy", "capped"]
 """How an agent is built: ``Class()``; ``Class(seed=job seed)``; an LLM agent from the sweep's
-provider options; ``Class.load(path)`` of a saved policy named ``NAME:PATH``."""
+provider options; ``Class.load(path)`` of a saved policy named ``NAME:PATH``; ``Class(inner)``
+around the registered agent named by the ``inner`` parameter (``cap:AGENT``)."""
 
 Extra = Literal["llm", "rl"]
 """An optional dependency group of the package (``pip install 'acdb_gym[llm]'``)."""
@@ -226,6 +231,12 @@ def _llm(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
     )
 
 
+def _capped(entry: AgentEntry, seed: int, options: Mapping[str, Any]) -> Any:
+    arguments = dict(entry.arguments)
+    inner = get_agent(arguments.pop("inner")).build(seed, options)
+    return entry.load_class()(inner, name=entry.name, **arguments)
+
+
 def _rate_limiter(options: Mapping[str, Any]) -> Any:
     """The limiter shared by the sweep's LLM agents, or None without limits."""
     rpm, tpm = options.get("requests_per_minute"), options.get("tokens_per_minute")
@@ -288,6 +299,7 @@ _BUILDERS: Final[dict[str, Callable[[AgentEntry, int, Mapping[str, Any]], Any]]]
     "seeded": _seeded,
     "llm": _llm,
     "policy": _policy,
+    "capped": _capped,
 }
 
 
@@ -351,6 +363,19 @@ _ENTRIES: Final = (
             ("feature", "acdb_gym.discovery.sortability:MARGINAL_FEATURES"),
             ("direction", "acdb_gym.discovery.sortnregress:SORT_DIRECTIONS"),
         ),
+    ),
+    AgentEntry(
+        "hub",
+        f"{_CLASSICAL}:HubOrderAgent",
+        "regressions in descending PC-skeleton degree (hubs as parents): the hub shortcut check",
+    ),
+    AgentEntry(
+        "cap",
+        "acdb_gym.baselines.capped:CappedAgent",
+        "an active agent stopped at the |I*| it predicts from its own graph: the η exploit",
+        construction="capped",
+        panels=(PANEL_ACTIVE,),
+        parameters=(("inner", "acdb_gym.baselines.capped:CAPPABLE_AGENTS"),),
     ),
     AgentEntry(
         "lingam",

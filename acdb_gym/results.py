@@ -28,6 +28,7 @@ refuses the same). The file is read a line at a time.
 from __future__ import annotations
 
 import json
+import math
 import os
 import types
 import typing
@@ -53,6 +54,7 @@ __all__ = [
     "format_row",
     "load_run",
     "read_results",
+    "row_scores",
 ]
 
 RESULTS_FILE: Final = "results.jsonl"
@@ -108,6 +110,7 @@ class ResultsFileError(ValueError):
 _OPTIONAL: Final = frozenset(
     {
         "agent_stats",
+        "anytime_f1",
         "level_spec",
         "privileged",
         "revision",
@@ -118,7 +121,8 @@ _OPTIONAL: Final = frozenset(
 )
 """Keys a row may lack: failed rows carry no agent statistics, rows written before rows
 recorded privileged access do not say, only agents that state hypotheses have a revision
-record, only agents that report prompt caching (LLM agents) have its token counts, and only
+record, rows written before it and episodes whose anytime F1 is undefined have no
+``anytime_f1``, only agents that report prompt caching (LLM agents) have its token counts, and only
 custom levels' rows carry their spec, and only single-draw jobs whose env reports the scored
 graph have a submission."""
 
@@ -134,6 +138,9 @@ class ResultRow:
     ``float`` also accept integers, as JSON does.
 
     Attributes:
+        anytime_f1: the anytime F1 (DESIGN §6); absent (None) when it is undefined (the agent
+            spent experiments without stating a graph with the first) and in rows written
+            before it existed.
         tokens_in: prompt tokens, including those read from or written to a prompt cache.
         tokens_cached_in: of ``tokens_in``, those read from the provider's prompt cache (billed
             at the cached-input price); None for agents that do not report it.
@@ -187,6 +194,7 @@ class ResultRow:
     i_star_size: float | None
     efficiency: float | None
     essential_f1: float | None
+    anytime_f1: float | None = None
     steps: float | None
     invalid_actions: int | None
     truncated: bool | None
@@ -322,6 +330,28 @@ _ROW_FIELDS: Final = _row_fields()
 MAX_LINE_BYTES: Final = 16 << 20
 """The longest line of a results file (16 MiB): the writer refuses a longer row and the reader
 skips a longer line without reading it whole."""
+
+
+def row_scores(score: Mapping[str, Any], *, failed: bool = False) -> dict[str, Any]:
+    """A score dict (``ScoreReport.to_dict``'s names) as row columns: an undefined (NaN)
+    ``anytime_f1`` is left out, as an optional key is absent rather than null; a ``failed``
+    row gets None for every required score column and no optional one.
+
+    >>> row_scores({"directed_f1": 0.5, "anytime_f1": float("nan")})
+    {'directed_f1': 0.5}
+    >>> row_scores({"directed_f1": 0.5, "anytime_f1": 0.4}, failed=True)
+    {'directed_f1': None}
+    """
+    if failed:
+        return {name: None for name in score if name not in _OPTIONAL}
+    return {
+        name: value
+        for name, value in score.items()
+        if not (
+            name in _OPTIONAL
+            and (value is None or (isinstance(value, float) and math.isnan(value)))
+        )
+    }
 
 
 def format_row(row: ResultRow) -> bytes:

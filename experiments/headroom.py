@@ -3,10 +3,13 @@
     python experiments/headroom.py --out runs/headroom --indices 100-199 --count 30
 
 For each level and each estimator of the design env (the true CPDAG, PC), every targeter acts on
-the same instance with **common random numbers**: the samples of an intervention on ``X_i`` are
-drawn once per instance from the stream ``(seed, i, 31)``, whatever the order or the targeter.
-The estimator is the design env's (:class:`~acdb_gym.envs.design.env.DesignState`: the
-starting graph, shift tests at ``alpha``, Meek's rules); the reward is directed F1.
+the same instance with **common random numbers** (:class:`~acdb_gym.baselines.headroom.CRNWorld`):
+the samples of an intervention on ``X_i`` are drawn once per instance from the stream
+``(seed, i, 31)``, whatever the order or the targeter. The estimator is the design env's
+(:class:`~acdb_gym.envs.design.env.DesignState`: the starting graph, shift tests at ``alpha``
+read by ``--rule``, default ``power``, then Meek's rules); the reward is directed F1. (The
+design env itself draws an episode's experiments from one stream in sequence, so its numbers
+are not these; ``experiments/few_sample_replay.py`` scores policies on these samples too.)
 
 Targeters: ``random`` (untried nodes until the budget is spent, the mean of ``--random-repeats``
 sequences), ``greedy`` (:class:`~acdb_gym.baselines.targeting.GreedyTargeting`), ``pc_active``
@@ -35,7 +38,6 @@ which noisy tests happened to come out right.
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import time
 from collections.abc import Sequence
@@ -44,15 +46,11 @@ from typing import Any
 
 import numpy as np
 
+from acdb_gym.baselines.headroom import STREAM, CRNWorld
 from acdb_gym.baselines.targeting import GreedyTargeting, PCActiveTargeting, RandomTargeting
-from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.core.scripts import OneLineParser, run_script
-from acdb_gym.core.worlds.instance import Instance
-from acdb_gym.core.worlds.sampler import sampler_for
-from acdb_gym.discovery import ShiftOrienter
-from acdb_gym.envs.design.cache import starting_graph, summary_of
-from acdb_gym.envs.design.env import DesignState
+from acdb_gym.discovery.orientation import ORIENTATION_RULES, OrientationRule
 
 DEFAULT_LEVELS = (
     "v1:L0,L1,L2,L3,L4,L5",
@@ -62,121 +60,6 @@ DEFAULT_LEVELS = (
 )
 ESTIMATORS = ("true_cpdag", "pc")
 TARGETERS = ("random", "greedy", "pc_active", "best")
-SHIFT, ALPHA = 3.0, 0.01
-_STREAM = 31
-
-
-def directed_f1(truth: DAG, graph: PDAG) -> float:
-    """Directed F1 of ``graph``'s directed edges against the true DAG's edges (DESIGN §6:
-    undirected edges count as no directed claim)."""
-    true_edges = truth.adjacency.astype(bool)
-    claimed = graph.directed
-    hits = int(np.count_nonzero(claimed & true_edges))
-    n_claimed, n_true = int(claimed.sum()), int(true_edges.sum())
-    if n_claimed == 0 or n_true == 0:
-        return 1.0 if n_claimed == n_true else 0.0
-    precision, recall = hits / n_claimed, hits / n_true
-    return 0.0 if hits == 0 else 2 * precision * recall / (precision + recall)
-
-
-class _RememberedReference:
-    """A shift-test reference that computes each experiment's p-values once (keyed by the
-    bytes of its samples, so equal samples give the very same p-values)."""
-
-    def __init__(self, reference: Any) -> None:
-        self._reference = reference
-        self._known: dict[bytes, np.ndarray] = {}
-
-    def pvalues(self, rows: np.ndarray) -> np.ndarray:
-        key = hashlib.blake2b(np.ascontiguousarray(rows).data, digest_size=16).digest()
-        if key not in self._known:
-            self._known[key] = self._reference.pvalues(rows)
-        return self._known[key]
-
-
-class World:
-    """One instance under one estimator, with its per-target sample streams fixed."""
-
-    def __init__(
-        self, instance: Instance, estimator: str, budget: int, n_int: int, stream: int = _STREAM
-    ) -> None:
-        self.instance = instance
-        self.truth = instance.dag
-        self.d = instance.n_nodes
-        self.budget = budget
-        self.start = starting_graph(instance, estimator)
-        data = instance.d_obs
-        # A private copy whose shift tests are remembered per experiment: the search adds
-        # the same per-target samples thousands of times, and their p-values never change.
-        self.root = summary_of(data, self.start, ALPHA).orienter.copy()
-        self.root._reference = _RememberedReference(self.root._reference)  # type: ignore[assignment]
-        state = DesignState(data, self.start, shift=SHIFT, alpha=ALPHA)
-        sampler = sampler_for(instance.scm)
-        self.samples = [
-            sampler.draw(
-                target,
-                state.intervention_value(target),
-                n_int,
-                np.random.default_rng([instance.seed, target, stream]),
-                None,
-            )
-            for target in range(self.d)
-        ]
-
-    def run(self, agent: Any) -> tuple[float, tuple[int, ...]]:
-        """Directed F1 and the targets of one heuristic episode."""
-        state = DesignState(self.instance.d_obs, self.start, shift=SHIFT, alpha=ALPHA)
-        agent.reset(None, {})
-        while True:
-            used = len(state.targets)
-            observation = state.observation(budget_remaining=self.budget - used, budget=self.budget)
-            action = int(agent.act(observation, {}))
-            if action >= self.d or used >= self.budget:
-                break
-            state.add_experiment(action, self.samples[action])
-        return directed_f1(self.truth, state.estimate), state.targets
-
-    def evaluate(self, targets: Sequence[int]) -> float:
-        """Directed F1 after the experiments ``targets``, in order."""
-        orienter = self.root.copy()
-        for target in targets:
-            orienter.add(target, self.samples[target])
-        return directed_f1(self.truth, orienter.graph if targets else self.start)
-
-    def search(
-        self, width: int, seeds: Sequence[tuple[int, ...]]
-    ) -> tuple[float, tuple[int, ...], bool, int]:
-        """Hindsight-best directed F1 and its targets, whether the search was exhaustive, and
-        the evaluations made."""
-        best, best_targets = max((self.evaluate(s), tuple(s)) for s in [(), *seeds])
-        level: list[tuple[tuple[int, ...], ShiftOrienter]] = [((), self.root)]
-        exhaustive, evaluations = True, 0
-        for _ in range(self.budget):
-            children: dict[frozenset[int], tuple[float, int, tuple[int, ...], ShiftOrienter]] = {}
-            for targets, orienter in level:
-                raw_undirected = orienter._undirected  # the edges an experiment still tests
-                for target in range(self.d):
-                    if target in targets or not raw_undirected[target].any():
-                        continue
-                    key = frozenset((*targets, target))
-                    child = orienter.copy()
-                    child.add(target, self.samples[target])
-                    graph = child.graph
-                    f1 = directed_f1(self.truth, graph)
-                    evaluations += 1
-                    entry = (f1, -int(graph.undirected.sum()), (*targets, target), child)
-                    if key not in children or entry[:2] > children[key][:2]:
-                        children[key] = entry
-            if not children:
-                break
-            ranked = sorted(children.values(), key=lambda e: (e[0], e[1]), reverse=True)
-            if len(ranked) > width:
-                exhaustive = False
-                ranked = ranked[:width]
-            if ranked[0][0] > best:
-                best, best_targets = ranked[0][0], ranked[0][2]
-            level = [(targets, orienter) for _, _, targets, orienter in ranked]
-        return best, best_targets, exhaustive, evaluations
 
 
 def parse_levels(specs: Sequence[str]) -> list[tuple[str, str]]:
@@ -204,12 +87,13 @@ def run_instance(
     n_int: int | None,
     budget_from_i_star: int | None = None,
     fresh: bool = False,
+    rule: OrientationRule = "power",
 ) -> dict[str, Any]:
     """One row: every targeter's directed F1 on one instance under one estimator."""
     instance = level.instance(index)
     base = instance.budget if budget_from_i_star is None else len(instance.i_star)
     budget = max(1, base + (budget_delta if budget_from_i_star is None else budget_from_i_star))
-    world = World(instance, estimator, budget, n_int or instance.spec.n_int)
+    world = CRNWorld(instance, estimator, budget, n_int or instance.spec.n_int, rule=rule)
     randoms = [
         world.run(RandomTargeting(seed=1000 * index + repeat)) for repeat in range(random_repeats)
     ]
@@ -221,7 +105,9 @@ def run_instance(
     if fresh:
         # The hindsight-best sequence replayed on fresh samples of the same world: what
         # knowing the world, but not the noise of its tests, is worth.
-        replay = World(instance, estimator, budget, n_int or instance.spec.n_int, _STREAM + 1)
+        replay = CRNWorld(
+            instance, estimator, budget, n_int or instance.spec.n_int, stream=STREAM + 1, rule=rule
+        )
         fresh_columns = {
             "best_fresh": replay.evaluate(best_targets),
             "greedy_fresh": replay.run(GreedyTargeting())[0],
@@ -329,6 +215,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--n-int", type=int, default=None)
     parser.add_argument(
+        "--rule",
+        default="power",
+        choices=ORIENTATION_RULES,
+        help="how a test that finds no shift is read (the design env's; 'always' is the rule "
+        "before 0.2)",
+    )
+    parser.add_argument(
         "--fresh",
         action="store_true",
         help="also replay the hindsight-best sequence (and greedy) on fresh samples",
@@ -366,6 +259,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                             n_int=args.n_int,
                             budget_from_i_star=args.budget_from_i_star,
                             fresh=args.fresh,
+                            rule=args.rule,
                         ),
                     }
                     sink.write(json.dumps(row) + "\n")

@@ -12,10 +12,17 @@ every level and the manifest indices asked for:
 * ``capped_high`` (v1-hidden only): stopped after ``budget − slack_max``, which never exceeds
   ``|I*|`` (so η = 100% again), and what that costs.
 
+* ``cap:pc_active``: the same agent stopped at the ``|I*|`` it predicts from its own graph
+  (:class:`~acdb_gym.baselines.capped.CappedAgent`), knowing no slack at all.
+
 It prints, per ladder and row (levels pooled, then per level): the mean η, the share of
-episodes at η = 100%, the mean directed F1 and anytime area (:mod:`acdb_gym.report.anytime`),
-and the paired difference in directed F1 against ``pc_active`` (mean, 95% bootstrap CI
-stratified by level, two-sided sign-flip p over episodes; :mod:`acdb_gym.report.statistics`).
+episodes at η = 100%, the mean directed F1 and anytime F1 (DESIGN §6), and the paired difference
+in directed F1 against ``pc_active`` (mean, 95% bootstrap CI stratified by level, two-sided
+sign-flip p over episodes; :mod:`acdb_gym.report.statistics`). Then, for v1-hidden, how well
+what an agent sees predicts ``|I*|`` (exact share): the most frequent ``|I*|`` for the episode's
+budget on the level's development indices 0-99 (the level table's predictor), and the
+minimum intervention set of a DAG in PC's CPDAG clipped to the window ``[budget - slack_max,
+budget - slack]`` the level table gives.
 
 Run: ``python experiments/hidden_slack_cap.py [--indices 0:100] [--levels L0,...]``. Indices
 0–99 are the development split; claims come from 100–199 (``--indices 100:200``). BLAS is
@@ -36,10 +43,10 @@ from threadpoolctl import threadpool_limits
 import acdb_gym  # noqa: F401  (registers the env ids)
 from acdb_gym.agents.base import run_episode
 from acdb_gym.baselines.active import PCActiveAgent
+from acdb_gym.baselines.capped import CappedAgent, predicted_i_star
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, LEVEL_NAMES, Level
 from acdb_gym.core.scripts import OneLineParser, run_script
-from acdb_gym.report.anytime import anytime_area, anytime_curve
-from acdb_gym.report.revision import episode_revision
+from acdb_gym.discovery import pc_cpdag
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
 from acdb_gym.report.tables import md_table
 
@@ -75,12 +82,13 @@ class Episode:
     area: float
 
 
-def agents_of(level: Level) -> dict[str, PCActiveAgent]:
+def agents_of(level: Level) -> dict[str, Any]:
     """The rows run on a level: the agent as shipped and its capped versions."""
     spec = level.spec
-    agents: dict[str, PCActiveAgent] = {BASE: PCActiveAgent(), "capped": CappedPCActive(spec.slack)}
+    agents: dict[str, Any] = {BASE: PCActiveAgent(), "capped": CappedPCActive(spec.slack)}
     if spec.hidden_slack:
         agents["capped_high"] = CappedPCActive(spec.slack_high)
+    agents["cap:pc_active"] = CappedAgent(PCActiveAgent())
     return agents
 
 
@@ -90,19 +98,14 @@ def run_level(level: Level, indices: Sequence[int]) -> dict[str, list[Episode]]:
     out: dict[str, list[Episode]] = {}
     for name, agent in agents_of(level).items():
         for index in indices:
-            instance = level.instance(index)
             result = run_episode(env, agent, manifest_index=index)
-            assert result.revision is not None
-            revision = episode_revision(result.revision, instance.dag)
-            curve = anytime_curve(revision.f1_after, instance.budget)
-            assert curve is not None
             out.setdefault(name, []).append(
                 Episode(
                     level.name,
                     index,
                     float(result.score["efficiency"]),
                     float(result.score["directed_f1"]),
-                    anytime_area(curve),
+                    float(result.score["anytime_f1"]),
                 )
             )
     env.close()
@@ -135,8 +138,41 @@ def summary_table(rows: Mapping[str, list[Episode]], levels: Sequence[str]) -> l
         p = sign_flip_pvalue(flat)
         ci = f"{100 * diff.mean:+.1f} [{100 * diff.low:+.1f}, {100 * diff.high:+.1f}]"
         body.append([*cells, ci, f"{p:.3g}"])
-    headers = ["row", "episodes", "η (%)", "η = 100% (%)", "directed F1 (%)", "area (%)"]
+    headers = ["row", "episodes", "η (%)", "η = 100% (%)", "directed F1 (%)", "anytime F1 (%)"]
     return md_table([*headers, f"ΔF1 vs {BASE} (points)", "p"], body)
+
+
+def predictor_table(indices: Sequence[int], levels: Sequence[str]) -> list[str]:
+    """How often what an agent sees gives v1-hidden's ``|I*|`` exactly (module docstring)."""
+    body = []
+    totals = {"budget": 0, "cpdag": 0, "n": 0}
+    for name in levels:
+        level = ALL_LADDERS["v1-hidden"][name]
+        spec = level.spec
+        counts: dict[int, dict[int, int]] = {}
+        for index in range(100):  # the development split: what a reader of the level table learns
+            instance = level.instance(index)
+            row = counts.setdefault(instance.budget, {})
+            row[len(instance.i_star)] = row.get(len(instance.i_star), 0) + 1
+        by_budget, by_cpdag = 0, 0
+        for index in indices:
+            instance = level.instance(index)
+            star, budget = len(instance.i_star), instance.budget
+            low, high = max(0, budget - spec.slack_high), budget - spec.slack
+            seen = counts.get(budget, {})
+            guess = max(seen, key=lambda k: (seen[k], -k)) if seen else high
+            by_budget += guess == star
+            clipped = min(max(predicted_i_star(pc_cpdag(instance.d_obs)), low), high)
+            by_cpdag += clipped == star
+        n = len(indices)
+        totals["budget"] += by_budget
+        totals["cpdag"] += by_cpdag
+        totals["n"] += n
+        body.append([name, str(n), _pct(by_budget / n), _pct(by_cpdag / n)])
+    n = totals["n"]
+    body.append(["pooled", str(n), _pct(totals["budget"] / n), _pct(totals["cpdag"] / n)])
+    headers = ["level", "instances", "exact from the budget (%)", "exact from PC's CPDAG (%)"]
+    return md_table(headers, body)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -158,6 +194,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             for name in levels:
                 print(f"### {ladder} {name}\n")
                 print("\n".join(summary_table(rows, [name])))
+        print(f"## v1-hidden: |I*| predicted exactly, manifest indices {start}–{stop - 1}\n")
+        print("\n".join(predictor_table(indices, levels)))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from acdb_gym.agents.base import Agent
 from acdb_gym.registry import AGENTS, OFFLINE_AGENTS, AgentEntry, agent_help, get_agent
 
 OFFLINE = [name for name, entry in AGENTS.items() if not entry.extras]
-BOUND = {"msort": "msort:variance:asc"}
+BOUND = {"msort": "msort:variance:asc", "cap": "cap:pc_active"}
 """A bound spelling of each parametrized entry."""
 
 

@@ -69,6 +69,8 @@ def make_row(
     }
     for name in SCORE_FIELDS:
         row[name] = None if status == "failed" else scores.get(name, f1)
+    if status == "failed":
+        del row["anytime_f1"]  # optional: absent, never null
     return row
 
 

@@ -27,6 +27,7 @@ from acdb_gym.discovery.sortnregress import (
 from acdb_gym.envs import actions
 
 __all__ = [
+    "HubOrderAgent",
     "InterveneThenSubmit",
     "MarginalSortRegressAgent",
     "OracleAgent",
@@ -158,6 +159,40 @@ class MarginalSortRegressAgent:
             direction=self.direction,
             alpha=self.alpha,
         )
+
+    def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
+        return actions.submit(self._graph)
+
+
+def hub_order(data: Any, *, alpha: float = 0.05) -> np.ndarray:
+    """The nodes by descending degree in PC's skeleton of ``data`` (ties: lowest index first):
+    the hub heuristic's causal order (hubs first, as parents)."""
+    degree = np.asarray(shared_pc_cpdag(data, alpha=alpha).skeleton()).sum(axis=1)
+    return np.argsort(-degree, kind="stable")
+
+
+class HubOrderAgent:
+    """The hub heuristic (the shortcut gate's, DESIGN §7 "Shortcut gate"): regressions in the
+    order of descending degree in PC's skeleton, so hubs become parents.
+
+    On scale-free graphs grown by preferential attachment the oldest nodes are both hubs and
+    parents, so this order leaks the orientation; on a world whose orientation is independent
+    of degree it should do no better than a random order (``randregress``).
+
+    Args:
+        pc_alpha: PC's significance level for the skeleton.
+        alpha: significance level of the coefficient tests.
+    """
+
+    name = "hub"
+
+    def __init__(self, *, pc_alpha: float = 0.05, alpha: float = 0.01) -> None:
+        self.pc_alpha, self.alpha = pc_alpha, alpha
+
+    def reset(self, observation: Observation, info: Mapping[str, Any]) -> None:
+        data = observation["observational"]
+        order = hub_order(data, alpha=self.pc_alpha)
+        self._graph = regress_in_order(data, order, alpha=self.alpha)
 
     def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
         return actions.submit(self._graph)

@@ -25,7 +25,7 @@ import numpy as np
 
 from acdb_gym.baselines.classical import experiment_mask
 from acdb_gym.core.graphs import ADMG, PAG, PDAG
-from acdb_gym.core.latent_scoring import latent_parts
+from acdb_gym.core.latent_scoring import latent_parts, pdag_view
 from acdb_gym.discovery import shift_pvalues
 from acdb_gym.discovery.fci import codable_graph, shared_fci_pag
 from acdb_gym.envs import actions
@@ -125,6 +125,9 @@ class FCIActiveAgent:
     when its distribution-shift p-value (:func:`~acdb_gym.discovery.shift_pvalues`) is below
     ``alpha``.
 
+    Every intervention states the current graph (its PDAG view: directed edges, the rest
+    undirected) as the agent's hypothesis.
+
     Args:
         fci_alpha: FCI's test level.
         alpha: the shift tests' level.
@@ -132,6 +135,7 @@ class FCIActiveAgent:
     """
 
     name = "fci_active"
+    states_hypotheses = True
 
     def __init__(self, *, fci_alpha: float = 0.05, alpha: float = 0.01, shift: float = 4.0) -> None:
         self.fci_alpha = fci_alpha
@@ -160,7 +164,9 @@ class FCIActiveAgent:
         self._tried.add(target)
         column = self._observational[:, target]
         value = float(np.clip(column.mean() + self.shift * column.std(), -VALUE_BOUND, VALUE_BOUND))
-        return actions.intervene(target, value)
+        # The current graph as a PDAG (its directed edges; the anytime F1 reads those).
+        hypothesis = pdag_view(resolve_pag(self._pag, self._ancestor))
+        return actions.intervene(target, value, hypothesis=hypothesis)
 
     def _open_edges(self) -> np.ndarray:
         pag = self._pag

@@ -15,6 +15,10 @@ the references an RL policy has to beat:
   its default ``leftover="explore"``) on the design env's estimate: greedy while an edge is
   undirected, then the node with the most edges no experiment has settled, then any untried
   node (highest degree first), until the budget is spent.
+* :class:`ParentRichTargeting` (privileged): the untried node with the most undirected
+  neighbours that are its true parents: the targeter that profits most from an estimator that
+  reads a test finding nothing as "the neighbour is a parent" (the shortcut gate's probe,
+  DESIGN §8).
 * :class:`OracleTargeting` (privileged): the minimum intervention set ``I*`` of the hidden
   DAG in ascending order, then stop. With ``estimator="true_cpdag"`` it identifies the whole
   DAG up to test errors: an upper bound on targeting. With PC's errors in the starting graph it
@@ -42,6 +46,7 @@ __all__ = [
     "GreedyTargeting",
     "OracleTargeting",
     "PCActiveTargeting",
+    "ParentRichTargeting",
     "RandomTargeting",
     "TargetingResult",
     "evaluate_targeting",
@@ -128,6 +133,47 @@ class PCActiveTargeting:
             if priority.max(initial=0) > 0:
                 return np.int64(np.argmax(priority))
         return np.int64(decoded.intervened.size)
+
+
+class ParentRichTargeting:
+    """Intervenes on the untried node whose undirected neighbours in the current estimate are
+    most often its true parents (ties: more undirected edges, then the lowest index), until the
+    budget is spent or no untried node has an undirected edge.
+
+    Privileged (it reads the hidden DAG): a probe, not a policy. An experiment on a node whose
+    neighbours are its parents moves none of them, so an estimator that orients "neighbour ->
+    target" whenever a test sees nothing scores such experiments as right at any sample size;
+    this targeter is the upper bound of what a policy can gain from that default. Under an
+    estimator that orients only on evidence it should gain nothing over the reference rules.
+    """
+
+    name = "parent_rich_targeting"
+    privileged = True
+
+    def __init__(self) -> None:
+        self._parents: np.ndarray | None = None
+
+    def observe_instance(self, instance: Instance) -> None:
+        """Receive the hidden instance (before :meth:`reset`)."""
+        self._parents = np.asarray(instance.dag.adjacency).T  # [t, j]: j is a parent of t
+
+    def reset(self, observation: Any, info: Mapping[str, Any]) -> None:
+        """Check that the instance was handed over."""
+        if self._parents is None:
+            raise RuntimeError("the probe needs the instance: run it through run_episode")
+
+    def act(self, observation: Any, info: Mapping[str, Any]) -> np.int64:
+        """The candidate with the most undirected parent-neighbours, or "stop" (``d``)."""
+        assert self._parents is not None
+        decoded = DesignObservation.decode(observation)
+        undirected = decoded.estimate.undirected
+        candidates = _candidates(decoded) & undirected.any(axis=1)
+        if not candidates.any():
+            return np.int64(decoded.intervened.size)
+        parents = (undirected & self._parents).sum(axis=1)
+        degree = undirected.sum(axis=1)
+        key = np.where(candidates, parents * (degree.max() + 1) + degree, -1)
+        return np.int64(np.argmax(key))
 
 
 class OracleTargeting:

@@ -11,13 +11,15 @@ Everything is computed on boolean adjacency matrices; rewards, sweeps and report
 
 from __future__ import annotations
 
+import math
 import operator
-from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields, replace
 from typing import Any, Protocol
 
 import numpy as np
 
+from acdb_gym.core.anytime import anytime_area, anytime_of, directed_f1_of
 from acdb_gym.core.graphs import (
     ADMG,
     DAG,
@@ -36,7 +38,9 @@ __all__ = [
     "InstanceLike",
     "ScoreReport",
     "SubmissionTypeError",
+    "anytime_area",
     "check_submission",
+    "directed_f1_of",
     "score",
 ]
 
@@ -63,12 +67,15 @@ class InstanceLike(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ScoreReport:
     """Every number of the scoring contract (DESIGN §6) for one submission.
 
-    The field names are the columns of every results file. Precision, recall, F1 and the
-    efficiency are in ``[0, 1]``; the SHD fields are counts of node pairs.
+    The field names are the columns of every results file. Precision, recall, F1, the
+    efficiency and the anytime F1 are in ``[0, 1]``; the SHD fields are counts of node pairs.
+    ``anytime_f1`` is NaN when it is undefined: experiments were spent but the agent stated no
+    graph with the first (DESIGN §6, "Anytime F1"); two reports are equal when every field is,
+    NaN counting as equal to NaN.
     """
 
     skeleton_precision: float
@@ -89,6 +96,7 @@ class ScoreReport:
     i_star_size: int
     efficiency: float
     essential_f1: float
+    anytime_f1: float
     bidirected_precision: float | None = None
     bidirected_recall: float | None = None
     bidirected_f1: float | None = None
@@ -99,6 +107,14 @@ class ScoreReport:
     pag_tail_recall: float | None = None
     pag_tail_f1: float | None = None
     shd_mistyped: int | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ScoreReport):
+            return NotImplemented
+        return all(_same_value(getattr(self, name), getattr(other, name)) for name in _ALL_FIELDS)
+
+    def __hash__(self) -> int:
+        return hash(tuple(_hashable(getattr(self, name)) for name in _ALL_FIELDS))
 
     def to_dict(self) -> dict[str, float | int]:
         """The fields as a plain dict, in declaration order (the results-file column order).
@@ -115,6 +131,16 @@ class ScoreReport:
         return self.shd_mistyped is not None
 
 
+def _same_value(a: object, b: object) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def _hashable(value: object) -> object:
+    return "nan" if isinstance(value, float) and math.isnan(value) else value
+
+
 _ALL_FIELDS = tuple(field.name for field in fields(ScoreReport))
 SCORE_FIELDS: tuple[str, ...] = _ALL_FIELDS[: _ALL_FIELDS.index("bidirected_precision")]
 """The report's field names, in order: the score columns of every results file."""
@@ -129,6 +155,8 @@ def score(
     interventions_used: int | None = None,
     targets: Iterable[int] = (),
     i_star_size: int | None = None,
+    stated: Sequence[PDAG | DAG | None] | None = None,
+    budget: int | None = None,
 ) -> ScoreReport:
     """Score a submitted graph against the true DAG (DESIGN §6).
 
@@ -161,6 +189,10 @@ def score(
       essential graph of the distinct ``targets``: truth = its directed edges; predicted = the
       edges of ``S_d`` whose pair is not undirected in it. With no targets it equals
       ``compelled_f1``.
+    - **anytime_f1**: :func:`anytime_area` of the directed F1 of each graph in ``stated`` (one
+      per experiment, the graph held before its result; None where none was stated), the
+      submission's directed F1 and ``budget``. With no intervention it is the directed F1;
+      with interventions and ``stated`` None (or its first entry None) it is NaN.
 
     Args:
         truth: the true :class:`DAG`, or an ``Instance`` (anything with ``.dag`` and
@@ -172,6 +204,10 @@ def score(
         i_star_size: ``|I*|``. Defaults to ``len(truth.i_star)`` for an ``Instance`` (a
             different value is an error) and to ``len(minimum_intervention_set(truth))`` for a
             bare DAG.
+        stated: the graphs the agent held before each experiment (``interventions_used``
+            entries), for ``anytime_f1``.
+        budget: the episode's budget ``B`` for ``anytime_f1``; defaults to the instance's
+            ``budget`` (else ``interventions_used``).
 
     Returns:
         A :class:`ScoreReport`.
@@ -187,7 +223,7 @@ def score(
     """
     latent = truth if isinstance(truth, LatentTruth) else getattr(truth, "latent_truth", None)
     if latent is not None:
-        return score_latent(
+        report = score_latent(
             truth,
             latent,
             submission,
@@ -195,6 +231,7 @@ def score(
             targets=targets,
             i_star_size=i_star_size,
         )
+        return _with_anytime(report, latent.admg.directed, truth, stated, budget)
     if isinstance(submission, ADMG | PAG):
         raise SubmissionTypeError(
             f"this world is causally sufficient: a {type(submission).__name__} cannot be scored "
@@ -239,7 +276,21 @@ def score(
         i_star_size=star,
         efficiency=1.0 if used <= star else star / used,
         essential_f1=_oriented_prf(essential, s_dir)[2],
+        anytime_f1=anytime_of(adjacency, directed[2], used, truth, stated, budget),
     )
+
+
+def _with_anytime(
+    report: ScoreReport,
+    truth_directed: BoolMatrix,
+    truth: object,
+    stated: Sequence[PDAG | DAG | None] | None,
+    budget: int | None,
+) -> ScoreReport:
+    value = anytime_of(
+        truth_directed, report.directed_f1, report.interventions_used, truth, stated, budget
+    )
+    return replace(report, anytime_f1=value)
 
 
 def score_latent(
@@ -298,6 +349,7 @@ def score_latent(
         i_star_size=star,
         efficiency=1.0 if used <= star else star / used,
         essential_f1=float(values["compelled_f1"]),
+        anytime_f1=float(values["directed_f1"]) if used == 0 else math.nan,
     )
 
 

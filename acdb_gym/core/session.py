@@ -366,12 +366,19 @@ class Session:
         }
 
     # ------------------------------------------------------------------ submission
-    def submit_graph(self, graph: PDAG | DAG | ADMG | PAG) -> ScoreReport:
+    def submit_graph(
+        self,
+        graph: PDAG | DAG | ADMG | PAG,
+        *,
+        stated: Sequence[PDAG | DAG | None] | None = None,
+    ) -> ScoreReport:
         """Validate, score and seal. Invalid graphs raise ValueError and leave the session open.
 
         An :class:`~acdb_gym.core.graphs.admg.ADMG` (bidirected edges) or a
         :class:`~acdb_gym.core.graphs.admg.PAG` (circle marks) is accepted on a level with
         hidden confounders only; a causally sufficient level refuses it (DESIGN §6.3).
+        ``stated`` holds the graph the agent held before each experiment (None where it stated
+        none), from which the report's ``anytime_f1`` is computed (DESIGN §6).
         """
         self._check_open()
         if self._instance.latent_truth is None or not isinstance(graph, ADMG | PAG):
@@ -390,6 +397,8 @@ class Session:
             graph,
             interventions_used=self.interventions_used,
             targets=self.targets,
+            stated=stated,
+            budget=self.budget,
         )
         self._submission = graph
         self._report = report

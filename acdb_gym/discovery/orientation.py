@@ -6,7 +6,10 @@ a descendant of ``t``. For an undirected edge ``t - j`` that means: ``X_j`` shif
 
 * :func:`orient_from_interventions` tests for a shift in mean or variance
   (:func:`acdb_gym.discovery.shift.distribution_shift_pvalue`) and then applies Meek's rules;
-  :class:`ShiftOrienter` computes the same graph one experiment at a time;
+  :class:`ShiftOrienter` computes the same graph one experiment at a time. A significant shift
+  orients ``t -> j``; what a test that sees *nothing* may say is the :data:`OrientationRule`:
+  by default (``"power"``) ``j -> t`` only when the test had the power to see a shift of a
+  stated size (:func:`no_shift_power`), else the edge stays undirected;
 * :func:`orient_by_mean_shift` is the paper's ``pc_greedy`` heuristic (a fixed threshold on the
   change of the mean, no Meek closure).
 
@@ -20,11 +23,13 @@ from __future__ import annotations
 
 import copy
 import operator
+import warnings
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy import special
 
 from acdb_gym.core.graphs import (
     PDAG,
@@ -36,8 +41,14 @@ from acdb_gym.discovery._common import as_data_matrix, check_min_rows, check_pro
 from acdb_gym.discovery._two_sample import ShiftReference
 
 __all__ = [
+    "DETECTABLE_SHIFT",
+    "MIN_POWER",
+    "ORIENTATION_RULES",
     "Experiment",
+    "OrientationRule",
     "ShiftOrienter",
+    "decide_orientations",
+    "no_shift_power",
     "orient_by_mean_shift",
     "orient_from_interventions",
 ]
@@ -48,6 +59,94 @@ Experiment = tuple[int, ArrayLike]
 Decision = Literal["forward", "backward"] | None
 """``"forward"`` orients ``target -> j``, ``"backward"`` orients ``j -> target``, None abstains."""
 
+OrientationRule = Literal["power", "significant", "band", "always"]
+"""How an undirected edge ``t - j`` is read from the shift test of ``X_j`` under ``do(X_t)``
+(p-value ``p``). Every rule orients ``t -> j`` when ``p < alpha``; they differ in what a test
+that finds no shift says (DESIGN §8, "The design env's estimator"):
+
+* ``"power"`` (the default): ``j -> t`` when ``p >= no_shift_threshold`` *and* the test had
+  power at least :data:`MIN_POWER` to detect a mean shift of ``detectable_shift`` observational
+  standard deviations with the experiment's sample sizes (:func:`no_shift_power`); otherwise
+  the edge stays undirected. A test too small to see a shift is no evidence of its absence.
+* ``"significant"``: a test that finds nothing never orients.
+* ``"band"``: ``j -> t`` when ``p > no_shift_threshold``, undirected in between (``pc_active``'s
+  abstention band, with no regard to power).
+* ``"always"``: ``j -> t`` whenever ``p >= alpha``: the design env's rule before version 0.2,
+  under which an experiment too small to detect anything orients every neighbour as a parent.
+  Kept for replaying old results; never a default.
+"""
+
+ORIENTATION_RULES: tuple[OrientationRule, ...] = get_args(OrientationRule)
+
+MIN_POWER = 0.8
+"""The power a test must have had before its finding nothing may orient an edge (``"power"``)."""
+
+DETECTABLE_SHIFT = 1.0
+"""The default shift (in observational standard deviations of ``X_j``) that the ``"power"``
+rule asks a test to be able to see: about the 10th percentile of the mean shift of a true child
+under a 3-sd intervention on its parent in the linear worlds of the ladders (DESIGN §8)."""
+
+
+def no_shift_power(n_int: int, n_obs: int, *, detectable_shift: float, alpha: float) -> float:
+    """Power of the shift test's mean half to detect a shift of ``detectable_shift``
+    standard deviations with ``n_int`` interventional and ``n_obs`` observational rows.
+
+    The shift test combines Welch's t-test with the Brown–Forsythe test by Bonferroni
+    (:func:`~acdb_gym.discovery.shift.shift_pvalues`), so its mean test runs at level
+    ``alpha / 2``. With unit variances in both samples and the normal approximation, the
+    noncentrality is ``lambda = delta / sqrt(1 / n_int + 1 / n_obs)`` and the power is
+    ``Phi(lambda - z) + Phi(-lambda - z)`` with ``z = Phi^-1(1 - alpha / 4)``.
+
+    >>> round(no_shift_power(3, 1000, detectable_shift=1.0, alpha=0.01), 2)
+    0.14
+    >>> round(no_shift_power(200, 1000, detectable_shift=1.0, alpha=0.01), 2)
+    1.0
+
+    Raises:
+        ValueError: a sample size below 1, a negative or non-finite shift, or ``alpha``
+            outside ``(0, 1)``.
+    """
+    if n_int < 1 or n_obs < 1:
+        raise ValueError(f"sample sizes must be at least 1, got n_int={n_int}, n_obs={n_obs}")
+    if not (np.isfinite(detectable_shift) and detectable_shift >= 0.0):
+        raise ValueError(f"detectable_shift must be finite and >= 0, got {detectable_shift}")
+    check_probability(alpha, "alpha")
+    noncentrality = detectable_shift / np.sqrt(1.0 / n_int + 1.0 / n_obs)
+    z = special.ndtri(1.0 - alpha / 4.0)
+    return float(special.ndtr(noncentrality - z) + special.ndtr(-noncentrality - z))
+
+
+def decide_orientations(
+    p_values: ArrayLike,
+    *,
+    rule: OrientationRule,
+    alpha: float,
+    no_shift_threshold: float,
+    powered: bool,
+) -> list[Decision]:
+    """The decision of each tested edge ``t - j`` from its shift p-value under ``rule``
+    (:data:`OrientationRule`); ``powered`` says whether the experiment had
+    :data:`MIN_POWER` (read by ``"power"`` only).
+
+    >>> decide_orientations([0.001, 0.5], rule="power", alpha=0.01, no_shift_threshold=0.01,
+    ...                     powered=False)
+    ['forward', None]
+    >>> decide_orientations([0.001, 0.5], rule="always", alpha=0.01, no_shift_threshold=0.01,
+    ...                     powered=False)
+    ['forward', 'backward']
+    """
+    backward_ok = rule == "always" or (rule == "band") or (rule == "power" and powered)
+    threshold = alpha if rule == "always" else no_shift_threshold
+    decisions: list[Decision] = []
+    for p in np.asarray(p_values, dtype=np.float64).tolist():
+        if p < alpha:
+            decisions.append("forward")
+        elif backward_ok and (p > threshold if rule == "band" else p >= threshold):
+            decisions.append("backward")
+        else:
+            decisions.append(None)
+    return decisions
+
 
 def orient_from_interventions(
     pdag: PDAG,
@@ -55,17 +154,20 @@ def orient_from_interventions(
     experiments: Sequence[Experiment],
     *,
     alpha: float = 0.01,
-    abstain: bool = False,
-    no_shift_threshold: float = 0.2,
+    rule: OrientationRule = "power",
+    no_shift_threshold: float | None = None,
+    detectable_shift: float = DETECTABLE_SHIFT,
+    abstain: bool | None = None,
 ) -> PDAG:
     """Orient undirected edges at intervened nodes by testing for a distribution shift, then
     apply Meek's rules R1–R4.
 
     For each experiment ``(t, samples)`` and each undirected edge ``t - j``, let ``p`` be
-    :func:`~acdb_gym.discovery.shift.distribution_shift_pvalue` of ``X_j`` observational vs interventional. Without
-    ``abstain``: ``p < alpha`` orients ``t -> j``, otherwise ``j -> t``. With ``abstain``:
-    ``p < alpha`` orients ``t -> j``, ``p > no_shift_threshold`` orients ``j -> t``, and anything
-    in between leaves the edge undirected.
+    :func:`~acdb_gym.discovery.shift.distribution_shift_pvalue` of ``X_j`` observational vs
+    interventional. ``p < alpha`` orients ``t -> j``; what a larger ``p`` does is ``rule``
+    (:data:`OrientationRule`): by default ``j -> t`` only if ``p >= no_shift_threshold`` and the
+    experiment had power :data:`MIN_POWER` to see a mean shift of ``detectable_shift``
+    standard deviations (:func:`no_shift_power`), else the edge stays undirected.
 
     Meek's rules then run to closure. If noisy orientations made the graph inconsistent, so that
     a Meek rule would close a directed cycle, that rule's orientation is skipped (the edge stays
@@ -77,19 +179,30 @@ def orient_from_interventions(
         experiments: ``(target, samples)`` pairs, samples of shape ``(n_int, d)``,
             ``n_int >= 2``.
         alpha: significance level for "the neighbour shifted", in ``(0, 1)``.
-        abstain: leave an edge undirected when the evidence is inconclusive.
-        no_shift_threshold: with ``abstain``, the p-value above which "no shift" is accepted;
-            in ``[alpha, 1)``.
+        rule: how a test that finds no shift is read (:data:`OrientationRule`).
+        no_shift_threshold: the p-value from which "no shift" is accepted (``"power"``:
+            ``p >= threshold``, default ``alpha``; ``"band"``: ``p > threshold``, default 0.2);
+            in ``[alpha, 1)``. Unused by ``"significant"`` and ``"always"``.
+        detectable_shift: the shift (observational standard deviations) the ``"power"`` rule
+            asks a test to be able to see; finite and ``>= 0``.
+        abstain: deprecated: ``True`` is ``rule="band"``, ``False`` is ``rule="always"``.
 
     Returns:
         A new PDAG over the same nodes.
 
     Raises:
-        ValueError: a bad threshold, a target outside ``[0, d)``, or samples of the wrong shape,
-            with too few rows or non-finite values.
+        ValueError: a bad rule or threshold, a target outside ``[0, d)``, or samples of the
+            wrong shape, with too few rows or non-finite values.
     """
+    check_probability(alpha, "alpha")
+    rule, threshold = _resolve_rule(rule, abstain, alpha, no_shift_threshold)
     orienter = ShiftOrienter(
-        pdag, observational, alpha=alpha, abstain=abstain, no_shift_threshold=no_shift_threshold
+        pdag,
+        observational,
+        alpha=alpha,
+        rule=rule,
+        no_shift_threshold=threshold,
+        detectable_shift=detectable_shift,
     )
     checked = [
         _check_experiment(item, index, pdag.n_nodes, min_rows=2)
@@ -98,6 +211,30 @@ def orient_from_interventions(
     for target, samples in checked:
         orienter._add_checked(target, samples)
     return orienter.graph
+
+
+def _resolve_rule(
+    rule: OrientationRule, abstain: bool | None, alpha: float, no_shift_threshold: float | None
+) -> tuple[OrientationRule, float]:
+    """The rule and its no-shift threshold after the deprecated ``abstain`` and the defaults."""
+    if abstain is not None:
+        warnings.warn(
+            "abstain= is deprecated: pass rule='band' (abstain=True) or rule='always' "
+            "(abstain=False)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        rule = "band" if abstain else "always"
+    if rule not in ORIENTATION_RULES:
+        raise ValueError(f"rule must be one of {list(ORIENTATION_RULES)}, got {rule!r}")
+    threshold = no_shift_threshold
+    if threshold is None:
+        threshold = 0.2 if rule == "band" else alpha
+    if rule in ("power", "band") and not alpha <= threshold < 1.0:
+        raise ValueError(
+            f"no_shift_threshold must be in [alpha, 1) = [{alpha}, 1), got {no_shift_threshold}"
+        )
+    return rule, float(threshold)
 
 
 class ShiftOrienter:
@@ -113,7 +250,8 @@ class ShiftOrienter:
     Args:
         pdag: starting graph over ``d`` nodes, e.g. PC's CPDAG.
         observational: observational samples, shape ``(n_obs, d)``, ``n_obs >= 2``.
-        alpha, abstain, no_shift_threshold: as :func:`orient_from_interventions`.
+        alpha, rule, no_shift_threshold, detectable_shift, abstain: as
+            :func:`orient_from_interventions`.
 
     Raises:
         ValueError: as :func:`orient_from_interventions`.
@@ -125,24 +263,32 @@ class ShiftOrienter:
         observational: ArrayLike,
         *,
         alpha: float = 0.01,
-        abstain: bool = False,
-        no_shift_threshold: float = 0.2,
+        rule: OrientationRule = "power",
+        no_shift_threshold: float | None = None,
+        detectable_shift: float = DETECTABLE_SHIFT,
+        abstain: bool | None = None,
     ) -> None:
         check_probability(alpha, "alpha")
-        if abstain and not alpha <= no_shift_threshold < 1.0:
-            raise ValueError(
-                f"no_shift_threshold must be in [alpha, 1) = [{alpha}, 1), got {no_shift_threshold}"
-            )
+        self._rule, self._no_shift = _resolve_rule(rule, abstain, alpha, no_shift_threshold)
+        if not (np.isfinite(detectable_shift) and detectable_shift >= 0.0):
+            raise ValueError(f"detectable_shift must be finite and >= 0, got {detectable_shift}")
         obs = as_data_matrix(observational, "observational", n_columns=pdag.n_nodes)
         check_min_rows(obs, "observational", 2)
         self._alpha = alpha
-        self._no_shift = no_shift_threshold if abstain else None
+        self._detectable_shift = float(detectable_shift)
+        self._n_obs = obs.shape[0]
+        self._powered: dict[int, bool] = {}
         # One contiguous row per variable: the layout of a one-column test, which
         # orient_from_interventions always ran (see acdb_gym.discovery._two_sample).
         self._reference = ShiftReference(np.ascontiguousarray(obs.T))
         self._directed = pdag.directed.copy()
         self._undirected = pdag.undirected.copy()
         self._graph: PDAG | None = None
+
+    @property
+    def rule(self) -> OrientationRule:
+        """How a test that finds no shift is read (:data:`OrientationRule`)."""
+        return self._rule
 
     @property
     def graph(self) -> PDAG:
@@ -160,6 +306,16 @@ class ShiftOrienter:
         twin._undirected = self._undirected.copy()
         return twin
 
+    def powered(self, n_int: int) -> bool:
+        """Whether an experiment of ``n_int`` rows has :data:`MIN_POWER` to see a shift of
+        the orienter's ``detectable_shift`` (:func:`no_shift_power`)."""
+        if n_int not in self._powered:
+            power = no_shift_power(
+                n_int, self._n_obs, detectable_shift=self._detectable_shift, alpha=self._alpha
+            )
+            self._powered[n_int] = power >= MIN_POWER
+        return self._powered[n_int]
+
     def add(self, target: int, samples: ArrayLike) -> None:
         """Test and orient the undirected edges at ``target`` with one experiment's samples
         ``(n_int, d)``, ``n_int >= 2``.
@@ -171,21 +327,25 @@ class ShiftOrienter:
         checked = _check_experiment((target, samples), 0, self._directed.shape[0], min_rows=2)
         self._add_checked(*checked)
 
+    def decide(self, p_values: ArrayLike, n_int: int) -> list[Decision]:
+        """The decisions of one experiment of ``n_int`` rows from its neighbours' p-values
+        (:func:`decide_orientations` with this orienter's rule)."""
+        return decide_orientations(
+            p_values,
+            rule=self._rule,
+            alpha=self._alpha,
+            no_shift_threshold=self._no_shift,
+            powered=self._rule == "power" and self.powered(n_int),
+        )
+
     def _add_checked(self, target: int, samples: FloatArray) -> None:
         neighbours = np.flatnonzero(self._undirected[target])
         if neighbours.size == 0:
             return
         p_values = self._reference.pvalues(np.ascontiguousarray(samples.T))[neighbours]
-        decisions = [self._decide(float(p)) for p in p_values]
+        decisions = self.decide(p_values, samples.shape[0])
         if _orient_at(self._directed, self._undirected, target, neighbours, decisions):
             self._graph = None
-
-    def _decide(self, p_value: float) -> Decision:
-        if p_value < self._alpha:
-            return "forward"
-        if self._no_shift is None or p_value > self._no_shift:
-            return "backward"
-        return None
 
 
 def orient_by_mean_shift(

@@ -449,7 +449,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         terminated = session.sealed
         truncated = False
         if not terminated and self._steps >= self.max_steps:
-            session.submit_graph(PDAG.empty(self.n_nodes))
+            session.submit_graph(PDAG.empty(self.n_nodes), stated=self._hypotheses)
             truncated = True
         reward = 0.0
         if terminated or truncated:
@@ -525,7 +525,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     def _apply(self, action: Action) -> None:
         session = self._require_session()
         if isinstance(action, actions.Submit):
-            session.submit_graph(action.graph)
+            session.submit_graph(action.graph, stated=self._hypotheses)
             self._tool_result = _TOOL_OK
         elif isinstance(action, actions.Intervene):
             self._intervene(action.var, action.value)

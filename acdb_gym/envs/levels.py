@@ -46,7 +46,8 @@ would make Gymnasium's checker find two equal infos unequal (``nan != nan``)."""
 def score_info(fields: tuple[str, ...], report: ScoreReport | None = None) -> np.ndarray:
     """``info["score"]`` (DESIGN §8, "info"): the score fields ``fields`` in their order as one
     float64 array, each :data:`UNSCORED` before the end (``report`` None), so the info has the
-    same keys, shapes and types at every step (``info["scored"]`` says which).
+    same keys, shapes and types at every step (``info["scored"]`` says which); at the end a
+    field the report leaves undefined (NaN: an unstated ``anytime_f1``) is UNSCORED as well.
     ``dict(zip(fields, info["score"]))`` names them; ``env.unwrapped.details()["score"]`` is
     the report itself once scored.
 
@@ -55,7 +56,10 @@ def score_info(fields: tuple[str, ...], report: ScoreReport | None = None) -> np
     """
     if report is None:
         return np.full(len(fields), UNSCORED)
-    return np.array([float(getattr(report, name)) for name in fields])
+    values = np.array([float(getattr(report, name)) for name in fields])
+    # A field the episode leaves undefined (the anytime F1 of an agent that stated no graph,
+    # DESIGN §6) reads UNSCORED too: NaN would make two equal infos unequal.
+    return np.where(np.isnan(values), UNSCORED, values)
 
 
 def final_info_copy(final_info: dict[str, Any]) -> dict[str, Any]:

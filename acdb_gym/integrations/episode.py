@@ -41,7 +41,7 @@ from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
-from acdb_gym.results import Location, ResultRow, ResultsFileError
+from acdb_gym.results import Location, ResultRow, ResultsFileError, row_scores
 from acdb_gym.row_values import clip_error
 
 __all__ = [
@@ -345,11 +345,12 @@ def result_row(
     }
     if error is not None:
         row.update(status="failed", error=clip_error(error), draws=0, steps=None)
-        row.update(dict.fromkeys((*SCORE_FIELDS, "invalid_actions", "truncated")))
+        row.update(row_scores(dict.fromkeys(SCORE_FIELDS), failed=True))
+        row.update(invalid_actions=None, truncated=None)
         row.update(tokens_in=None, tokens_out=None)
     else:
         score = record["score"]
         row.update(status="ok", error=None, draws=1, agent_stats=dict(agent_stats or {}))
-        row.update({name: score.get(name) for name in SCORE_FIELDS})
+        row.update(row_scores({name: score.get(name) for name in SCORE_FIELDS}))
         row.update({key: record[key] for key in ("steps", "invalid_actions", "truncated")})
     return ResultRow.from_dict(row, where=where)

@@ -232,7 +232,10 @@ def _tool_message(outcome: ToolOutcome, call_id: str, function: str) -> ChatMess
 
 
 # --------------------------------------------------------------------------- the scorer
-_METRICS: dict[str, list[Metric]] = {name: [mean()] for name in SCORE_FIELDS}
+# The inspect solver states no hypotheses, so its anytime F1 is undefined (DESIGN §6): the
+# scorer leaves it out.
+_FIELDS = tuple(name for name in SCORE_FIELDS if name != "anytime_f1")
+_METRICS: dict[str, list[Metric]] = {name: [mean()] for name in _FIELDS}
 _METRICS["directed_f1"] = [mean(), stderr()]
 
 
@@ -247,7 +250,7 @@ def acdb_score() -> Scorer:
                 f"sample {state.sample_id!r} has no finished episode ({EPISODE_KEY!r} is not in "
                 "its store): an inspect limit stopped it, or its solver is not acdb_agent()"
             )
-        values = {name: float(record["score"][name]) for name in SCORE_FIELDS}
+        values = {name: float(record["score"][name]) for name in _FIELDS}
         end = "step limit (empty graph scored)" if record["truncated"] else "submitted"
         return Score(
             value=values,

@@ -29,6 +29,7 @@ from acdb_gym.report.load import deduplicate
 from acdb_gym.report.statistics import bootstrap_ci
 from acdb_gym.report.types import (
     AgentRow,
+    Estimate,
     FailedJob,
     FloorRow,
     GroupKey,
@@ -69,6 +70,7 @@ TABLE2_METRICS: Final = (
     "directed_recall",
     "directed_f1",
     "shd",
+    "anytime_f1",
     "efficiency",
     "essential_f1",
 )
@@ -281,6 +283,10 @@ def _agent_row(
         name: bootstrap_ci([values[:, NUMERIC_FIELDS.index(name)] for values in strata.values()])
         for name in TABLE2_METRICS
     }
+    # The anytime F1 of an agent row is its mean over every episode or nothing: an agent that
+    # states graphs in some episodes only must not be averaged over those (DESIGN §6).
+    if any(row.get("anytime_f1") is None for row in ok):
+        metrics["anytime_f1"] = Estimate.empty()
     per_level = {level: bootstrap_ci([strata[level][:, _DIRECTED_F1]]) for level in levels}
     skeleton = {level: bootstrap_ci([strata[level][:, _SKELETON_F1]]) for level in levels}
     return AgentRow(

@@ -34,6 +34,7 @@ import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
 import numpy as np
@@ -48,7 +49,13 @@ from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS, feature_order, regr
 from acdb_gym.report.aggregation import Prepared
 from acdb_gym.report.document import Part, Table
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_is_exact, sign_flip_pvalue
-from acdb_gym.report.tables import format_p_value, format_percent, format_percent_ci
+from acdb_gym.report.tables import (
+    estimate_cells,
+    format_p_value,
+    format_percent,
+    format_percent_ci,
+    write_csv,
+)
 from acdb_gym.report.types import Estimate, MarginalOrderRow, OrderGain, Row
 
 __all__ = [
@@ -67,6 +74,7 @@ __all__ = [
     "random_orders",
     "row_instance",
     "strongest_order",
+    "write_order_audit_csv",
 ]
 
 N_RANDOM_ORDERS: Final = 4
@@ -383,3 +391,27 @@ def _gain_cell(gain: OrderGain) -> str:
     if gain.gain.n == 0:
         return "—"
     return f"{_points(gain.gain.mean)} ({_p(gain)})"
+
+
+def write_order_audit_csv(path: Path, rows: Sequence[MarginalOrderRow]) -> Path:
+    """The marginal-order audit: one line per ladder, level, feature and direction."""
+    header = ["ladder", "level", "feature", "direction", "n_instances"]
+    header += [f"sortability_{part}" for part in ("mean", "low", "high")]
+    header += ["order_f1", "random_f1", "gain_mean", "gain_low", "gain_high", "p_value"]
+    body = [
+        [
+            row.ladder,
+            row.level,
+            row.feature,
+            gain.direction,
+            gain.gain.n,
+            *estimate_cells(row.sortability),
+            gain.f1,
+            gain.random_f1,
+            *estimate_cells(gain.gain),
+            gain.p_value,
+        ]
+        for row in rows
+        for gain in row.gains
+    ]
+    return write_csv(path, header, body)

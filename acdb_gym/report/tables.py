@@ -21,7 +21,6 @@ from acdb_gym.report.aggregation import TABLE2_METRICS, sort_value
 from acdb_gym.report.types import (
     Estimate,
     LadderSummary,
-    MarginalOrderRow,
     PairedTest,
     SortabilityRow,
     Summary,
@@ -35,6 +34,7 @@ __all__ = [
     "PERCENT_METRICS",
     "TABLE2_HEADERS",
     "comparison_body",
+    "estimate_cells",
     "floor_body",
     "floor_measured",
     "floor_unmeasured_note",
@@ -55,7 +55,6 @@ __all__ = [
     "table3_body",
     "write_csv",
     "write_floor_csv",
-    "write_order_audit_csv",
     "write_sortability_csv",
     "write_table2_csv",
     "write_table3_csv",
@@ -69,7 +68,8 @@ METRIC_TITLES: Final = {
     "directed_recall": "Dir R",
     "directed_f1": "Dir F1",
     "shd": "SHD",
-    "efficiency": "η",
+    "anytime_f1": "Anytime F1",
+    "efficiency": "η (paper)",
     "essential_f1": "Ess F1",
 }
 # Fractions in [0, 1], shown in % like the paper; every other numeric field is a count or time.
@@ -375,7 +375,7 @@ def write_csv(path: Path, header: Sequence[str], body: Iterable[Sequence[object]
     return path
 
 
-def _estimate_cells(estimate: Estimate) -> list[object]:
+def estimate_cells(estimate: Estimate) -> list[object]:
     return [estimate.mean, estimate.low, estimate.high]
 
 
@@ -401,7 +401,7 @@ def write_table2_csv(path: Path, table: LadderSummary) -> Path:
             row.n_episodes,
             row.n_failed,
             row.n_truncated,
-            *(cell for m in TABLE2_METRICS for cell in _estimate_cells(row.metrics[m])),
+            *(cell for m in TABLE2_METRICS for cell in estimate_cells(row.metrics[m])),
         ]
         for row in table.rows
     ]
@@ -412,7 +412,7 @@ def write_table3_csv(path: Path, table: LadderSummary) -> Path:
     header = ["label", "agent", "panel", "tools", "level", "n_seeds"]
     header += ["directed_f1_mean", "directed_f1_low", "directed_f1_high"]
     body = [
-        [row.label, row.agent, row.panel, row.tools, level, estimate.n, *_estimate_cells(estimate)]
+        [row.label, row.agent, row.panel, row.tools, level, estimate.n, *estimate_cells(estimate)]
         for row in table.rows
         for level, estimate in [*row.per_level.items(), ("overall", row.metrics["directed_f1"])]
     ]
@@ -426,7 +426,7 @@ def write_floor_csv(path: Path, summary: Summary) -> Path:
             table.ladder,
             floor.level,
             floor.closed_form,
-            *_estimate_cells(floor.measured),
+            *estimate_cells(floor.measured),
             floor.measured.n,
         ]
         for table in summary.ladders
@@ -470,31 +470,7 @@ def write_sortability_csv(path: Path, rows: Sequence[SortabilityRow]) -> Path:
     header = ["ladder", "level", "n_instances"]
     header += [f"{name}_{part}" for name in ("var", "r2") for part in ("mean", "low", "high")]
     body = [
-        [row.ladder, row.level, row.var.n, *_estimate_cells(row.var), *_estimate_cells(row.r2)]
+        [row.ladder, row.level, row.var.n, *estimate_cells(row.var), *estimate_cells(row.r2)]
         for row in rows
-    ]
-    return write_csv(path, header, body)
-
-
-def write_order_audit_csv(path: Path, rows: Sequence[MarginalOrderRow]) -> Path:
-    """The marginal-order audit: one line per ladder, level, feature and direction."""
-    header = ["ladder", "level", "feature", "direction", "n_instances"]
-    header += [f"sortability_{part}" for part in ("mean", "low", "high")]
-    header += ["order_f1", "random_f1", "gain_mean", "gain_low", "gain_high", "p_value"]
-    body = [
-        [
-            row.ladder,
-            row.level,
-            row.feature,
-            gain.direction,
-            gain.gain.n,
-            *_estimate_cells(row.sortability),
-            gain.f1,
-            gain.random_f1,
-            *_estimate_cells(gain.gain),
-            gain.p_value,
-        ]
-        for row in rows
-        for gain in row.gains
     ]
     return write_csv(path, header, body)

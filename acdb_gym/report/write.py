@@ -28,14 +28,13 @@ from acdb_gym.report.html import HTML_FILE, write_html_report
 from acdb_gym.report.latent import latent_parts
 from acdb_gym.report.load import RESULTS_FILE, read_rows
 from acdb_gym.report.markdown import report_parts
-from acdb_gym.report.order_audit import order_audit_rows
+from acdb_gym.report.order_audit import order_audit_rows, write_order_audit_csv
 from acdb_gym.report.pairs import pairs_parts
 from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
 from acdb_gym.report.revision import summarize_revisions, write_revision_csv
 from acdb_gym.report.shortcuts import sortability_rows
 from acdb_gym.report.tables import (
     write_floor_csv,
-    write_order_audit_csv,
     write_sortability_csv,
     write_table2_csv,
     write_table3_csv,

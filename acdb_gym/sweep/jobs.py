@@ -24,7 +24,7 @@ from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS
 from acdb_gym.envs.hypotheses import graph_to_text
 from acdb_gym.registry import AgentEntry, get_agent
-from acdb_gym.results import Location, ResultRow, ResultsFileError
+from acdb_gym.results import Location, ResultRow, ResultsFileError, row_scores
 from acdb_gym.row_values import clip_error, row_problem
 
 __all__ = ["Job", "run_job", "run_job_async"]
@@ -167,7 +167,7 @@ def _row_with_identity(job: Job, row: dict[str, Any], start: float) -> dict[str,
 def _failed_row(error: Exception) -> dict[str, Any]:
     last = traceback.format_exception_only(type(error), error)[-1].strip()
     row: dict[str, Any] = {"status": "failed", "error": clip_error(last)}
-    row.update(dict.fromkeys(SCORE_FIELDS))
+    row.update(row_scores(dict.fromkeys(SCORE_FIELDS), failed=True))
     row.update(
         steps=None,
         invalid_actions=None,
@@ -225,6 +225,7 @@ def _scored_row(results: Sequence[Any], draws: int, states_hypotheses: bool) -> 
     for name in (*counts, "shd_mistyped") if latent else counts:
         if draws == 1:
             scores[name] = int(scores[name])
+    scores = row_scores(scores)  # an undefined anytime F1 (NaN) is left out
     scores["interventions_used"] = int(results[0].score["interventions_used"])
     scores["i_star_size"] = int(results[0].score["i_star_size"])
     extra = results[-1].extra

@@ -65,8 +65,8 @@ def check_acdb_env(env: gym.Env[Any, Any], *, seed: int = 0, n_random_steps: int
        actions, resetting after each episode) never raise; every observation lies in the
        observation space; every episode ends by termination or by truncation within its step
        limit; ``info`` holds numbers only, the same keys at every step and no observation key;
-       ``info["score"]`` holds the 18 score fields, -1 before the end (``info["scored"]``
-       False) and finite at the end;
+       ``info["score"]`` holds the 19 score fields, -1 before the end (``info["scored"]``
+       False) and finite at the end (``anytime_f1`` -1 when undefined, DESIGN §6);
        no observation, info or ``ansi`` render before the end reveals the hidden graph or
        weights (see :func:`find_hidden_leak`).
     5. Replaying the same actions after ``reset(seed=seed)`` gives an identical trajectory.
@@ -94,6 +94,13 @@ def check_acdb_env(env: gym.Env[Any, Any], *, seed: int = 0, n_random_steps: int
     first = _play(env, plan, seed=seed)
     second = _play(env, plan, seed=seed)
     _check_same_trajectory(first, second)
+
+
+def _same_score(reported: float, shown: float) -> bool:
+    """A report's value and its ``info["score"]`` entry agree (NaN shows as UNSCORED)."""
+    if isinstance(reported, float) and math.isnan(reported):
+        return bool(shown == UNSCORED)
+    return bool(reported == shown)
 
 
 def _require(condition: bool, message: str) -> None:
@@ -438,9 +445,12 @@ def _check_step(
     details = getattr(env.unwrapped, "details", None)
     if callable(details):
         report = details().get("score", {})
+        # details() holds the report itself: an undefined anytime F1 is NaN there, -1 in info.
         _require(
             list(report) == list(fields)
-            and all(report[name] == value for name, value in zip(fields, score, strict=True)),
+            and all(
+                _same_score(report[name], value) for name, value in zip(fields, score, strict=True)
+            ),
             f"details()['score'] must hold info['score']'s fields and values, got {report!r}",
         )
 

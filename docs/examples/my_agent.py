@@ -31,6 +31,9 @@ class ShiftAgent:
     edges; each experiment orients that node's edges by a distribution-shift test."""
 
     name = "shift_pc"
+    # It states its current graph with every experiment (below), which defines its anytime F1,
+    # the headline efficiency (DESIGN §6); the sweep records the statements.
+    states_hypotheses = True
 
     def __init__(self, *, alpha: float = 0.05, shift_sd: float = 3.0) -> None:
         self.alpha = alpha
@@ -51,7 +54,8 @@ class ShiftAgent:
         self._tried.append(target)
         # A shift of a few standard deviations makes a child's shift easy to detect.
         column = self._observational[:, target]
-        return actions.intervene(target, float(column.mean() + self.shift_sd * column.std()))
+        value = float(column.mean() + self.shift_sd * column.std())
+        return actions.intervene(target, value, hypothesis=self._graph)
 
     def episode_stats(self) -> dict[str, int]:
         """Optional: goes into EpisodeResult.extra and the sweep row's ``agent_stats``."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
@@ -42,6 +43,7 @@ FIELD_ORDER = [
     "i_star_size",
     "efficiency",
     "essential_f1",
+    "anytime_f1",
 ]
 PRF_FAMILIES = ("skeleton", "compelled", "directed")
 
@@ -586,3 +588,37 @@ def test_inputs_are_not_modified() -> None:
     np.testing.assert_array_equal(submission.directed, before[0])
     np.testing.assert_array_equal(submission.undirected, before[1])
     np.testing.assert_array_equal(G.adjacency, before[2])
+
+
+# --------------------------------------------------------------------------- anytime F1
+
+
+def test_anytime_f1_by_hand() -> None:
+    """G's edges 0->1, 1->2, 3->2. Experiment 1 is preceded by the empty graph (F1 0), experiment
+    2 by 1->2 alone (P 1, R 1/3, F1 0.5); the submission is G itself (F1 1). Budget 4: the curve
+    is 0, 0.5, 1, 1, 1 and its mean 0.7."""
+    half = PDAG.from_edges(4, directed=[(1, 2)])
+    report = score(G, G, targets=(1, 0), stated=[PDAG.empty(4), half], budget=4, i_star_size=1)
+    assert report.anytime_f1 == pytest.approx(0.7)
+    assert report.efficiency == 0.5  # the paper's eta: |I*| = 1 of 2 used
+    # Stopping after one experiment with the half graph keeps its F1 flat: 0, 0.5 x 4 = 0.4.
+    capped = score(G, half, targets=(1,), stated=[PDAG.empty(4)], budget=4, i_star_size=1)
+    assert capped.anytime_f1 == pytest.approx(0.4)
+    assert capped.anytime_f1 < report.anytime_f1
+    assert capped.efficiency == 1.0 > report.efficiency
+
+
+def test_anytime_f1_without_experiments_is_the_directed_f1_and_none_when_unstated() -> None:
+    submission = PDAG.from_edges(4, directed=[(0, 1)], undirected=[(1, 2)])
+    plain = score(G, submission)
+    assert plain.anytime_f1 == plain.directed_f1
+    unstated = score(G, submission, targets=(1,))
+    assert math.isnan(unstated.anytime_f1)
+    assert math.isnan(score(G, submission, targets=(1,), stated=[None]).anytime_f1)
+    assert "anytime_f1" in unstated.to_dict()
+    # NaN marks "undefined": two reports of the same episode are still equal, and hash alike.
+    twin = score(G, submission, targets=(1,))
+    assert twin == unstated and hash(twin) == hash(unstated)
+    assert twin != plain
+    with pytest.raises(ValueError, match="one graph"):
+        score(G, submission, targets=(1, 2), stated=[None])

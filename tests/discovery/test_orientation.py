@@ -9,12 +9,19 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from acdb_gym.core.graphs import PDAG, cpdag, essential_graph, minimum_intervention_set
+from acdb_gym.core.graphs import (
+    PDAG,
+    cpdag,
+    essential_graph,
+    minimum_intervention_set,
+    random_order_dag,
+)
 from acdb_gym.discovery import (
     distribution_shift_pvalue,
     orient_by_mean_shift,
     orient_from_interventions,
 )
+from acdb_gym.discovery.orientation import DETECTABLE_SHIFT, MIN_POWER, no_shift_power
 
 ORIENTERS = [orient_from_interventions, orient_by_mean_shift]
 
@@ -224,14 +231,14 @@ def test_abstain_leaves_inconclusive_edges_undirected(
     }
     experiments = [(0, interventional)]
     assert orient_from_interventions(edge, observational, experiments) == expected[plain]
-    result = orient_from_interventions(edge, observational, experiments, abstain=True)
+    result = orient_from_interventions(edge, observational, experiments, rule="band")
     assert result == expected[abstaining]
 
 
 def test_abstain_threshold_below_alpha_is_rejected() -> None:
     with pytest.raises(ValueError, match=r"no_shift_threshold must be in \[alpha, 1\)"):
         orient_from_interventions(
-            PDAG.empty(2), np.zeros((3, 2)), [], alpha=0.1, abstain=True, no_shift_threshold=0.05
+            PDAG.empty(2), np.zeros((3, 2)), [], alpha=0.1, rule="band", no_shift_threshold=0.05
         )
 
 
@@ -308,3 +315,68 @@ def test_shift_orienter_adds_experiments_one_at_a_time_to_the_same_graph() -> No
             orienter.add(int(target), samples)
             assert orienter.graph == orient_from_interventions(start, obs, experiments, alpha=0.05)
         assert copy.graph == orient_from_interventions(start, obs, [], alpha=0.05)
+
+
+# --------------------------------------------------------------------------- the rules
+
+
+def _silent_edge(n_int: int) -> tuple[PDAG, np.ndarray, list[tuple[int, np.ndarray]]]:
+    """An edge ``0 - 1`` whose experiment on 0 leaves ``X_1``'s distribution unchanged."""
+    rng = np.random.default_rng(1)
+    observational = rng.normal(size=(1000, 2))
+    interventional = rng.normal(size=(n_int, 2))
+    return PDAG.from_edges(2, undirected=[(0, 1)]), observational, [(0, interventional)]
+
+
+def test_a_test_too_small_to_see_a_shift_orients_nothing_by_default() -> None:
+    edge, observational, experiments = _silent_edge(3)
+    assert no_shift_power(3, 1000, detectable_shift=DETECTABLE_SHIFT, alpha=0.01) < MIN_POWER
+    assert orient_from_interventions(edge, observational, experiments) == edge
+    legacy = orient_from_interventions(edge, observational, experiments, rule="always")
+    assert legacy == PDAG.from_edges(2, directed=[(1, 0)])
+
+
+def test_a_powered_test_that_sees_nothing_orients_the_neighbour_as_a_parent() -> None:
+    edge, observational, experiments = _silent_edge(200)
+    assert no_shift_power(200, 1000, detectable_shift=DETECTABLE_SHIFT, alpha=0.01) >= MIN_POWER
+    parent = PDAG.from_edges(2, directed=[(1, 0)])
+    assert orient_from_interventions(edge, observational, experiments) == parent
+    assert orient_from_interventions(edge, observational, experiments, rule="always") == parent
+    assert orient_from_interventions(edge, observational, experiments, rule="significant") == edge
+    # A larger shift to be seen needs more rows: 200 are too few for 0.25 sd.
+    small = orient_from_interventions(edge, observational, experiments, detectable_shift=0.25)
+    assert small == edge
+
+
+@pytest.mark.parametrize("n_int", [3, 5, 8])
+def test_the_power_rule_equals_significant_only_when_no_test_has_power(n_int: int) -> None:
+    rng = np.random.default_rng(n_int)
+    for _ in range(20):
+        dag = random_order_dag(6, n_edges=8, rng=rng)
+        start = cpdag(dag)
+        obs = rng.normal(size=(500, 6))
+        experiments = [
+            (int(t), rng.normal(size=(n_int, 6)) + rng.normal() * (t % 2)) for t in range(6)
+        ]
+        power = orient_from_interventions(start, obs, experiments)
+        significant = orient_from_interventions(start, obs, experiments, rule="significant")
+        assert power == significant
+
+
+def test_no_shift_power_grows_with_the_sample_and_the_shift() -> None:
+    values = [no_shift_power(n, 1000, detectable_shift=1.0, alpha=0.01) for n in (3, 10, 30)]
+    assert values == sorted(values) and values[0] < 0.2 < 0.9 < values[-1]
+    assert no_shift_power(30, 1000, detectable_shift=0.0, alpha=0.01) < 0.01
+    with pytest.raises(ValueError, match="detectable_shift"):
+        no_shift_power(3, 10, detectable_shift=-1.0, alpha=0.01)
+    with pytest.raises(ValueError, match="sample sizes"):
+        no_shift_power(0, 10, detectable_shift=1.0, alpha=0.01)
+
+
+def test_abstain_is_deprecated_and_keeps_its_meaning() -> None:
+    edge, observational, experiments = _silent_edge(3)
+    with pytest.warns(DeprecationWarning, match="rule='always'"):
+        old = orient_from_interventions(edge, observational, experiments, abstain=False)
+    assert old == orient_from_interventions(edge, observational, experiments, rule="always")
+    with pytest.raises(ValueError, match="rule must be one of"):
+        orient_from_interventions(edge, observational, experiments, rule="never")  # type: ignore[arg-type]

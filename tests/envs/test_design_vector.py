@@ -212,19 +212,27 @@ def test_design_ids_make_the_native_vector_env() -> None:
 
 
 @pytest.mark.parametrize(
-    ("env_id", "estimator"),
+    ("env_id", "estimator", "rule"),
     [
-        ("ACDB-Design-FewSample-L4-v0", "pc"),
-        ("ACDB-Design-FewSample-Nonlinear-L2-v0", "true_cpdag"),
+        ("ACDB-Design-FewSample-L4-v0", "pc", "power"),
+        ("ACDB-Design-FewSample-Nonlinear-L2-v0", "true_cpdag", "power"),
+        ("ACDB-Design-FewSample-L1-v0", "true_cpdag", "always"),
+        ("ACDB-Design-FewSample-L1-v0", "pc", "band"),
+        ("ACDB-Design-FewSample-L2-v0", "true_cpdag", "significant"),
+        ("ACDB-Design-FewSample-L1-v0", "bic", "power"),
     ],
 )
-def test_few_sample_ids_make_a_vector_env_equal_to_single_envs(env_id: str, estimator: str) -> None:
+def test_few_sample_ids_make_a_vector_env_equal_to_single_envs(
+    env_id: str, estimator: str, rule: str
+) -> None:
     """The regime's ids (3 samples per experiment, v1 and v1-nonlinear worlds) by id: the native
-    vector env plays what the single envs play on the same seeds, and the single env on a
-    manifest index is the source ladder's world of that index."""
-    venv = gym.make_vec(env_id, 2, vectorization_mode="vector_entry_point", estimator=estimator)
+    vector env plays what the single envs play on the same seeds, under every estimator and
+    orientation rule, and the single env on a manifest index is the source ladder's world of
+    that index."""
+    kwargs = {"estimator": estimator, "rule": rule}
+    venv = gym.make_vec(env_id, 2, vectorization_mode="vector_entry_point", **kwargs)
     assert isinstance(venv, DesignVectorEnv) and venv.level.ladder == "v1-n3"
-    singles = [gym.make(env_id, estimator=estimator).unwrapped for _ in range(2)]
+    singles = [gym.make(env_id, **kwargs).unwrapped for _ in range(2)]
     assert _run_side_by_side(venv, singles, seed=5, steps=12) >= 3  # type: ignore[arg-type]
     single = singles[0]
     single.reset(options={"manifest_index": 120})

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.envs import actions
 from acdb_gym.envs.actions import Intervene
 from acdb_gym.envs.hypotheses import RevisionRecord, graph_from_text, graph_to_text
@@ -38,7 +39,7 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def test_a_stated_hypothesis_changes_nothing_but_the_record() -> None:
+def test_a_stated_hypothesis_changes_nothing_but_the_record_and_the_anytime_f1() -> None:
     plain = [actions.intervene(2, 3.0), actions.intervene(0, -1.0), actions.submit(CHAIN)]
     stated = [
         actions.intervene(2, 3.0, hypothesis=PDAG.empty(6)),
@@ -48,7 +49,19 @@ def test_a_stated_hypothesis_changes_nothing_but_the_record() -> None:
     env = gym.make("ACDB-L1-v0")
     without = _rollout(env, plain)
     with_hypotheses = _rollout(env, stated)
+    unstated_score, stated_score = without.pop(), with_hypotheses.pop()
+    unstated_info, stated_info = without.pop(), with_hypotheses.pop()
     assert _same(without, with_hypotheses)
+    assert np.isnan(unstated_score.pop("anytime_f1"))
+    # The empty graph (F1 0), then CHAIN, held to the budget: (0 + f + ... + f) / (B + 1).
+    anytime = stated_score.pop("anytime_f1")
+    final, budget = stated_score["directed_f1"], env.unwrapped.session.budget
+    assert anytime == pytest.approx(final * budget / (budget + 1))
+    assert _same(unstated_score, stated_score)
+    # In info the undefined anytime F1 reads -1 (UNSCORED); every other entry is the same.
+    where = list(SCORE_FIELDS).index("anytime_f1")
+    assert unstated_info[where] == -1.0 and stated_info[where] == pytest.approx(anytime)
+    assert _same(np.delete(unstated_info, where), np.delete(stated_info, where))
     record = env.unwrapped.details()["revision"]
     assert record == RevisionRecord(6, (2, 0), (PDAG.empty(6), CHAIN), CHAIN)
     assert (

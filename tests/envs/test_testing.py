@@ -178,7 +178,8 @@ def test_needs_at_least_one_random_step() -> None:
 
 
 def test_public_constants() -> None:
-    assert len(SCORE_FIELDS) == 18 and SCORE_FIELDS[0] == "skeleton_precision"
+    assert len(SCORE_FIELDS) == 19 and SCORE_FIELDS[0] == "skeleton_precision"
+    assert SCORE_FIELDS[-1] == "anytime_f1"
     assert set(OBSERVATION_KEYS) == set(base_env().observation_space.spaces)  # type: ignore[attr-defined]
 
 

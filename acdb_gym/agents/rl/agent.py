@@ -4,9 +4,10 @@ here).
 
 :class:`RLAgent` acts through :class:`~acdb_gym.envs.acdb_env.ACDBEnv` like every other agent:
 it runs PC on the observational data, keeps a :class:`~acdb_gym.envs.design.env.DesignState`
-up to date with the experiments it sees in the observations, asks the policy for a target
-(masked to the valid ones) and sends ``actions.intervene(target, mean + shift * sd)``, or, on
-"stop", ``actions.submit(estimate)``. On the design env itself it maps observations to actions
+up to date with the experiments it sees in the observations (the design env's estimator with its
+default ``"power"`` orientation rule), asks the policy for a target (masked to the valid ones)
+and sends ``actions.intervene(target, mean + shift * sd, hypothesis=estimate)``, or, on "stop",
+``actions.submit(estimate)``. On the design env itself it maps observations to actions
 directly. The sweep runs it as ``rl:PATH``. A size-free
 :class:`~acdb_gym.agents.rl.graph_policy.NodeMessagePolicy` (metadata ``observation="graph"``)
 acts on every level of both ladders and on custom levels of any ``d``.
@@ -39,8 +40,8 @@ from acdb_gym.core.graphs import PDAG
 from acdb_gym.discovery import pc_cpdag
 from acdb_gym.envs import actions
 from acdb_gym.envs.actions import VALUE_BOUND
-from acdb_gym.envs.design.env import DesignState
 from acdb_gym.envs.design.observation import DesignObservation, observation_size
+from acdb_gym.envs.design.state import DesignState
 
 __all__ = [
     "MAX_POLICY_NODES",
@@ -123,6 +124,8 @@ class RLAgent:
         self._budget = 0
         self._mode: Literal["acdb", "design"] = "design"
         self._d = metadata.n_nodes
+        # Set on ACDBEnv, where the agent's estimate is its own (the sweep records it).
+        self.states_hypotheses = False
 
     @classmethod
     def load(
@@ -169,6 +172,7 @@ class RLAgent:
         self._state = DesignState(
             data, pc_cpdag(data), shift=self.metadata.shift, alpha=self.metadata.alpha
         )
+        self.states_hypotheses = True
         self._budget = int(info.get("budget", observation["budget_remaining"][0]))
 
     def act(self, observation: Any, info: Mapping[str, Any]) -> Any:
@@ -198,7 +202,7 @@ class RLAgent:
         if target == self._d:
             return actions.submit(state.estimate)
         value = float(np.clip(state.intervention_value(target), -VALUE_BOUND, VALUE_BOUND))
-        return actions.intervene(target, value)
+        return actions.intervene(target, value, hypothesis=state.estimate)
 
     def choose(self, features: np.ndarray, mask: np.ndarray) -> int:
         """The policy's choice for a design-env observation among the actions ``mask`` allows

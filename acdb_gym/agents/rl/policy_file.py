@@ -50,6 +50,7 @@ from acdb_gym.agents.rl.policy_bounds import (
     load_state,
 )
 from acdb_gym.core.untrusted import UntrustedInputError, loads, read_member
+from acdb_gym.discovery.orientation import ORIENTATION_RULES
 from acdb_gym.envs.design.env import Estimator
 from acdb_gym.envs.design.observation import observation_size
 
@@ -141,6 +142,10 @@ class PolicyMetadata:
         observation: the design env's observation mode the policy reads: ``"flat"`` (an SB3
             policy for one ``d``) or ``"graph"`` (a :mod:`~acdb_gym.agents.rl.graph_policy` policy for
             any ``d``; then ``level`` names the training mix and ``n_nodes`` is 0).
+        rule: the design env's orientation rule during training
+            (:data:`~acdb_gym.discovery.orientation.OrientationRule`); a file that names none
+            was trained before the rule existed, under ``"always"``. Provenance only: the
+            estimator an agent runs with is its env's.
     """
 
     algo: Algorithm
@@ -155,6 +160,7 @@ class PolicyMetadata:
     seed: int = 0
     version: str = ""
     observation: str = "flat"
+    rule: str = "power"
 
     @property
     def size_free(self) -> bool:
@@ -180,6 +186,7 @@ class PolicyMetadata:
         if missing:
             raise ValueError(f"{METADATA_MEMBER} lacks {missing}")
         _check_metadata(known)
+        known.setdefault("rule", "always")  # written before the orientation rule existed
         return cls(**known)
 
 
@@ -197,6 +204,7 @@ _METADATA_KINDS: dict[str, tuple[type, ...]] = {
     "estimator": (str,),
     "reward": (str,),
     "version": (str,),
+    "rule": (str,),
     "timesteps": (int,),
     "seed": (int,),
     "shift": (int, float),
@@ -229,6 +237,11 @@ def _check_metadata(values: Mapping[str, Any]) -> None:
     for name in ("shift", "alpha"):
         if name in values and not math.isfinite(values[name]):
             raise ValueError(f"{METADATA_MEMBER}: {name} must be finite, got {values[name]}")
+    if values.get("rule", "power") not in ORIENTATION_RULES:
+        raise ValueError(
+            f"{METADATA_MEMBER}: rule must be one of {list(ORIENTATION_RULES)}, "
+            f"got {str(values['rule'])[:40]!r}"
+        )
 
 
 def save_policy(model: Any, path: str | Path, metadata: PolicyMetadata) -> Path:

@@ -23,10 +23,17 @@ import numpy as np
 from acdb_gym.core.graphs import PDAG, cpdag
 from acdb_gym.core.types import FloatArray, readonly
 from acdb_gym.core.worlds.instance import Instance
-from acdb_gym.discovery import ShiftOrienter, pc_cpdag, pc_cpdag_many
+from acdb_gym.discovery import (
+    ShiftOrienter,
+    greedy_interventional_search,
+    pc_cpdag,
+    pc_cpdag_many,
+)
+from acdb_gym.discovery.orientation import DETECTABLE_SHIFT, OrientationRule
 
 __all__ = [
     "Summary",
+    "bic_start",
     "clear",
     "fingerprint",
     "moments",
@@ -89,11 +96,21 @@ _last_fingerprint: tuple[FloatArray, tuple[tuple[int, ...], bytes]] | None = Non
 
 
 def starting_graph(instance: Instance, estimator: str) -> PDAG:
-    """The estimator's starting graph: ``pc_cpdag(instance.d_obs)`` for ``"pc"``, else the true
-    CPDAG (remembered by the DAG itself). PC's graphs are cached per (spec, seed, sample)."""
-    if estimator != "pc":
+    """The estimator's starting graph: ``pc_cpdag(instance.d_obs)`` for ``"pc"``, the pooled
+    BIC search on the observational sample alone for ``"bic"``, else the true CPDAG
+    (remembered by the DAG itself). PC's and the search's graphs are cached per (spec, seed,
+    sample)."""
+    if estimator == "true_cpdag":
         return cpdag(instance.dag)
+    if estimator == "bic":
+        return _STARTS.get(("bic", _start_key(instance)), lambda: bic_start(instance.d_obs))
     return _STARTS.get(_start_key(instance), lambda: pc_cpdag(instance.d_obs))
+
+
+def bic_start(data: FloatArray) -> PDAG:
+    """The ``"bic"`` estimator's graph of an observational sample: the CPDAG of the greedy
+    search's best DAG on the BIC (penalty 2, ``bic_active``'s)."""
+    return greedy_interventional_search(data, [], penalty=2.0).essential_graph
 
 
 def starting_graphs(instances: Sequence[Instance], estimator: str) -> list[PDAG]:
@@ -140,13 +157,27 @@ class Summary:
     orienter: ShiftOrienter
 
 
-def summary_of(data: FloatArray, start: PDAG, alpha: float) -> Summary:
+def summary_of(
+    data: FloatArray,
+    start: PDAG,
+    alpha: float,
+    rule: OrientationRule = "power",
+    detectable_shift: float = DETECTABLE_SHIFT,
+) -> Summary:
     """The :class:`Summary` of ``data`` (``(n_obs, d)``, checked by the caller) with the
-    orientation tests at ``alpha`` from ``start``, cached for samples of ladder size."""
+    orientation tests at ``alpha`` under ``rule`` from ``start``, cached for samples of ladder
+    size."""
     if data.size > _MAX_CACHED_VALUES:
-        return _summarize(data, start, alpha)
-    key = (fingerprint(data), start.directed.tobytes(), start.undirected.tobytes(), alpha)
-    return _SUMMARIES.get(key, lambda: _summarize(data, start, alpha))
+        return _summarize(data, start, alpha, rule, detectable_shift)
+    key = (
+        fingerprint(data),
+        start.directed.tobytes(),
+        start.undirected.tobytes(),
+        alpha,
+        rule,
+        detectable_shift,
+    )
+    return _SUMMARIES.get(key, lambda: _summarize(data, start, alpha, rule, detectable_shift))
 
 
 def moments(data: FloatArray) -> tuple[FloatArray, FloatArray, np.ndarray]:
@@ -163,14 +194,12 @@ def moments(data: FloatArray) -> tuple[FloatArray, FloatArray, np.ndarray]:
     )
 
 
-def _summarize(data: FloatArray, start: PDAG, alpha: float) -> Summary:
+def _summarize(
+    data: FloatArray, start: PDAG, alpha: float, rule: OrientationRule, detectable_shift: float
+) -> Summary:
     mean, sd, correlations = moments(data)
-    return Summary(
-        mean=mean,
-        sd=sd,
-        correlations=correlations,
-        orienter=ShiftOrienter(start, data, alpha=alpha),
-    )
+    orienter = ShiftOrienter(start, data, alpha=alpha, rule=rule, detectable_shift=detectable_shift)
+    return Summary(mean=mean, sd=sd, correlations=correlations, orienter=orienter)
 
 
 def clear() -> None:

@@ -1,13 +1,16 @@
-"""The RL view of ACDB: choose intervention targets; a fixed estimator builds the graph."""
+"""The RL view of ACDB: choose intervention targets; a fixed estimator builds the graph.
+
+The estimator's state is :class:`~acdb_gym.envs.design.state.DesignState` (its names are
+re-exported here)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, SupportsFloat, get_args
+from dataclasses import dataclass
+from typing import Any, Literal, SupportsFloat, cast, get_args
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from numpy.typing import ArrayLike
 
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.ladders.shipped import Level, get_level
@@ -16,9 +19,16 @@ from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.session import Session
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.core.worlds.instance import Instance
+from acdb_gym.discovery.orientation import ORIENTATION_RULES, OrientationRule
 from acdb_gym.envs.action_types import real_number
-from acdb_gym.envs.design.cache import starting_graph, summary_of
+from acdb_gym.envs.design.cache import starting_graph
 from acdb_gym.envs.design.observation import DesignObservation, observation_size
+from acdb_gym.envs.design.state import (
+    BIC_PENALTY,
+    DETECTABLE_SHIFTS,
+    DesignState,
+    detectable_shift_for,
+)
 from acdb_gym.envs.levels import (
     RewardName,
     check_choice,
@@ -32,112 +42,48 @@ from acdb_gym.envs.levels import (
 from acdb_gym.envs.privileged import HiddenInstanceAccess
 
 __all__ = [
+    "BIC_PENALTY",
+    "DETECTABLE_SHIFTS",
+    "DesignArguments",
     "DesignObservation",
     "DesignState",
     "Estimator",
     "InterventionDesignEnv",
     "ObservationMode",
     "check_design_arguments",
+    "detectable_shift_for",
     "observation_size",
 ]
 
-Estimator = Literal["pc", "true_cpdag"]
+Estimator = Literal["pc", "true_cpdag", "bic"]
+"""The design env's estimator: ``"pc"`` (PC's CPDAG, then shift tests and Meek's rules),
+``"true_cpdag"`` (the true CPDAG, then the same tests: isolates targeting) or ``"bic"`` (every
+estimate a greedy search on the interventional BIC of all data pooled, as ``bic_active``'s:
+targeting measured where the estimator is strong)."""
 
 ObservationMode = Literal["flat", "graph"]
 """``"flat"``: one Box whose length depends on ``d``; ``"graph"``: per-node and per-pair
 features padded to ``max_nodes`` (:mod:`acdb_gym.envs.design.graph_obs`)."""
 
-_SHIFT_CLIP = 10.0
 
+@dataclass(frozen=True)
+class DesignArguments:
+    """The checked arguments every design env (single or vectorized) shares.
 
-class DesignState:
-    """The estimator state of one design episode, built from data alone.
-
-    It holds what :class:`InterventionDesignEnv` derives from the observational sample and the
-    experiments so far (means, standard deviations, correlations, the starting graph, the
-    current estimate, the per-experiment shifts) and encodes the flat observation. It never
-    sees the hidden instance, so an agent acting through
-    :class:`~acdb_gym.envs.acdb_env.ACDBEnv` can rebuild the design env's observation from the
-    same data (given the same starting graph, e.g. ``pc_cpdag(observational)``).
-
-    Args:
-        observational: observational samples, shape ``(n_obs, d)``.
-        start: the estimator's starting graph over ``d`` nodes (PC's CPDAG or the true CPDAG).
-        shift: intervention value in observational standard deviations above the mean.
+    Attributes:
+        level: the resolved level.
+        shift: intervention value in observational sds above the mean.
         alpha: significance level of the orientation tests.
+        rule: how a test that finds no shift is read.
+        detectable_shift: the shift the ``"power"`` rule asks a test to be able to see
+            (:func:`detectable_shift_for` of the level unless given).
     """
 
-    def __init__(
-        self, observational: ArrayLike, start: PDAG, *, shift: float = 3.0, alpha: float = 0.01
-    ) -> None:
-        data = np.asarray(observational, dtype=np.float64)
-        if data.ndim != 2 or data.shape[1] != start.n_nodes:
-            raise ValueError(
-                f"observational must have shape (n_obs, {start.n_nodes}), got {data.shape}"
-            )
-        self.n_nodes = start.n_nodes
-        self.shift = float(shift)
-        self.alpha = float(alpha)
-        self._data = data
-        # Everything derived from the sample alone is computed once per sample (an RL run
-        # resets on the same instances again and again); the orienter is this episode's copy.
-        summary = summary_of(data, start, self.alpha)
-        self._mean = summary.mean
-        self._sd = summary.sd
-        self._corr = summary.correlations
-        self._start = start
-        self._orienter = summary.orienter.copy()
-        self._shifts = np.zeros((self.n_nodes, self.n_nodes), dtype=np.float32)
-        self._experiments: list[tuple[int, np.ndarray]] = []
-
-    @property
-    def start(self) -> PDAG:
-        """The estimator's starting graph."""
-        return self._start
-
-    @property
-    def estimate(self) -> PDAG:
-        """The current estimate: the starting graph with edges at intervened nodes oriented by
-        the shift tests, closed under Meek's rules (the starting graph before any experiment)."""
-        return self._orienter.graph if self._experiments else self._start
-
-    @property
-    def targets(self) -> tuple[int, ...]:
-        """Intervened nodes, in order (repeats kept)."""
-        return tuple(target for target, _ in self._experiments)
-
-    def intervention_value(self, target: int) -> float:
-        """The value of ``do(X_target = mean + shift * sd)`` (observational mean and sd)."""
-        return float(self._mean[target] + self.shift * self._sd[target])
-
-    def add_experiment(self, target: int, samples: ArrayLike) -> None:
-        """Record the samples of an intervention on ``target`` and update the estimate."""
-        if not 0 <= target < self.n_nodes:
-            raise ValueError(f"target must be in [0, {self.n_nodes}), got {target}")
-        values = np.asarray(samples, dtype=np.float64)
-        shift = np.abs(values.mean(axis=0) - self._mean) / np.where(self._sd > 0, self._sd, 1.0)
-        shift[target] = 0.0
-        self._shifts[target] = np.minimum(shift, _SHIFT_CLIP) / _SHIFT_CLIP
-        self._orienter.add(target, values)
-        self._experiments.append((int(target), values))
-
-    def observation(self, *, budget_remaining: int, budget: int) -> np.ndarray:
-        """The flat observation (see :class:`InterventionDesignEnv`); the budget fraction is
-        ``budget_remaining / budget``, or 0 when ``budget`` is 0."""
-        estimate = self.estimate
-        graph = estimate.directed.astype(np.float32) + 0.5 * estimate.undirected
-        intervened = np.zeros(self.n_nodes, dtype=np.float32)
-        intervened[list(self.targets)] = 1.0
-        fraction = budget_remaining / budget if budget else 0.0
-        return np.concatenate(
-            [
-                self._corr,
-                graph.ravel().astype(np.float32),
-                intervened,
-                self._shifts.ravel(),
-                np.array([fraction], dtype=np.float32),
-            ]
-        )
+    level: Level
+    shift: float
+    alpha: float
+    rule: OrientationRule
+    detectable_shift: float
 
 
 def check_design_arguments(
@@ -149,15 +95,16 @@ def check_design_arguments(
     reward: str,
     shift: float,
     alpha: float,
-) -> tuple[Level, float, float]:
+    rule: str = "power",
+    detectable_shift: float | None = None,
+) -> DesignArguments:
     """The arguments every design env (single or vectorized) checks alike: the level, the
-    choices, a finite ``shift`` and ``alpha`` in (0, 1).
-
-    Returns:
-        The level, ``shift`` and ``alpha`` as floats.
+    choices, a finite ``shift``, ``alpha`` in (0, 1), the orientation rule and a finite,
+    non-negative ``detectable_shift`` (None: the level's, :func:`detectable_shift_for`).
 
     Raises:
-        ValueError: an unknown level or choice, or a bad ``shift`` or ``alpha``.
+        ValueError: an unknown level or choice, or a bad ``shift``, ``alpha`` or
+            ``detectable_shift``.
     """
     check_level_arguments(level, ladder)
     resolved = level if isinstance(level, Level) else get_level(ladder, level)
@@ -165,13 +112,21 @@ def check_design_arguments(
     check_choice("observation", observation, get_args(ObservationMode))
     check_choice("panel", panel, PANELS)
     check_choice("reward", reward, get_args(RewardName))
+    check_choice("rule", rule, ORIENTATION_RULES)
     shift = real_number("shift", shift)
     alpha = real_number("alpha", alpha)
     if not np.isfinite(shift):
         raise ValueError(f"shift must be finite, got {shift}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    return resolved, float(shift), float(alpha)
+    if detectable_shift is None:
+        detectable_shift = detectable_shift_for(resolved.spec, shift)
+    detectable_shift = real_number("detectable_shift", detectable_shift)
+    if not (np.isfinite(detectable_shift) and detectable_shift >= 0):
+        raise ValueError(f"detectable_shift must be finite and >= 0, got {detectable_shift}")
+    return DesignArguments(
+        resolved, float(shift), float(alpha), cast(OrientationRule, rule), float(detectable_shift)
+    )
 
 
 class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64]):
@@ -181,11 +136,16 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
 
     The same hidden worlds as :class:`~acdb_gym.envs.acdb_env.ACDBEnv`, reduced to the
     targeting decision. At reset the estimator's starting graph is computed (PC on the
-    observational data, or the true CPDAG with ``estimator="true_cpdag"``). Each intervention
-    on node ``i`` sets ``X_i`` to its observational mean plus ``shift`` observational standard
-    deviations; the current estimate is then the starting graph with every undirected edge at an
-    intervened node oriented by a two-sample test of the neighbour's distribution (Welch +
-    Levene, Bonferroni-combined, at ``alpha``), closed under Meek's rules.
+    observational data, the true CPDAG with ``estimator="true_cpdag"``, or the pooled BIC
+    search's graph with ``estimator="bic"``). Each intervention on node ``i`` sets ``X_i`` to
+    its observational mean plus ``shift`` observational standard deviations. With ``"pc"`` and
+    ``"true_cpdag"`` the current estimate is then the starting graph with undirected edges at
+    intervened nodes oriented by a two-sample test of the neighbour's distribution (Welch +
+    Brown–Forsythe, Bonferroni-combined, at ``alpha``), closed under Meek's rules: a shift
+    orients ``i -> j``; a test that finds no shift orients ``j -> i`` only if it had the power
+    to see a shift of ``detectable_shift`` sds (``rule="power"``, DESIGN §8), else the edge
+    stays undirected. With ``"bic"`` every estimate is a greedy search on the interventional
+    BIC of all data pooled (``bic_active``'s estimator).
 
     ## Action Space
 
@@ -238,10 +198,16 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
       custom world of any size).
     * ``observation``: ``"flat"`` (default) or ``"graph"`` (size-free, see above).
     * ``max_nodes``: padding size of the graph observation (default 64); at least ``d``.
-    * ``estimator``: ``"pc"`` (default) or ``"true_cpdag"`` (isolates the targeting problem and
-      trains far faster; report which was used).
+    * ``estimator``: ``"pc"`` (default), ``"true_cpdag"`` (isolates the targeting problem and
+      trains far faster) or ``"bic"`` (pooled interventional BIC; about 35 ms a step at
+      d = 12); report which was used.
     * ``shift``: intervention value in observational standard deviations above the mean.
     * ``alpha``: significance level of the orientation tests.
+    * ``rule``: how a test that finds no shift is read: ``"power"`` (default), ``"significant"``,
+      ``"band"`` or ``"always"`` (the rule before 0.2, which orients every neighbour of a
+      silent experiment as a parent; for replays only).
+    * ``detectable_shift``: the shift the ``"power"`` rule asks a test to see (default: by the
+      level's family at a 3-sd intervention, :data:`DETECTABLE_SHIFTS`).
     * ``panel``: ``"active"`` or ``"observational"``; ``reward``: as ``ACDBEnv``.
     * ``render_mode``: ``"ansi"`` (text) or ``"rgb_array"`` (picture), as ``ACDBEnv``.
 
@@ -249,6 +215,8 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
 
     * v0: initial version, on the v0 ladder (``ACDB-Design-L*-v0``); the v1 ladder's levels
       are ``ACDB-Design-L*-v1``. Later: ``observation="graph"``, custom levels.
+    * 0.2 of the package: a test that finds no shift orients only when it had the power to see
+      one (``rule="power"``; the old rule is ``rule="always"``); ``estimator="bic"``.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012
@@ -263,14 +231,28 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         max_nodes: int = 64,
         shift: float = 3.0,
         alpha: float = 0.01,
+        rule: OrientationRule = "power",
+        detectable_shift: float | None = None,
         panel: Panel = PANEL_ACTIVE,
         reward: RewardName = "directed_f1",
         render_mode: str | None = None,
     ) -> None:
-        self.level: Level
-        self.level, shift, alpha = check_design_arguments(
-            level, ladder, estimator, observation, panel, reward, shift, alpha
+        arguments = check_design_arguments(
+            level,
+            ladder,
+            estimator,
+            observation,
+            panel,
+            reward,
+            shift,
+            alpha,
+            rule,
+            detectable_shift,
         )
+        self.level: Level = arguments.level
+        shift, alpha = arguments.shift, arguments.alpha
+        self.rule: OrientationRule = arguments.rule
+        self.detectable_shift = arguments.detectable_shift
         if render_mode is not None:
             check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
@@ -310,7 +292,15 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         self._last_error = None
         self._session = Session(instance)
         start = starting_graph(instance, self.estimator)
-        self._state = DesignState(instance.d_obs, start, shift=self.shift, alpha=self.alpha)
+        self._state = DesignState(
+            instance.d_obs,
+            start,
+            shift=self.shift,
+            alpha=self.alpha,
+            rule=self.rule,
+            detectable_shift=self.detectable_shift,
+            pooled=self.estimator == "bic",
+        )
         return self._observation(), self._info()
 
     def step(
@@ -329,7 +319,8 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
             self._last_action = f"intervene on X{act}"
             return self._observation(), 0.0, False, False, self._info()
         self._last_action = "stop"
-        report = session.submit_graph(self._require_state().estimate)
+        state = self._require_state()
+        report = session.submit_graph(state.estimate, stated=state.stated)
         reward = reward_of(report, self.reward_name)
         self._final_info = {
             "score": report.to_dict(),

@@ -49,24 +49,27 @@ from gymnasium.vector.utils import batch_space
 from acdb_gym.core.graphs import PDAG, cpdag
 from acdb_gym.core.graphs.meek import _ALL_RULES, _close
 from acdb_gym.core.ladders.shipped import Level
-from acdb_gym.core.scoring import SCORE_FIELDS, ScoreReport, score
+from acdb_gym.core.scoring import SCORE_FIELDS, ScoreReport, anytime_area, directed_f1_of, score
 from acdb_gym.core.types import PANEL_ACTIVE, Panel
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.core.worlds.sampler import sampler_for
+from acdb_gym.discovery import greedy_interventional_search
 from acdb_gym.discovery._two_sample import ShiftReference, stacked_pvalues
 
 # The orienter's in-place step, shared so the two envs orient by the same code.
-from acdb_gym.discovery.orientation import _orient_at
-from acdb_gym.envs.design.bank import InstanceBank
-from acdb_gym.envs.design.cache import _LRU, moments, starting_graphs
-from acdb_gym.envs.design.env import (
-    _SHIFT_CLIP,
-    Estimator,
-    ObservationMode,
-    check_design_arguments,
+from acdb_gym.discovery.orientation import (
+    MIN_POWER,
+    OrientationRule,
+    _orient_at,
+    decide_orientations,
+    no_shift_power,
 )
+from acdb_gym.envs.design.bank import InstanceBank
+from acdb_gym.envs.design.cache import _LRU, moments, starting_graph, starting_graphs
+from acdb_gym.envs.design.env import Estimator, ObservationMode, check_design_arguments
 from acdb_gym.envs.design.graph_obs import graph_observation, graph_observation_space
 from acdb_gym.envs.design.observation import observation_size
+from acdb_gym.envs.design.state import BIC_PENALTY, SHIFT_CLIP
 from acdb_gym.envs.levels import UNSCORED, RewardName, check_choice, check_seed, choose_instance
 
 __all__ = ["DesignVectorEnv"]
@@ -163,11 +166,12 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         num_envs: number of worlds ``N``.
         level: a shipped level's name, as the single env's.
         ladder: its ladder.
-        estimator: ``"pc"`` or ``"true_cpdag"``, as the single env's.
+        estimator: ``"pc"``, ``"true_cpdag"`` or ``"bic"``, as the single env's.
         observation: ``"flat"`` or ``"graph"``, as the single env's.
         max_nodes: the graph observation's padding, as the single env's.
         shift: the intervention value in observational sd, as the single env's.
         alpha: the orientation tests' level, as the single env's.
+        rule, detectable_shift: how a test that finds no shift is read, as the single env's.
         panel: ``"active"`` or ``"observational"``.
         reward: as the single env's.
         bank: draw every reset's world from this bank (of the same level) instead of
@@ -207,6 +211,8 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         max_nodes: int = 64,
         shift: float = 3.0,
         alpha: float = 0.01,
+        rule: OrientationRule = "power",
+        detectable_shift: float | None = None,
         panel: Panel = PANEL_ACTIVE,
         reward: RewardName = "directed_f1",
         bank: InstanceBank | None = None,
@@ -215,10 +221,22 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
     ) -> None:
         if not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self.level: Level
-        self.level, shift, alpha = check_design_arguments(
-            level, ladder, estimator, observation, panel, reward, shift, alpha
+        arguments = check_design_arguments(
+            level,
+            ladder,
+            estimator,
+            observation,
+            panel,
+            reward,
+            shift,
+            alpha,
+            rule,
+            detectable_shift,
         )
+        self.level: Level = arguments.level
+        shift, alpha = arguments.shift, arguments.alpha
+        self.rule: OrientationRule = arguments.rule
+        self.detectable_shift = arguments.detectable_shift
         modes = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
         mode = (
             modes.get(autoreset_mode, autoreset_mode)
@@ -259,6 +277,23 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         )
         self.observation_space = batch_space(self.single_observation_space, n)
         self._n_int = self.level.spec.n_int
+        # Every experiment of a level has n_int rows against n_obs: one power for all.
+        self._powered = self.rule == "power" and (
+            no_shift_power(
+                self._n_int,
+                self.level.spec.n_obs,
+                detectable_shift=self.detectable_shift,
+                alpha=self.alpha,
+            )
+            >= MIN_POWER
+        )
+        self._no_shift = 0.2 if self.rule == "band" else self.alpha
+        # The "bic" estimator's per-world experiments, search DAG and estimate.
+        self._experiments: list[list[tuple[int, np.ndarray]]] = [[] for _ in range(n)]
+        self._pooled: list[tuple[Any, np.ndarray, np.ndarray] | None] = [None] * n
+        self._search_dags: list[Any] = [None] * n
+        # The directed F1 of each world's estimate before each experiment (the anytime F1).
+        self._f1_before: list[list[float | None]] = [[] for _ in range(n)]
         self._m = d * (d - 1) // 2
         self._np_randoms: list[np.random.Generator | None] = [None] * n
         self._rngs = [np.random.default_rng(0) for _ in range(n)]  # states set at reset
@@ -540,7 +575,13 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         world = self._bank_worlds[j]
         if world is None:
             instance = self.bank.instances[j]
-            start = self.bank.starts[j] if self.estimator == "pc" else cpdag(instance.dag)
+            start = (
+                self.bank.starts[j]
+                if self.estimator == "pc"
+                else cpdag(instance.dag)
+                if self.estimator == "true_cpdag"
+                else starting_graph(instance, self.estimator)
+            )
             world = self._bank_worlds[j] = _World(instance, start)
         return world
 
@@ -556,6 +597,10 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         self._allowed[i] = world.allowed
         self._rngs[i].bit_generator.state = world.rng_state
         self._targets[i] = []
+        self._experiments[i] = []
+        self._pooled[i] = None
+        self._search_dags[i] = None
+        self._f1_before[i] = []
         self._directed[i] = world.start_directed
         self._undirected[i] = world.start_undirected
         self._shifts[i] = 0.0
@@ -581,27 +626,39 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         values = (self._mean[slots, targets] + self.shift * self._sd[slots, targets]).tolist()
         for k, (i, target, world) in enumerate(zip(slots, targets, worlds, strict=True)):
             assert world is not None
+            truth = world.instance.dag.adjacency
+            self._f1_before[i].append(directed_f1_of(truth, self._estimate_directed[i]))
             self._samplers[i].draw(target, values[k], n_int, self._rngs[i], samples[k])
             self._targets[i].append(target)
+            if self.estimator == "bic":
+                self._experiments[i].append((target, samples[k].copy()))
         self._intervened[slots, targets] = 1.0
         self._used[slots] += 1
         # The shift features, as DesignState.add_experiment computes them, for all at once.
         shift = np.abs(samples.mean(axis=1) - self._mean[slots]) / self._scale[slots]
         shift[np.arange(len(slots)), targets] = 0.0
-        self._shifts[slots, targets] = np.minimum(shift, _SHIFT_CLIP) / _SHIFT_CLIP
+        self._shifts[slots, targets] = np.minimum(shift, SHIFT_CLIP) / SHIFT_CLIP
         # The orientation tests of the worlds with undirected edges at their target.
         edges = self._undirected[slots, targets]
-        testing = np.flatnonzero(edges.any(axis=1)).tolist()
+        testing = np.flatnonzero(edges.any(axis=1)).tolist() if self.estimator != "bic" else []
         if testing:
             tested = np.ascontiguousarray(samples[testing].transpose(0, 2, 1))
             references = [worlds[k].reference for k in testing]  # type: ignore[union-attr]
-            forward = stacked_pvalues(references, tested) < self.alpha
-            for k, row in zip(testing, forward.tolist(), strict=True):
+            p_values = stacked_pvalues(references, tested)
+            for k, row in zip(testing, p_values, strict=True):
                 i, target = slots[k], targets[k]
                 neighbours = np.flatnonzero(edges[k])
-                decisions = ["forward" if row[j] else "backward" for j in neighbours.tolist()]
-                _orient_at(self._directed[i], self._undirected[i], target, neighbours, decisions)  # type: ignore[arg-type]
+                decisions = decide_orientations(
+                    row[neighbours],
+                    rule=self.rule,
+                    alpha=self.alpha,
+                    no_shift_threshold=self._no_shift,
+                    powered=self._powered,
+                )
+                _orient_at(self._directed[i], self._undirected[i], target, neighbours, decisions)
         for i in slots:
+            if self.estimator == "bic":
+                self._pooled[i] = None
             self._estimate_directed[i], self._estimate_undirected[i] = self._estimate(i)
 
     def _estimate(self, i: int) -> tuple[np.ndarray, np.ndarray]:
@@ -611,12 +668,30 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         assert world is not None
         if not self._targets[i]:
             return world.start_directed, world.start_undirected
+        if self.estimator == "bic":
+            return self._pooled_estimate(i)
         raw_d, raw_u = self._directed[i], self._undirected[i]
         key = (raw_d.shape[0], raw_d.tobytes(), raw_u.tobytes())
 
         # Meek's rules on the raw arrays, as meek_closure runs them (the raw state is always
         # a valid PDAG: the orienter never closes a cycle), without building PDAG objects.
         return _CLOSURES.get(key, lambda: _close(raw_d, raw_u, _ALL_RULES))
+
+    def _pooled_estimate(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``"bic"`` estimate of world ``i``: the pooled search on all its data, warm-
+        started from its last search (as :class:`~acdb_gym.envs.design.env.DesignState`)."""
+        pooled = self._pooled[i]
+        if pooled is None:
+            world = self._worlds[i]
+            assert world is not None
+            previous = self._search_dags[i]
+            result = greedy_interventional_search(
+                world.instance.d_obs, self._experiments[i], penalty=BIC_PENALTY, start=previous
+            )
+            graph = result.essential_graph
+            pooled = self._pooled[i] = (result.dag, graph.directed, graph.undirected)
+        self._search_dags[i] = pooled[0]
+        return pooled[1], pooled[2]
 
     def _score(self, i: int) -> tuple[dict[str, float], float]:
         world = self._worlds[i]
@@ -644,6 +719,9 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             return tuple(values.values())
 
         report = dict(zip(SCORE_FIELDS, _SCORES.get(key, compute), strict=True))
+        report["anytime_f1"] = anytime_area(
+            self._f1_before[i], float(report["directed_f1"]), world.budget
+        )
         if self.reward_name == "neg_shd":
             return report, -float(report["shd"])
         return report, float(report[self.reward_name])
