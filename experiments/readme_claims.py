@@ -30,7 +30,6 @@ random sign patterns, so p below 1e-4 prints as "< 1e-4"; the size-free policy's
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import subprocess
@@ -46,6 +45,7 @@ import numpy as np
 
 from acdb_gym.core.ladders.custom import parse_custom_level
 from acdb_gym.core.ladders.shipped import REAL_LADDER
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.discovery.sortability import MARGINAL_FEATURES
 from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS
 from acdb_gym.report import load_results, paired_test, summarize
@@ -811,7 +811,7 @@ def paste(names: Sequence[str]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paste", action="store_true", help="paste the blocks into the READMEs")
     parser.add_argument("--workers", type=int, default=2, help="sweep worker processes")
     parser.add_argument("--only", nargs="+", choices=list(BLOCKS), help="build these blocks only")
@@ -832,4 +832,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

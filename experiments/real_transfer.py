@@ -33,7 +33,6 @@ level on the indices of the claim.
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -41,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.discovery.sortability import MARGINAL_FEATURES
 from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
@@ -192,7 +192,7 @@ def tables(per_seed: PerSeed, orders: Mapping[tuple[str, str], str] | None = Non
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="a results.jsonl with the sweeps' rows")
     parser.add_argument("--indices", default="100-199", help="manifest indices FIRST-LAST")
     parser.add_argument("--metric", default="directed_f1")
@@ -209,4 +209,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -111,7 +111,7 @@ def test_degree_scaled_weights_are_the_plain_draws_times_the_scales() -> None:
 
 
 def test_the_real_manifest_names_its_world_version() -> None:
-    assert f"World version {REAL_VERSION}" in manifest_path("real").read_text(encoding="utf-8")
+    assert f"World version v{REAL_VERSION}" in manifest_path("real").read_text(encoding="utf-8")
     for name in ("SF-L3", "SF-Nonlinear-L3"):
         assert REAL_LADDER[name].spec.orientation == "uniform"
         assert REAL_LADDER[name].spec.edge_scale == "degree"
