@@ -22,11 +22,12 @@ import html
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core.ladders.shipped import ALL_LADDERS
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import FloatArray
 from acdb_gym.envs.hypotheses import RevisionRecord, graph_to_text
@@ -316,6 +317,28 @@ def episode_page(
         + "".join(body)
         + "</body></html>\n"
     )
+
+
+def episode_order(rows: Sequence[Row]) -> list[Row]:
+    """The rows in the viewer's order, whatever order the sweep finished them in: by ladder,
+    level (in the ladder's order), manifest index, agent row and repeat."""
+
+    def key(row: Row) -> tuple[Any, ...]:
+        ladder, level = str(row.get("ladder")), str(row.get("level"))
+        levels = list(ALL_LADDERS.get(ladder, {}))
+        position = levels.index(level) if level in levels else len(levels)
+        index = row.get("manifest_index")
+        return (
+            ladder,
+            position,
+            level,
+            index if isinstance(index, int) else -1,
+            row_label(row),
+            str(row.get("repeat")),
+            str(row.get("job_id")),
+        )
+
+    return sorted(rows, key=key)
 
 
 def write_episode_pages(

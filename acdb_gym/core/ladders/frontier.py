@@ -8,7 +8,7 @@ axes that resist today's agents (nonlinear mechanisms with every other axis: few
 experiment or in the observational sample, hidden confounders, a budget below ``|I*|``, larger
 ``d``, real and scale-free wirings) on generated seeds, never on this ladder's manifest;
 ``docs/frontier_calibration.md`` holds the table, with every candidate that was not kept and
-why. Registered as ``ACDB-<level>-frontier``.
+why. Registered as ``ACDB-Frontier-<level>-v0``.
 
 >>> FRONTIER_SPECS["NL40"][1].d, FRONTIER_SPECS["NL30-Short2"][1].shortfall
 (40, 2)
