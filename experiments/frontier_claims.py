@@ -1,6 +1,8 @@
 """The frontier ladder's claims and every ladder's headroom, from the test split.
 
     python experiments/frontier_claims.py             # run (or resume) the sweeps, print the blocks
+    python experiments/frontier_claims.py --count 20 --frontier-only  # the first 20 test indices
+    python experiments/frontier_claims.py --no-sweep --paste  # blocks from the rows present
     python experiments/readme_claims.py --paste       # builds these blocks with the others
 
 Manifest indices 100-199 of every frontier level (the test split; calibration used generated
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +42,7 @@ from acdb_gym.report.frontier import (
     GAP_DIRECTED,
     GAP_FIELD,
     MDD_MAX,
+    POWER_SEEDS,
     REACH_MIN,
     REFERENCE,
     SUITE,
@@ -63,8 +67,21 @@ Rows = list[dict[str, Any]]
 SHORT = {
     "rl:models/acdb_design_graph/model.zip": "rl: acdb_design_graph",
     "rl:models/acdb_design_n3/model.zip": "rl: acdb_design_n3",
+    "rl:models/acdb_design_n3_power/model.zip": "rl: acdb_design_n3_power",
 }
 """Shorter names of the policies in tables."""
+
+CLAIM_AGENTS = tuple(agent for agent in SWEEP_AGENTS if agent != "random")
+"""What the claims sweep: the frontier's agents but ``random``, whose floor has a closed form
+(DESIGN §9) and whose 100 draws an instance cost more than any other agent."""
+
+
+def span() -> str:
+    """The test indices the blocks come from, and whether that is the whole test split."""
+    text = f"manifest indices {FIRST}–{FIRST + COUNT - 1}"
+    if COUNT < 100:
+        text += f", {COUNT} of the test split's 100: a partial claim"
+    return text
 
 
 @dataclass(frozen=True)
@@ -100,12 +117,13 @@ fitted agent. The large ladder has 50 seeds a level and no test split, and bic_a
 on its levels up to d = 100; its row is labelled."""
 
 
-def run_sweeps(workers: int) -> None:
-    """The frontier's sweep and every ladder's headroom sweep, on the test split."""
-    plans = [(FRONTIER, FRONTIER, SWEEP_AGENTS, LEVELS, FIRST, COUNT)]
+def run_sweeps(workers: int, *, ladders: bool = True) -> None:
+    """The frontier's sweep (its first :data:`COUNT` test indices) and, with ``ladders``, every
+    ladder's headroom sweep, on the test split."""
+    plans = [(FRONTIER, FRONTIER, CLAIM_AGENTS, LEVELS, FIRST, COUNT)]
     plans += [
         (s.run, s.ladder, s.agents, s.levels or tuple(ALL_LADDERS[s.ladder]), s.first, s.count)
-        for s in LADDER_SWEEPS
+        for s in (LADDER_SWEEPS if ladders else ())
     ]
     for run, ladder, agents, levels, first, count in plans:
         config = SweepConfig(
@@ -143,7 +161,7 @@ def _gates() -> tuple[GateLevel, ...]:
 
 @functools.lru_cache(maxsize=1)
 def _levels() -> tuple[FrontierLevel, ...]:
-    return frontier_levels(frontier_rows(), _gates(), power_seeds=None)
+    return frontier_levels(frontier_rows(), _gates(), power_seeds=POWER_SEEDS)
 
 
 def _pct(value: float) -> str:
@@ -236,8 +254,17 @@ def block_frontier() -> str:
                 "",
             ]
         )
+    floors = {lv.level: lv.floor_closed for lv in _levels()}
+    body.append(
+        [
+            "random (floor, closed form)",
+            *(_pct(floors.get(lv, math.nan)) for lv in LEVELS),
+            _pct(float(np.mean(list(floors.values())))) if floors else "—",
+            "",
+            "",
+        ]
+    )
     for agent, shown in (
-        ("random", "random (floor)"),
         ("oracle", "oracle (privileged)"),
         (REFERENCE, "class_reference (privileged: the class and the best experiments)"),
         (ABLATION, "class_bic_active (privileged: the class only)"),
@@ -255,8 +282,7 @@ def block_frontier() -> str:
     best_orders = names["best marginal order"]
     orders = "; ".join(f"{lv} `{best_orders[lv]}`" for lv in LEVELS if lv in best_orders)
     lines = [
-        f"On the frontier's test split (manifest indices {FIRST}–{FIRST + COUNT - 1} of each "
-        f"of its {len(LEVELS)} levels; directed F1 in % with its 95% bootstrap CI; anytime F1 "
+        f"On the frontier's test split ({span()}, of each of its {len(LEVELS)} levels; directed F1 in % with its 95% bootstrap CI; anytime F1 "
         "(the headline efficiency) and the paper's η over all levels). The suite: every agent "
         "the package ships that is not privileged, each active one capped at the |I*| it "
         "predicts (`cap:`), the two size-free RL policies, and the shortcuts (the best of the 12 "
@@ -318,7 +344,7 @@ def _paired_lines(rows: Rows) -> list[str]:
         )
     return [
         "Paired on the same instances (A − B in points, 95% CI, two-sided sign-flip p; MDD: the "
-        "minimum difference the 100 seeds detect with 80% power):",
+        f"minimum difference the {COUNT} seeds detect with 80% power):",
         "",
         *md_table(
             ("level", "best − runner-up", "difference", "MDD", "bic_active − pc_active"), body
@@ -381,14 +407,15 @@ def block_frontier_criteria() -> str:
     )
     failures = [f"- {lv.level}: {f}" for lv in levels if lv.gate for f in lv.gate.failures]
     lines = [
-        f"The frontier's criteria on its test split (indices {FIRST}–{FIRST + COUNT - 1}, "
+        f"The frontier's criteria on its test split ({span()}; "
         f"{sum(lv.n for lv in levels)} instances; values in %). Gap: the oracle's score minus the "
         "best suite agent's (the best marginal order and the hub order included). The gate is "
         "`acdb audit`'s on the same instances (12 marginal orders and the hub order against "
         "random orders, each capped agent against its agent on the anytime F1, the "
         "estimator-default probe where the level has a design id). MDD: the largest minimum "
         "detectable difference (80% power, α = 0.05) of the best agent against another suite "
-        "agent on these 100 seeds. Reference: `class_reference` (the level's budget and samples; "
+        f"agent at {POWER_SEEDS} seeds, from the spread of the paired differences on these "
+        f"{COUNT}. Reference: `class_reference` (the level's budget and samples; "
         "given the family's mechanism class and the budget's best experiments), scored on "
         "directed F1, or where the budget is below |I*| on identifiable F1 (against what the best "
         "experiments of the budget can identify, DESIGN §6). class_bic_active: the same "
@@ -402,11 +429,13 @@ def block_frontier_criteria() -> str:
 
 
 def _ladder_rows(sweep: LadderSweep) -> Rows:
+    """The ok rows of a ladder's headroom sweep, on the instances every one of its agents
+    played (a sweep still running, or stopped, gives fewer; the block counts them)."""
     path = RUNS / sweep.run
     if not path.exists():
         return []
     levels = sweep.levels or tuple(ALL_LADDERS[sweep.ladder])
-    return [
+    rows = [
         row
         for row in load_results(path)
         if row["ladder"] == sweep.ladder
@@ -415,26 +444,37 @@ def _ladder_rows(sweep: LadderSweep) -> Rows:
         and sweep.first <= int(row["manifest_index"]) < sweep.first + sweep.count
         and row["agent"] in sweep.agents
     ]
+    played: dict[tuple[str, int], set[str]] = {}
+    for row in rows:
+        played.setdefault((row["level"], int(row["manifest_index"])), set()).add(row["agent"])
+    complete = {key for key, agents in played.items() if agents == set(sweep.agents)}
+    return [row for row in rows if (row["level"], int(row["manifest_index"])) in complete]
 
 
 def block_ladder_headroom() -> str:
     """Per ladder: the best known agent (pooled over its levels) and its headroom."""
     body = []
-    sweeps = (LadderSweep(FRONTIER, FRONTIER, (*SUITE, "oracle")), *LADDER_SWEEPS)
+    sweeps = (
+        LadderSweep(FRONTIER, FRONTIER, (*SUITE, "oracle"), count=COUNT),
+        *LADDER_SWEEPS,
+    )
+    missing = []
     for sweep in sweeps:
         rows = _ladder_rows(sweep)
         if not rows:
+            missing.append(sweep.ladder)
             continue
         prepared = prepare(rows)
         room = {r.level: r for r in headroom_rows(prepared, summarize_prepared(prepared))}
         overall = room["overall"]
         per_level = [r for name, r in room.items() if name != "overall"]
         worst = min(per_level, key=lambda r: r.headroom.mean)
+        played = {(row["level"], int(row["manifest_index"])) for row in rows}
         split = (
             f"{sweep.first}–{sweep.first + sweep.count - 1}"
             if sweep.first == FIRST
             else f"{sweep.first}–{sweep.first + sweep.count - 1} (no test split)"
-        )
+        ) + f", {len(played)} instances"
         body.append(
             [
                 sweep.ladder,
@@ -465,6 +505,12 @@ def block_ladder_headroom() -> str:
             body,
         ),
     ]
+    if missing:
+        lines += [
+            "",
+            "Not measured yet (no test instance on which every agent of its sweep, "
+            f"`LADDER_SWEEPS`, has a row under `runs/claims/`): {', '.join(missing)}.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -475,17 +521,68 @@ BLOCKS = {
 }
 
 
+def complete_count() -> int:
+    """How many test indices from 100 on every frontier level has a row of every claims agent
+    for (the count a partial sweep supports; 100 when the sweep is complete)."""
+    seen: dict[tuple[str, int], set[str]] = {}
+    for row in load_results(RUNS / FRONTIER) if (RUNS / FRONTIER).exists() else []:
+        if row["status"] == "ok" and row["agent"] in CLAIM_AGENTS:
+            seen.setdefault((row["level"], int(row["manifest_index"])), set()).add(row["agent"])
+    wanted = set(CLAIM_AGENTS)
+    count = 0
+    while count < 100 and all(seen.get((lv, FIRST + count)) == wanted for lv in LEVELS):
+        count += 1
+    return count
+
+
+def write_blocks(*, paste: bool) -> None:
+    """Write each block to ``docs/claims/<name>.md`` (wrapped as ``readme_claims.py`` wraps
+    its own) and, with ``paste``, paste it into the READMEs."""
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import readme_claims
+
+    readme_claims.CLAIMS.mkdir(parents=True, exist_ok=True)
+    for name, build in BLOCKS.items():
+        (readme_claims.CLAIMS / f"{name}.md").write_text(readme_claims.wrap_prose(build()))
+        print(f"docs/claims/{name}.md written", flush=True)
+    if paste:
+        readme_claims.paste(list(BLOCKS))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="sweep worker processes")
     parser.add_argument("--no-sweep", action="store_true", help="build from the rows present")
+    parser.add_argument(
+        "--count",
+        type=int,
+        default=None,
+        help="frontier test indices per level, from 100 (default: 100, or with --no-sweep the "
+        "indices every level has complete; fewer than 100 is a partial claim and the blocks "
+        "say so)",
+    )
+    parser.add_argument(
+        "--frontier-only", action="store_true", help="sweep the frontier only, not the ladders"
+    )
+    parser.add_argument(
+        "--write", action="store_true", help="write the blocks to docs/claims/ (like readme_claims)"
+    )
+    parser.add_argument("--paste", action="store_true", help="--write, then paste into the READMEs")
     args = parser.parse_args()
+    count = args.count
+    if count is None:
+        count = complete_count() if args.no_sweep else COUNT
+    if not 1 <= count <= COUNT:
+        raise SystemExit(f"--count must be in [1, {COUNT}], got {count}")
+    globals()["COUNT"] = count  # the blocks read the module's COUNT
     start = time.perf_counter()
     if not args.no_sweep:
-        run_sweeps(args.workers)
+        run_sweeps(args.workers, ladders=not args.frontier_only)
     for name, build in BLOCKS.items():
         print(build())
         print(f"({name})", flush=True)
+    if args.write or args.paste:
+        write_blocks(paste=args.paste)
     print(f"{time.perf_counter() - start:.0f} s")
 
 

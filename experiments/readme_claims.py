@@ -139,6 +139,9 @@ def run_sweeps(workers: int) -> None:
     import measured_claims
 
     measured_claims.run_sweeps(workers)
+    import frontier_claims
+
+    frontier_claims.run_sweeps(workers)
 
 
 def run_one(sweep: Sweep, workers: int) -> None:
@@ -759,7 +762,24 @@ def block_tuebingen_pairs() -> str:
     return measured_claims.block_tuebingen_pairs()
 
 
+def _frontier_block(name: str) -> Callable[[], str]:
+    """A block of ``experiments/frontier_claims.py``, on the test indices every frontier level
+    has complete (the block says how many when fewer than 100)."""
+
+    def build() -> str:
+        sys.path.insert(0, str(ROOT / "experiments"))
+        import frontier_claims
+
+        frontier_claims.COUNT = max(1, frontier_claims.complete_count())
+        return frontier_claims.BLOCKS[name]()
+
+    return build
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
+    "frontier": _frontier_block("frontier"),
+    "frontier-criteria": _frontier_block("frontier-criteria"),
+    "ladder-headroom": _frontier_block("ladder-headroom"),
     "v0-beyond": block_v0_beyond,
     "v1-tables": block_v1_tables,
     "capped-efficiency": block_capped_efficiency,

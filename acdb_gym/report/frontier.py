@@ -83,6 +83,7 @@ REFERENCE: Final = "class_reference"
 ABLATION: Final = "class_bic_active"
 GRAPH_POLICY: Final = "rl:models/acdb_design_graph/model.zip"
 N3_POLICY: Final = "rl:models/acdb_design_n3/model.zip"
+POWER_POLICY: Final = "rl:models/acdb_design_n3_power/model.zip"
 SUITE: Final = (
     "pc",
     "pc_greedy",
@@ -96,6 +97,7 @@ SUITE: Final = (
     "cap:lingam_active",
     GRAPH_POLICY,
     N3_POLICY,
+    POWER_POLICY,
 )
 """The agents a frontier level must hold far from the oracle (run from the repository root, so
 the policies' paths resolve), besides the best marginal order and the hub order, which the gate

@@ -48,7 +48,9 @@ def test_ids_and_design_ids_where_the_world_kind_allows() -> None:
     assert [has_design_env("frontier", name) for name in LEVELS] == [
         name in sufficient for name in LEVELS
     ]
-    vector = gym.make_vec("ACDB-Frontier-Design-NL20-v0", 2, vectorization_mode="vector_entry_point")
+    vector = gym.make_vec(
+        "ACDB-Design-Frontier-NL20-v0", 2, vectorization_mode="vector_entry_point"
+    )
     vector.reset(seed=0)
     vector.close()
 

@@ -38,7 +38,7 @@ def test_the_default_leaves_every_repr_and_so_every_digest_unchanged() -> None:
 )
 def test_bad_shortfalls_are_refused_with_the_value_named(fields: dict[str, int]) -> None:
     values = {"d": 6, "k": 6, "n_obs": 50, "n_int": 10, "noise_var": 1.0, "slack": 0, **fields}
-    with pytest.raises(ValueError, match="shortfall|slack"):
+    with pytest.raises(ValueError, match=r"shortfall|slack"):
         LevelSpec(**values)  # type: ignore[arg-type]
 
 

@@ -28,6 +28,7 @@ INFO_KEYS = {
     "budget",
     "latent",
     "real_data",
+    "nonlinear",
     "interventions_used",
     "steps",
     "invalid_actions",
