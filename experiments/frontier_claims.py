@@ -285,7 +285,7 @@ def block_frontier() -> str:
         f"On the frontier's test split ({span()}, of each of its {len(LEVELS)} levels; directed F1 in % with its 95% bootstrap CI; anytime F1 "
         "(the headline efficiency) and the paper's η over all levels). The suite: every agent "
         "the package ships that is not privileged, each active one capped at the |I*| it "
-        "predicts (`cap:`), the two size-free RL policies, and the shortcuts (the best of the 12 "
+        "predicts (`cap:`), the RL policies in `models/` (the size-free graph policy and the few-sample policies under the old and the power rule), and the shortcuts (the best of the 12 "
         f"marginal orders per level: {orders}; the hub order). Privileged rows are bounds, "
         "not competitors.",
         "",
@@ -362,7 +362,7 @@ def _test_cell(test: PairedTest) -> str:
 
 def block_frontier_criteria() -> str:
     """Per level: the criteria of the frontier ladder, on the test split."""
-    levels = _levels()
+    levels = sorted(_levels(), key=lambda lv: LEVELS.index(lv.level))
     body = []
     for lv in levels:
         best, field = lv.best, lv.best_field
