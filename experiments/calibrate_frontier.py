@@ -83,7 +83,7 @@ CANDIDATES = (
     ),
     Candidate(
         "NL30-short2",
-        "nonlinear, budget |I*| - 2, sparse",
+        "nonlinear, budget 2 below I*, sparse",
         f"d=30,k=30,n_obs=1000,n_int=100,slack=0,{NONLINEAR},shortfall=2",
     ),
     Candidate("NL40", "nonlinear, d = 40", f"d=40,k=60,n_obs=1000,n_int=100,slack=1,{NONLINEAR}"),
