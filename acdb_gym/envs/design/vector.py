@@ -171,7 +171,8 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         max_nodes: the graph observation's padding, as the single env's.
         shift: the intervention value in observational sd, as the single env's.
         alpha: the orientation tests' level, as the single env's.
-        rule, detectable_shift: how a test that finds no shift is read, as the single env's.
+        rule: how a test that finds no shift is read, as the single env's.
+        detectable_shift: the shift the power rule needs the test to see, as the single env's.
         panel: ``"active"`` or ``"observational"``.
         reward: as the single env's.
         bank: draw every reset's world from this bank (of the same level) instead of
