@@ -423,6 +423,7 @@ def test_write_report_creates_every_file(tmp_path: Path) -> None:
         "random_floor.csv",
         "sortability.csv",
         "order_audit.csv",
+        "headroom.csv",
         *(f"table{n}_{ladder}.csv" for n in (2, 3) for ladder in ("v0", "v1")),
         *(
             f"{kind}_{ladder}.png"
@@ -435,6 +436,11 @@ def test_write_report_creates_every_file(tmp_path: Path) -> None:
         image = imread(plot)
         assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
         assert image.shape[2] in (3, 4)
+    with (tmp_path / "headroom.csv").open() as handle:
+        headroom = list(csv.DictReader(handle))
+    # The best non-privileged row of every level and overall: pc_greedy (0.5) beats random (0.2).
+    assert len(headroom) == 2 * (3 + 1)
+    assert {row["best_agent"] for row in headroom} == {"pc_greedy (active)"}
     with (tmp_path / "table2_v0.csv").open() as handle:
         table2 = {row["label"]: row for row in csv.DictReader(handle)}
     assert set(table2) == {"oracle (active)", "pc_greedy (active)", "random (active)"}
