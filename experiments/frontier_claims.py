@@ -535,18 +535,18 @@ def complete_count() -> int:
     return count
 
 
-def write_blocks(*, paste: bool) -> None:
-    """Write each block to ``docs/claims/<name>.md`` (wrapped as ``readme_claims.py`` wraps
-    its own) and, with ``paste``, paste it into the READMEs."""
+def write_blocks(texts: dict[str, str], *, paste: bool) -> None:
+    """Write each block's text to ``docs/claims/<name>.md`` (wrapped as ``readme_claims.py``
+    wraps its own) and, with ``paste``, paste it into the READMEs."""
     sys.path.insert(0, str(ROOT / "experiments"))
     import readme_claims
 
     readme_claims.CLAIMS.mkdir(parents=True, exist_ok=True)
-    for name, build in BLOCKS.items():
-        (readme_claims.CLAIMS / f"{name}.md").write_text(readme_claims.wrap_prose(build()))
+    for name, text in texts.items():
+        (readme_claims.CLAIMS / f"{name}.md").write_text(readme_claims.wrap_prose(text))
         print(f"docs/claims/{name}.md written", flush=True)
     if paste:
-        readme_claims.paste(list(BLOCKS))
+        readme_claims.paste(list(texts))
 
 
 def main() -> None:
@@ -578,11 +578,13 @@ def main() -> None:
     start = time.perf_counter()
     if not args.no_sweep:
         run_sweeps(args.workers, ladders=not args.frontier_only)
+    texts = {}
     for name, build in BLOCKS.items():
-        print(build())
+        texts[name] = build()
+        print(texts[name])
         print(f"({name})", flush=True)
     if args.write or args.paste:
-        write_blocks(paste=args.paste)
+        write_blocks(texts, paste=args.paste)
     print(f"{time.perf_counter() - start:.0f} s")
 
 
