@@ -21,13 +21,13 @@ criterion holds; the ladder's table (``acdb_gym/core/ladders/frontier.py``) name
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from acdb_gym.core.ladders.custom import parse_custom_level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.report import load_results
 from acdb_gym.report.aggregation import prepare
 from acdb_gym.report.document import markdown_lines
@@ -162,7 +162,7 @@ def run(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=30, help="generated seeds per candidate")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--only", default="", help="comma-separated candidate names")
@@ -220,4 +220,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -21,7 +21,6 @@ agent and its headroom).
 
 from __future__ import annotations
 
-import argparse
 import functools
 import math
 import sys
@@ -34,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, FRONTIER, FRONTIER_LADDER
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.report import load_results, paired_test
 from acdb_gym.report.aggregation import prepare, summarize_prepared
 from acdb_gym.report.frontier import (
@@ -550,7 +550,7 @@ def write_blocks(texts: dict[str, str], *, paste: bool) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="sweep worker processes")
     parser.add_argument("--no-sweep", action="store_true", help="build from the rows present")
     parser.add_argument(
@@ -589,4 +589,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

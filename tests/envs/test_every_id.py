@@ -67,10 +67,12 @@ def checked_view(env: gym.Env[Any, Any]) -> gym.Env[Any, Any]:
 
 def test_every_registered_id_is_checked() -> None:
     from acdb_gym.core.ladders.shipped import ALL_LADDERS
-    from acdb_gym.envs.registration import DESIGN_LADDERS
+    from acdb_gym.envs.registration import DESIGN_LADDERS, FRONTIER_DESIGN_IDS
 
     levels = sum(len(levels) for levels in ALL_LADDERS.values())
     design = sum(len(ALL_LADDERS[ladder]) for ladder in DESIGN_LADDERS)
+    design += len(FRONTIER_DESIGN_IDS)  # the frontier's causally sufficient levels
+    assert set(FRONTIER_DESIGN_IDS) <= set(CURRENT_IDS)
     assert len(CURRENT_IDS) == 2 * levels + design  # full and flat ids, design ids
     assert len(EVERY_ID) == len(CURRENT_IDS) + len(DEPRECATED_IDS)
     assert set(DESIGN_IDS + FEW_SAMPLE_DESIGN_IDS) <= set(CURRENT_IDS)
