@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import mmap
 import sys
-from collections.abc import Sequence
-from typing import Literal, TypedDict, get_args, overload
+from collections.abc import Callable, Sequence
+from typing import Literal, TypedDict, get_args
 
 import numpy as np
 from gymnasium import spaces
@@ -185,6 +185,13 @@ def regime_statistics(samples: FloatArray) -> tuple[FloatArray, FloatArray]:
     return mean, (centered.T @ centered) / (len(samples) - 1)
 
 
+def _covariance_into(centered: FloatArray, out: FloatArray) -> None:
+    """Write :func:`regime_statistics`'s covariance of the rows whose centred values are
+    ``centered`` into ``out`` (the same products and division, so bit for bit the same)."""
+    np.matmul(centered.T, centered, out=out)
+    out /= len(centered) - 1
+
+
 class SlotBlocks:
     """Read-only copies of a write-once, zero-padded block of slots, one per observation.
 
@@ -206,7 +213,7 @@ class SlotBlocks:
         self._shape = shape
         self._pool_size = pool_size
         self._episode = 0
-        # Each entry: [block, slots filled in it, episode they belong to].
+        # Each entry: [block, slots filled in it, episode they belong to, slots ever written].
         self._entries: list[list[object]] = []
 
     def __getstate__(self) -> dict[str, object]:
@@ -221,11 +228,21 @@ class SlotBlocks:
     def snapshot(self, filled: Sequence[FloatArray]) -> FloatArray:
         """A read-only array equal to the block with ``filled[k]`` in slot ``k`` and zeros in
         the other slots, sharing memory with no array handed out earlier that is still held."""
+
+        def copy(slot: int, out: FloatArray) -> None:
+            out[...] = filled[slot]
+
+        return self.fill_snapshot(len(filled), copy)
+
+    def fill_snapshot(self, count: int, fill: Callable[[int, FloatArray], None]) -> FloatArray:
+        """:meth:`snapshot` of ``count`` filled slots, each slot the block still lacks written
+        by ``fill(slot, view)`` straight into the block (a slot computed there is never
+        allocated and copied). ``fill`` must write the same values for a slot every time."""
         entry = self._free_entry()
         if entry is None:
             block = _zero_block(self._shape)
             start = 0
-            entry = [block, 0, self._episode]
+            entry = [block, 0, self._episode, 0]
             if len(self._entries) >= self._pool_size:
                 self._entries.pop(0)  # the oldest is still held; the caller keeps it
             self._entries.append(entry)
@@ -233,14 +250,17 @@ class SlotBlocks:
             block = entry[0]  # type: ignore[assignment]
             start = int(entry[1])  # type: ignore[call-overload]
             block.flags.writeable = True
-            if entry[2] != self._episode or start > len(filled):
+            if entry[2] != self._episode or start > count:
                 block[:start] = 0.0
                 start = 0
-        for slot in range(start, len(filled)):
-            block[slot] = filled[slot]
+        touched = int(entry[3])  # type: ignore[call-overload]
+        _populate(block, max(start, touched), count)  # slots never written before
+        for slot in range(start, count):
+            fill(slot, block[slot])
         block.flags.writeable = False
-        entry[1] = len(filled)
+        entry[1] = count
         entry[2] = self._episode
+        entry[3] = max(touched, count)
         return block[...]
 
     def _free_entry(self) -> list[object] | None:
@@ -277,6 +297,26 @@ def _zero_block(shape: tuple[int, ...]) -> FloatArray:
     # One array straight on the mapping, so views of the block name it as their base (the
     # pool's reference count).
     return np.ndarray(shape, dtype=np.float64, buffer=mmap.mmap(-1, size, flags=flags))
+
+
+_MADV_POPULATE_WRITE = 23
+"""Linux's ``MADV_POPULATE_WRITE`` (5.14+): fault a range's pages in with one call."""
+
+
+def _populate(block: FloatArray, start: int, stop: int) -> None:
+    """Fault in the pages of slots ``start .. stop - 1`` of a mapped block (:func:`_zero_block`)
+    with one call before they are written: a slot of a large world is megabytes, and faulting
+    its pages in one by one as they are first written costs more than writing them. Nothing
+    for a block that is no mapping, or where the call is not supported (it only saves time)."""
+    mapping = block.base
+    if stop <= start or not isinstance(mapping, mmap.mmap):
+        return
+    slot_bytes = block[0].nbytes
+    first = start * slot_bytes // mmap.PAGESIZE * mmap.PAGESIZE
+    try:
+        mapping.madvise(_MADV_POPULATE_WRITE, first, stop * slot_bytes - first)
+    except (OSError, ValueError):  # an older kernel, or no madvise on this platform
+        pass
 
 
 def _reuse_rank(entry: list[object], episode: int) -> int:
@@ -338,42 +378,27 @@ class RawObserver(DataObserver):
         self._experiments.append(samples)
 
 
-class _Regimes(Sequence[FloatArray]):
-    """The regimes' covariances: the first ``count`` read from the block handed out last, then
-    the ones computed since (so each covariance is kept once, in the blocks)."""
-
-    def __init__(self, latest: FloatArray | None, count: int, pending: list[FloatArray]) -> None:
-        self._latest = latest
-        self._count = count
-        self._pending = pending
-
-    def __len__(self) -> int:
-        return self._count + len(self._pending)
-
-    @overload
-    def __getitem__(self, index: int) -> FloatArray: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[FloatArray]: ...
-    def __getitem__(self, index: int | slice) -> FloatArray | Sequence[FloatArray]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < self._count:
-            assert self._latest is not None
-            return self._latest[index]
-        return self._pending[index - self._count]
-
-
 class StatsObserver(DataObserver):
     """Per regime (0: observational, ``k``: experiment ``k``): sample size, mean, covariance.
 
-    Each regime's statistics are computed once, when its data arrives. A covariance is kept
-    only until it is written to a block: after that the block handed out last holds it (the
-    pool never reuses that block while this observer refers to it), so covariances take the
-    memory of the two blocks a caller who keeps the last observation holds, not a third copy.
+    Each regime's size and mean are computed when its data arrives; its covariance is computed
+    once, straight into the slot of the block handed out next (:meth:`SlotBlocks.fill_snapshot`;
+    until then the observer keeps the regime's centred rows, ``n_int x d``, not a ``d x d``
+    matrix). After that the block handed out last holds it (the pool never reuses that block
+    while this observer refers to it) and later blocks copy it from there: a step writes the
+    new regime's covariance and copies those a reused block lacks, and allocates no covariance.
     """
 
-    def __init__(self, blocks: SlotBlocks, observational: FloatArray, n_regimes: int) -> None:
+    def __init__(
+        self,
+        blocks: SlotBlocks,
+        observational: FloatArray,
+        n_regimes: int,
+        *,
+        mean_blocks: SlotBlocks | None = None,
+    ) -> None:
         self._blocks = blocks
+        self._mean_blocks = mean_blocks
         self._sizes = np.zeros(n_regimes, dtype=np.int64)
         self._means = np.zeros((n_regimes, observational.shape[1]))
         self._latest: FloatArray | None = None
@@ -382,24 +407,37 @@ class StatsObserver(DataObserver):
         self._add(observational)
 
     def observe(self) -> dict[str, np.ndarray]:
-        regimes = _Regimes(self._latest, self._count, self._pending)
-        covariance = self._blocks.snapshot(regimes)
-        self._latest, self._count, self._pending = covariance, len(regimes), []
+        count = self._count + len(self._pending)
+        covariance = self._blocks.fill_snapshot(count, self._fill)
+        self._latest, self._count, self._pending = covariance, count, []
+        means = self._means
+        pool = self._mean_blocks
         return {
             "sample_size": self._sizes.copy(),
-            "mean": self._means.copy(),
+            # With a pool: a block whose rows of regimes added since it was last handed out
+            # are the only ones written (a full copy is (m + 1) x d floats a step).
+            "mean": means.copy() if pool is None else pool.snapshot(means[:count]),
             "covariance": covariance,
         }
 
     def add_experiment(self, samples: FloatArray) -> None:
         self._add(samples)
 
+    def _fill(self, regime: int, out: FloatArray) -> None:
+        """Write regime ``regime``'s covariance into ``out``: copied from the block handed out
+        last, or computed from the centred rows of a regime added since."""
+        if regime < self._count:
+            assert self._latest is not None
+            out[...] = self._latest[regime]
+        else:
+            _covariance_into(self._pending[regime - self._count], out)
+
     def _add(self, samples: FloatArray) -> None:
         regime = self._count + len(self._pending)
-        mean, covariance = regime_statistics(samples)
+        mean = samples.mean(axis=0)  # regime_statistics' steps, the covariance left for later
         self._sizes[regime] = len(samples)
         self._means[regime] = mean
-        self._pending.append(covariance)
+        self._pending.append(samples - mean)
 
 
 class CompactObserver(DataObserver):
@@ -458,18 +496,23 @@ def make_observer(
     observational: FloatArray,
     spec: LevelSpec,
     sample_blocks: SlotBlocks | None = None,
+    *,
+    mean_blocks: SlotBlocks | None = None,
 ) -> DataObserver:
     """The observer of a new episode in ``mode`` (``blocks`` from :func:`block_shape`;
     ``sample_blocks``, of shape ``(1, n_obs, d)``, pools the raw mode's observational sample
-    on large worlds)."""
+    on large worlds; ``mean_blocks``, of shape ``(m + 1, d)``, the stats mode's means)."""
     blocks.new_episode()
-    if sample_blocks is not None:
-        sample_blocks.new_episode()
+    for pool in (sample_blocks, mean_blocks):
+        if pool is not None:
+            pool.new_episode()
     if mode == "compact":
         return CompactObserver(observational, observation_slots(spec))
     if mode == "raw":
         return RawObserver(blocks, observational, sample_blocks=sample_blocks)
-    return StatsObserver(blocks, observational, observation_slots(spec) + 1)
+    return StatsObserver(
+        blocks, observational, observation_slots(spec) + 1, mean_blocks=mean_blocks
+    )
 
 
 def block_shape(spec: LevelSpec, mode: ObservationMode) -> tuple[int, ...]:

@@ -15,6 +15,7 @@ from typing import Final
 
 from acdb_gym.core.untrusted import UntrustedInputError
 from acdb_gym.report.aggregation import prepare, summarize_prepared
+from acdb_gym.report.audit_cache import AUDIT_CACHE_FILE
 from acdb_gym.report.anytime import (
     anytime_parts,
     anytime_rows,
@@ -45,7 +46,15 @@ from acdb_gym.report.types import ReportFiles
 
 __all__ = ["OUTPUT_PATTERNS", "refuse_links", "write_report"]
 
-OUTPUT_PATTERNS: Final = ("report.md", HTML_FILE, "*.csv", "*.png", EPISODES_DIR)
+OUTPUT_PATTERNS: Final = (
+    "report.md",
+    HTML_FILE,
+    "*.csv",
+    "*.png",
+    EPISODES_DIR,
+    AUDIT_CACHE_FILE,
+    f"{AUDIT_CACHE_FILE}.partial",
+)
 """What the report writes in a run directory (file names and patterns)."""
 
 
@@ -114,7 +123,7 @@ def write_report(
     csvs = [write_floor_csv(run / "random_floor.csv", summary)]
     csvs.append(write_tests_csv(run / "paired_tests.csv", tests))
     csvs.append(write_sortability_csv(run / "sortability.csv", sortability))
-    order_audit = order_audit_rows(prepared)
+    order_audit = order_audit_rows(prepared, cache=run / AUDIT_CACHE_FILE)
     csvs.append(write_order_audit_csv(run / "order_audit.csv", order_audit))
     revisions = summarize_revisions(prepared.ok, labels=prepared.labels)
     if revisions:
