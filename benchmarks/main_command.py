@@ -147,11 +147,19 @@ def main() -> None:
                 shutil.rmtree(scratch, ignore_errors=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(markdown_table(["measure", "side", "wall (median)", "CPU (median)", "runs"], _rows(measured)))
+    print(
+        markdown_table(
+            ["measure", "side", "wall (median)", "CPU (median)", "runs"], _rows(measured)
+        )
+    )
     peers = [label for label in sides if label != "this"]
     if peers:
         print()
-        print(markdown_table(["measure", "this / peer", "wall ratio", "CPU ratio"], _ratios(measured, peers)))
+        print(
+            markdown_table(
+                ["measure", "this / peer", "wall ratio", "CPU ratio"], _ratios(measured, peers)
+            )
+        )
     print(f"\nLoad average at the end: {load_average()}.")
 
 

@@ -267,10 +267,8 @@ def _cached_audits(
 def _cache_key() -> str:
     """What an instance's audit depends on besides the instance: the package's version and the
     audit's constants."""
-    return repr(
-        (__version__, MARGINAL_FEATURES, SORT_DIRECTIONS, N_RANDOM_ORDERS)
-        + (RANDOM_ORDER_STREAM, AUDIT_ALPHA)
-    )
+    constants = (N_RANDOM_ORDERS, RANDOM_ORDER_STREAM, AUDIT_ALPHA)
+    return repr((__version__, MARGINAL_FEATURES, SORT_DIRECTIONS, *constants))
 
 
 def _to_entry(audit: InstanceOrderAudit) -> dict[str, Any]:

@@ -15,13 +15,13 @@ from typing import Final
 
 from acdb_gym.core.untrusted import UntrustedInputError
 from acdb_gym.report.aggregation import prepare, summarize_prepared
-from acdb_gym.report.audit_cache import AUDIT_CACHE_FILE
 from acdb_gym.report.anytime import (
     anytime_parts,
     anytime_rows,
     plot_anytime,
     write_anytime_csv,
 )
+from acdb_gym.report.audit_cache import AUDIT_CACHE_FILE
 from acdb_gym.report.comparison import compare_agents
 from acdb_gym.report.document import Part, markdown_text
 from acdb_gym.report.episodes import EPISODES_DIR

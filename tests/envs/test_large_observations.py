@@ -18,12 +18,8 @@ from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.actions import TernaryGrid
-from acdb_gym.envs.observations import (
-    RealBox,
-    _zero_block,
-    observation_slots,
-    regime_statistics,
-)
+from acdb_gym.envs.observations import RealBox, observation_slots, regime_statistics
+from acdb_gym.envs.slot_blocks import _zero_block
 
 
 @pytest.mark.parametrize(("d", "k"), [(41, 60), (50, 75), (60, 600), (80, 3000), (120, 180)])
@@ -140,7 +136,7 @@ def test_a_mapped_block_is_populated_once_and_filled_in_place(
 ) -> None:
     """A lazily mapped pool block: slots written by ``fill`` straight into the block, the same
     values as copies, fresh slots populated once (never again once touched), zeros elsewhere."""
-    from acdb_gym.envs import observations
+    from acdb_gym.envs import slot_blocks as observations
 
     monkeypatch.setattr(observations, "_LAZY_BLOCK_BYTES", 1)  # map every block
     populated: list[tuple[int, int]] = []
