@@ -91,6 +91,14 @@ def test_a_hostile_line_is_skipped_by_the_report_and_refused_by_a_resume(
     assert (run / RESULTS_FILE).read_bytes() == before
 
 
+def _page_of(run: Path, job: str) -> str:
+    """The episode page of one job (pages are numbered in ladder, level, index, agent order)."""
+    pages = [p.read_text(encoding="utf-8") for p in (run / "episodes").glob("e*.html")]
+    found = [page for page in pages if f">{job}<" in page]
+    assert len(found) == 1, f"{len(found)} episode pages name job {job}"
+    return found[0]
+
+
 def test_a_hostile_transcript_line_is_skipped_and_the_page_still_written(
     clean_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -102,7 +110,7 @@ def test_a_hostile_transcript_line_is_skipped_and_the_page_still_written(
     (run / "transcripts" / f"{job}.jsonl").write_text("\n".join(lines) + "\n")
     code, err = _cli(["report", str(run)], capsys)
     assert code == 0 and "Traceback" not in err
-    page = (run / "episodes" / "e0.html").read_text(encoding="utf-8")
+    page = _page_of(run, job)
     assert "kept before" in page and "2 events" in page and "2 lines skipped" in page
 
 
@@ -213,7 +221,7 @@ def test_a_custom_row_whose_world_cannot_be_regenerated_costs_a_bounded_time(
     monkeypatch.setattr(custom, "REGENERATION_SECONDS", 2.0)
     spec = "d=300,k=40000,n_obs=1000,n_int=10,noise_var=1.0,slack=0,faithfulness_eps=0.5"
     ok = _rows(clean_run)[0]
-    row = {**ok, "job_id": "custom", "ladder": "custom", "level": "hard", "level_spec": spec}
+    row = {**ok, "job_id": "custom-row", "ladder": "custom", "level": "hard", "level_spec": spec}
     row["seed"] = 300_000
     del row["revision"], row["submission"]
     run = _planted(clean_run, tmp_path, json.dumps(row))
@@ -221,7 +229,7 @@ def test_a_custom_row_whose_world_cannot_be_regenerated_costs_a_bounded_time(
     code, err = _cli(["report", str(run)], capsys)
     assert code == 0 and "Traceback" not in err
     assert time.perf_counter() - start < 45
-    page = (run / "episodes" / "e1.html").read_text(encoding="utf-8")
+    page = _page_of(run, "custom-row")
     assert "The true graph could not be regenerated" in page
 
 

@@ -21,6 +21,7 @@ from acdb_gym.report.anytime import (
     plot_anytime,
     write_anytime_csv,
 )
+from acdb_gym.report.audit_cache import AUDIT_CACHE_FILE
 from acdb_gym.report.comparison import compare_agents
 from acdb_gym.report.document import Part, markdown_text
 from acdb_gym.report.episodes import EPISODES_DIR
@@ -46,7 +47,15 @@ from acdb_gym.report.types import ReportFiles
 
 __all__ = ["OUTPUT_PATTERNS", "refuse_links", "write_report"]
 
-OUTPUT_PATTERNS: Final = ("report.md", HTML_FILE, "*.csv", "*.png", EPISODES_DIR)
+OUTPUT_PATTERNS: Final = (
+    "report.md",
+    HTML_FILE,
+    "*.csv",
+    "*.png",
+    EPISODES_DIR,
+    AUDIT_CACHE_FILE,
+    f"{AUDIT_CACHE_FILE}.partial",
+)
 """What the report writes in a run directory (file names and patterns)."""
 
 
@@ -118,7 +127,7 @@ def write_report(
     csvs.append(write_headroom_csv(run / "headroom.csv", headroom))
     csvs.append(write_tests_csv(run / "paired_tests.csv", tests))
     csvs.append(write_sortability_csv(run / "sortability.csv", sortability))
-    order_audit = order_audit_rows(prepared)
+    order_audit = order_audit_rows(prepared, cache=run / AUDIT_CACHE_FILE)
     csvs.append(write_order_audit_csv(run / "order_audit.csv", order_audit))
     revisions = summarize_revisions(prepared.ok, labels=prepared.labels)
     if revisions:

@@ -19,6 +19,7 @@ from acdb_gym.core.stats import fisher_z_test, partial_correlation
 from acdb_gym.core.worlds.instance import Instance, generate_instance
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
+from acdb_gym.envs.levels import UNSCORED
 from acdb_gym.testing import SCORE_FIELDS, find_hidden_leak
 
 Action = tuple[int, dict[str, Any]]
@@ -464,8 +465,10 @@ def test_truncation_at_the_step_limit_scores_the_empty_graph(
     assert (terminated, truncated) == (False, True)
     assert observation["steps_remaining"] == 0
     assert set(unwrapped(env).details()["score"]) == set(SCORE_FIELDS)
+    report = unwrapped(env).details()["score"]
+    assert np.isnan(report["anytime_f1"])  # no graph stated before the experiment
     assert info["score"].tolist() == [
-        float(unwrapped(env).details()["score"][f]) for f in SCORE_FIELDS
+        UNSCORED if np.isnan(report[f]) else float(report[f]) for f in SCORE_FIELDS
     ]
     used = unwrapped(env).session.interventions_used
     expected = score(instance, PDAG.empty(D), interventions_used=used, targets=[1] * used)

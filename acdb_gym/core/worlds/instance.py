@@ -221,7 +221,9 @@ class Instance:
 
     def intervention_rng(self) -> np.random.Generator:
         """A fresh generator on this instance's intervention stream (same seed, same draws)."""
-        return np.random.default_rng(_streams(self.seed)[_INTERVENTIONS])
+        # ``SeedSequence(seed).spawn(4)[k]`` is ``SeedSequence(seed, spawn_key=(k,))``: the same
+        # stream without building the other three.
+        return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(_INTERVENTIONS,)))
 
     def digest(self) -> str:
         """A short hash of everything generated, used by the ladder manifests to catch drift.
