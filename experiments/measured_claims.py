@@ -35,6 +35,7 @@ import numpy as np
 
 from acdb_gym.core.ladders.shipped import SACHS_EXPERIMENT_LADDER, TUEBINGEN_LADDER
 from acdb_gym.report import load_results, paired_test, summarize
+from acdb_gym.report.load import as_rows
 from acdb_gym.report.pairs import pair_accuracies
 from acdb_gym.report.tables import format_p_value, md_table
 from acdb_gym.report.types import PairedTest
@@ -239,7 +240,7 @@ def block_tuebingen_pairs() -> str:
             for row in _rows("tuebingen", 0, len(level.manifest), PAIR_AGENTS)
             if row["level"] == name
         ]
-    accuracies = pair_accuracies(rows)
+    accuracies = pair_accuracies(as_rows(rows))
     levels = list(TUEBINGEN_LADDER)
     by_agent: dict[str, dict[str, Any]] = {}
     for a in accuracies:

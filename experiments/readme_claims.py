@@ -49,6 +49,7 @@ from acdb_gym.core.ladders.shipped import REAL_LADDER
 from acdb_gym.report import load_results, paired_test, summarize
 from acdb_gym.report.aggregation import prepare
 from acdb_gym.report.document import markdown_lines
+from acdb_gym.report.load import as_rows
 from acdb_gym.report.shortcuts import sortability_rows
 from acdb_gym.report.statistics import sign_flip_pvalue
 from acdb_gym.report.tables import format_p_value, md_table, table2_body, table3_body
@@ -303,7 +304,7 @@ def _family_shift(rows: Rows, agent: str, ladder: str) -> PairedTest:
 
 def block_families() -> str:
     rows = family_rows()
-    table = [part for part in transfer_parts(rows) if not isinstance(part, str)]
+    table = [part for part in transfer_parts(as_rows(rows)) if not isinstance(part, str)]
     lines = markdown_lines(table)
     ng, nl = "v1-nongaussian", "v1-nonlinear"
     shift = {(a, f): _family_shift(rows, a, f) for a in FAMILY_AGENTS for f in (ng, nl)}

@@ -327,7 +327,7 @@ def test_a_job_whose_row_is_out_of_range_is_a_failed_row(
 ) -> None:
     """The writer refuses what the reader would skip; the sweep's worker turns such a row into
     a failed one (with a long error cut), so the one writer never meets it."""
-    from acdb_gym.results import Location, ResultRow, format_row
+    from acdb_gym.results import format_row
     from acdb_gym.sweep import jobs
 
     scored = jobs._scored_row
@@ -337,15 +337,16 @@ def test_a_job_whose_row_is_out_of_range_is_a_failed_row(
 
     monkeypatch.setattr(jobs, "_scored_row", out_of_range)
     row = jobs.run_job(jobs.Job("v0", "L0", 0, "pc", "observational", "raw", 0), {}, tmp_path)
-    assert row["status"] == "failed" and "directed_f1 must be in [0, 1], got 2.0" in row["error"]
-    format_row(ResultRow.from_dict(row, where=Location(tmp_path)))  # writable
+    assert row.status == "failed" and row.error is not None
+    assert "directed_f1 must be in [0, 1], got 2.0" in row.error
+    format_row(row)  # writable
 
     def raising(*args: Any) -> dict[str, Any]:
         raise ValueError("x" * 100_000)
 
     monkeypatch.setattr(jobs, "_scored_row", raising)
     row = jobs.run_job(jobs.Job("v0", "L0", 0, "pc", "observational", "raw", 0), {}, tmp_path)
-    assert row["status"] == "failed" and len(row["error"]) < 4_100
+    assert row.status == "failed" and row.error is not None and len(row.error) < 4_100
 
 
 def test_a_transcript_writer_never_writes_through_a_link(tmp_path: Path) -> None:

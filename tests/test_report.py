@@ -26,6 +26,7 @@ from acdb_gym.report import (
     summarize,
     write_report,
 )
+from acdb_gym.results import Location, ResultRow
 
 _counter = iter(range(10**9))
 
@@ -72,6 +73,17 @@ def make_row(
     if status == "failed":
         del row["anytime_f1"]  # optional: absent, never null
     return row
+
+
+def make_typed(agent: str = "pc", **fields: Any) -> ResultRow:
+    """:func:`make_row` as the report holds it: a typed row."""
+    return ResultRow.parse(make_row(agent, **fields), where=Location(Path("<test>")))
+
+
+def typed(*rows: dict[str, Any]) -> list[ResultRow]:
+    """Rows as the report holds them, their types checked but not their ranges, so that a row
+    the reader would skip can reach the function under test."""
+    return [ResultRow.from_dict(row, where=Location(Path("<test>"))) for row in rows]
 
 
 def write_jsonl(run_dir: Path, rows: list[dict[str, Any]], tail: str = "") -> Path:

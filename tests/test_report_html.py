@@ -19,8 +19,9 @@ from acdb_gym.report.edges import classify_edges, submission_of
 from acdb_gym.report.html import EPISODE_HEADERS, prose_html
 from acdb_gym.report.leaderboard import merge_runs, write_leaderboard
 from acdb_gym.report.revision import shift_effects_of
-from acdb_gym.results import read_results
+from acdb_gym.results import example_row, read_results
 from acdb_gym.sweep.run import SweepConfig, run_sweep
+from tests.test_report import typed
 
 
 class _Tables(HTMLParser):
@@ -155,7 +156,8 @@ def test_the_viewer_lists_every_row_and_each_page_shows_its_episode(run: Path) -
 
 def test_shift_effects_are_the_mean_shifts_of_a_one_sd_experiment() -> None:
     instance = get_level("v0", "L2").instance(3)
-    effects = shift_effects_of({"ladder": "v0", "level": "L2", "seed": instance.seed})
+    (row,) = typed(example_row(ladder="v0", level="L2", seed=instance.seed))
+    effects = shift_effects_of(row)
     assert effects is not None
     sd = np.sqrt(np.diag(instance.scm.covariance()))
     rng = np.random.default_rng(0)
@@ -181,7 +183,7 @@ def test_edge_classes_cover_each_case() -> None:
     assert (0, 3, "missing") in classes.truth and (0, 2, True, "extra") in classes.submitted
     with pytest.raises(ValueError, match="3 nodes"):
         classify_edges(DAG.from_edges(3, []), submitted)
-    row = {"submission": {"n_nodes": 4, "graph": "0>1,2>1,0>2,2-3"}}
+    (row,) = typed(example_row(submission={"n_nodes": 4, "graph": "0>1,2>1,0>2,2-3"}))
     parsed = submission_of(row)
     assert parsed is not None and (parsed.directed == submitted.directed).all()
 

@@ -159,12 +159,12 @@ def test_a_model_file_swapped_after_planning_is_refused_not_run_under_the_old_di
     shutil.copy(COMMITTED, model)
     config = SweepConfig(out=tmp_path / "run", agents=(f"rl:{model}",), levels=("L1",), seeds=2)
     first, second = plan_jobs(config)
-    assert run_job(first, {}, tmp_path)["status"] == "ok"
+    assert run_job(first, {}, tmp_path).status == "ok"
     with zipfile.ZipFile(model, "a") as archive:  # retrained while the sweep runs
         archive.writestr("note.txt", "retrained")
     row = run_job(second, {}, tmp_path)
-    assert row["status"] == "failed"
-    assert "changed since the sweep was planned" in row["error"], row["error"]
+    assert row.status == "failed" and row.error is not None
+    assert "changed since the sweep was planned" in row.error, row.error
 
 
 def test_an_untrusted_model_stops_the_sweep_unless_trusted(tmp_path: Path) -> None:

@@ -222,8 +222,9 @@ def test_sweep_runs_a_saved_policy(trained: Any, tmp_path: Path) -> None:
     assert spec.panels == ("active",) and spec.tools == "raw"
     assert spec.build(0, {}).name == f"rl:{path}"
     row = run_job(Job("v0", "L1", 0, f"rl:{path}", "active", "raw", 0), {}, tmp_path)
-    assert row["status"] == "ok", row["error"]
-    assert row["interventions_used"] <= L1.instance(0).budget
+    assert row.status == "ok", row.error
+    assert row.interventions_used is not None
+    assert row.interventions_used <= L1.instance(0).budget
     with pytest.raises(ValueError, match="no saved policy"):
         get_agent(f"rl:{tmp_path / 'missing.zip'}")
 
@@ -240,7 +241,7 @@ def test_committed_model_loads_and_plays_a_valid_episode() -> None:
     result = run_episode(gym.make("ACDB-L1-v0"), agent, manifest_index=0)
     assert not result.truncated and result.invalid_actions == 0
     assert result.interventions <= L1.instance(0).budget
-    assert 0.0 <= result.score["directed_f1"] <= 1.0
+    assert 0.0 <= result.score.directed_f1 <= 1.0
 
 
 # --------------------------------------------------------------------------- missing extra

@@ -188,4 +188,4 @@ def test_the_few_sample_policy_plays_its_ladder_through_the_full_env() -> None:
     env = gym.make("ACDB-Nonlinear-L2-v1-n3")
     instance = get_level("v1-n3", "Nonlinear-L2").instance(3)
     result = run_episode(env, agent, instance=instance)
-    assert not result.truncated and 0.0 <= result.score["directed_f1"] <= 1.0
+    assert not result.truncated and 0.0 <= result.score.directed_f1 <= 1.0

@@ -63,8 +63,8 @@ def test_agents_recover_three_node_worlds(
     env = gym.make("ACDB-L0-v0")
     for seed in seeds:
         result = run_episode(env, agent_class(), instance=tiny_world(edges, seed))
-        assert result.score["shd"] == 0, (seed, result.trajectory[-1].action)
-        assert result.score["directed_f1"] == 1.0
+        assert result.score.shd == 0, (seed, result.trajectory[-1].action)
+        assert result.score.directed_f1 == 1.0
 
 
 def test_the_chain_needs_an_experiment_and_one_suffices() -> None:
@@ -72,7 +72,7 @@ def test_the_chain_needs_an_experiment_and_one_suffices() -> None:
     instance = tiny_world(CHAIN, 2, budget=1)
     for agent in (PCActiveAgent(), BICActiveAgent()):
         result = run_episode(env, agent, instance=instance)
-        assert result.interventions == 1 and result.score["shd"] == 0
+        assert result.interventions == 1 and result.score.shd == 0
         assert agent.targets in ((0,), (1,), (2,))
 
 
@@ -131,7 +131,7 @@ def test_stop_rule_submits_once_nothing_is_undirected() -> None:
     explore = run_episode(env, BICActiveAgent(), instance=instance)
     stop = run_episode(env, BICActiveAgent(leftover="stop"), instance=instance)
     assert stop.interventions == 1 and explore.interventions == 4
-    assert stop.score["shd"] == explore.score["shd"] == 0
+    assert stop.score.shd == explore.score.shd == 0
 
 
 def test_interventions_scale_with_the_observational_spread() -> None:
@@ -166,8 +166,8 @@ def test_bic_agent_beats_pc_greedy_on_v0_l3() -> None:
     env = gym.make("ACDB-L3-v0")
     bic = [run_episode(env, BICActiveAgent(), manifest_index=i).score for i in range(3)]
     greedy = [run_episode(env, PCGreedyAgent(), manifest_index=i).score for i in range(3)]
-    assert np.mean([s["directed_f1"] for s in bic]) > np.mean([s["directed_f1"] for s in greedy])
-    assert np.mean([s["shd"] for s in bic]) < np.mean([s["shd"] for s in greedy])
+    assert np.mean([s.directed_f1 for s in bic]) > np.mean([s.directed_f1 for s in greedy])
+    assert np.mean([s.shd for s in bic]) < np.mean([s.shd for s in greedy])
 
 
 # --------------------------------------------------------------------------- deprecated alias

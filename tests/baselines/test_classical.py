@@ -48,7 +48,7 @@ def test_random_agent_through_the_env_matches_the_closed_form() -> None:
     spec = LADDERS["v0"]["L0"].spec
     env = gym.make("ACDB-L0-v0")
     agent = RandomDAGAgent(seed=2)
-    f1 = [run_episode(env, agent, manifest_index=1).score["directed_f1"] for _ in range(400)]
+    f1 = [run_episode(env, agent, manifest_index=1).score.directed_f1 for _ in range(400)]
     assert abs(np.mean(f1) - spec.random_floor) < 0.04
 
 
@@ -74,7 +74,7 @@ def test_pc_agent_submits_pc_of_the_observational_data() -> None:
 def test_oracle_recovers_the_dag_and_needs_the_instance() -> None:
     env = gym.make("ACDB-L3-v0")
     result = run_episode(env, OracleAgent(), manifest_index=0)
-    assert result.score["directed_f1"] == 1.0 and result.score["shd"] == 0
+    assert result.score.directed_f1 == 1.0 and result.score.shd == 0
     agent = OracleAgent()
     obs, info = env.reset(options={"manifest_index": 0})
     with pytest.raises(RuntimeError, match="run_episode"):
@@ -84,7 +84,7 @@ def test_oracle_recovers_the_dag_and_needs_the_instance() -> None:
 def test_sortnregress_exploits_variance_sortability_on_v0() -> None:
     env = gym.make("ACDB-L1-v0")
     sortn = [run_episode(env, SortnregressAgent(), manifest_index=i).score for i in range(4)]
-    assert np.mean([s["directed_f1"] for s in sortn]) > 0.6
+    assert np.mean([s.directed_f1 for s in sortn]) > 0.6
 
 
 class _Recorder:
@@ -148,15 +148,11 @@ def test_active_baseline_beats_pc_and_random_on_the_ladder() -> None:
         env = gym.make(f"ACDB-{level}-v0")
         for index in range(8):
             means["random"].append(
-                run_episode(env, RandomDAGAgent(seed=index), manifest_index=index).score[
-                    "directed_f1"
-                ]
+                run_episode(env, RandomDAGAgent(seed=index), manifest_index=index).score.directed_f1
             )
-            means["pc"].append(
-                run_episode(env, PCAgent(), manifest_index=index).score["directed_f1"]
-            )
+            means["pc"].append(run_episode(env, PCAgent(), manifest_index=index).score.directed_f1)
             means["pc_greedy"].append(
-                run_episode(env, PCGreedyAgent(), manifest_index=index).score["directed_f1"]
+                run_episode(env, PCGreedyAgent(), manifest_index=index).score.directed_f1
             )
     assert np.mean(means["pc_greedy"]) > np.mean(means["pc"]) > np.mean(means["random"])
 
@@ -180,5 +176,5 @@ def test_r2sortnregress_agent_submits_the_r2_order_regressions() -> None:
         result = run_episode(env, R2SortnregressAgent(), manifest_index=index)
         instance = LADDERS["v1"]["L1"].instance(index)
         expected = score(instance.dag, r2sortnregress(instance.d_obs))
-        assert result.score["directed_f1"] == expected.directed_f1
+        assert result.score.directed_f1 == expected.directed_f1
         assert result.interventions == 0 and result.steps == 1

@@ -15,7 +15,7 @@ from acdb_gym.registry import get_agent
 
 def _mean_f1(agent: object, env_id: str, seeds: range) -> float:
     env = gym.make(env_id)
-    scores = [run_episode(env, agent, manifest_index=i).score["directed_f1"] for i in seeds]
+    scores = [run_episode(env, agent, manifest_index=i).score.directed_f1 for i in seeds]
     env.close()
     return float(np.mean(scores))
 
@@ -38,7 +38,7 @@ def test_on_non_gaussian_worlds_it_keeps_what_lingam_found() -> None:
 def test_it_spends_the_budget_and_is_an_active_sweep_agent() -> None:
     env = gym.make(LADDERS["v1-nongaussian"]["L1"].env_id)
     result = run_episode(env, LiNGAMActiveAgent(), manifest_index=0)
-    assert result.interventions == result.score["i_star_size"] + 1  # v1's slack is 1
+    assert result.interventions == result.score.i_star_size + 1  # v1's slack is 1
     assert get_agent("lingam_active").panels == (PANEL_ACTIVE,)
 
 

@@ -49,10 +49,10 @@ def test_the_cap_stops_at_its_prediction_and_buys_eta_not_the_anytime_f1() -> No
         agent = CappedAgent(PCActiveAgent())
         capped = run_episode(env, agent, manifest_index=index)
         assert capped.interventions <= agent._cap <= plain.interventions  # type: ignore[operator]
-        plain_eta.append(plain.score["efficiency"])
-        capped_eta.append(capped.score["efficiency"])
-        plain_any.append(plain.score["anytime_f1"])
-        capped_any.append(capped.score["anytime_f1"])
+        plain_eta.append(plain.score.efficiency)
+        capped_eta.append(capped.score.efficiency)
+        plain_any.append(plain.score.anytime_f1)
+        capped_any.append(capped.score.anytime_f1)
         # The cap submits what the agent held: its hypothesis after the same experiments.
         assert capped.revision is not None and capped.revision.stated
     assert np.mean(capped_eta) > np.mean(plain_eta) + 0.1
@@ -77,7 +77,7 @@ def test_the_hub_order_puts_high_degree_nodes_first_and_regresses_in_it() -> Non
     degree = np.asarray(shared_pc_cpdag(instance.d_obs).skeleton()).sum(axis=1)
     assert list(degree[order]) == sorted(degree, reverse=True)
     result = run_episode(gym.make("ACDB-L3-v1"), HubOrderAgent(), manifest_index=0)
-    assert result.interventions == 0 and 0.0 <= result.score["directed_f1"] <= 1.0
+    assert result.interventions == 0 and 0.0 <= result.score.directed_f1 <= 1.0
     assert get_agent("hub").constructor.endswith("HubOrderAgent")
 
 

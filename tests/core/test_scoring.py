@@ -622,3 +622,18 @@ def test_anytime_f1_without_experiments_is_the_directed_f1_and_none_when_unstate
     assert twin != plain
     with pytest.raises(ValueError, match="one graph"):
         score(G, submission, targets=(1, 2), stated=[None])
+
+
+def test_a_report_read_back_from_its_dict_is_the_same_report() -> None:
+    """``info["score"]`` is a report's dict; run_episode reads it back once, NaN included."""
+    truth = DAG.from_edges(3, [(0, 2), (1, 2)])
+    report = score(truth, PDAG.from_edges(3, directed=[(0, 2)]), interventions_used=1)
+    assert math.isnan(report.anytime_f1)
+    again = ScoreReport.from_dict({**report.to_dict(), "_extra": 1})
+    assert again == report and not again.is_latent
+    with pytest.raises(KeyError, match="missing \\['shd'\\]"):
+        ScoreReport.from_dict({k: v for k, v in report.to_dict().items() if k != "shd"})
+    with pytest.warns(DeprecationWarning, match="read score.directed_f1"):
+        assert report["directed_f1"] == report.directed_f1
+    with pytest.raises(KeyError):
+        report["shd_mistyped"]  # a latent field of a causally sufficient world

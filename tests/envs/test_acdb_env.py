@@ -701,4 +701,4 @@ def test_run_episode_with_an_intervene_then_submit_agent() -> None:
 
     result = run_episode(make(), InterveneThenSubmit(), manifest_index=0)
     assert (result.steps, result.interventions, result.invalid_actions) == (2, 1, 0)
-    assert not result.truncated and set(result.score) == set(SCORE_FIELDS)
+    assert not result.truncated and set(result.score.to_dict()) == set(SCORE_FIELDS)

@@ -146,7 +146,7 @@ def test_the_active_baselines_intervene_only_where_experiments_exist(agent: str)
         result = run_episode(env, get_agent(agent).build(0, {}), manifest_index=2)
         allowed = hidden_instance_of(env).intervention_targets or frozenset()
         assert result.invalid_actions == 0, (agent, env_id)
-        assert 0 < result.score["interventions_used"] <= 4
+        assert 0 < result.score.interventions_used <= 4
         assert set(env.unwrapped.session.targets) <= allowed
 
 

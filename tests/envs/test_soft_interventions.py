@@ -125,9 +125,9 @@ def test_pc_greedy_plays_soft_episodes(mode: str) -> None:
         result = run_episode(env, PCGreedyAgent(), manifest_index=index)
         assert result.interventions >= 1 and not result.truncated
         assert set(env.unwrapped.session.kinds) == {mode}  # type: ignore[attr-defined]
-        soft_scores.append(result.score["directed_f1"])
+        soft_scores.append(result.score.directed_f1)
         hard_scores.append(
-            run_episode(hard, PCGreedyAgent(), manifest_index=index).score["directed_f1"]
+            run_episode(hard, PCGreedyAgent(), manifest_index=index).score.directed_f1
         )
     if mode == "shift":
         assert soft_scores == hard_scores

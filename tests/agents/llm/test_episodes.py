@@ -48,7 +48,7 @@ def test_competent_policy_recovers_the_true_graph(
 
     result = run_episode(make_env(variant, panel), agent, manifest_index=0)
 
-    assert result.score["directed_f1"] == 1.0
+    assert result.score.directed_f1 == 1.0
     assert result.invalid_actions == 0
     intervened = panel == "active" and variant != "llm_corr_obs"
     assert result.steps == (2 if intervened else 1)
@@ -114,7 +114,7 @@ def test_session_prompt_carries_data_budget_and_step_limit(
     observational = INSTANCE.d_obs
     assert f"{observational[0, 0]:.3f},{observational[0, 1]:.3f}" in session
     assert session.count("\n") >= observational.shape[0]
-    assert result.steps == 1 and result.score["skeleton_f1"] == 0.0
+    assert result.steps == 1 and result.score.skeleton_f1 == 0.0
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -136,7 +136,7 @@ def test_correlation_probe_sees_only_correlations_and_stds(
     assert "Sample standard deviations:" in request.session
     assert f"{data[0, 0]:.3f}" not in request.session  # no raw data
     assert len(request.session.splitlines()) < 20
-    assert result.steps == 1 and result.score["directed_f1"] == 0.0
+    assert result.steps == 1 and result.score.directed_f1 == 0.0
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

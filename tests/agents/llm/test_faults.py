@@ -43,7 +43,7 @@ def test_two_rate_limits_then_success(fake: SimpleNamespace, provider: str) -> N
 
     # Two 30-s backoffs would take 60 s; retry-after 0 takes none (a wide margin for load).
     assert time.perf_counter() - start < 30.0
-    assert result.steps == 1 and result.score["directed_precision"] == 1.0
+    assert result.steps == 1 and result.score.directed_precision == 1.0
     assert result.extra["retries"] == 2 and result.extra["llm_calls"] == 1
     assert len(server.requests) == 3
     assert server.requests[0].body == server.requests[2].body

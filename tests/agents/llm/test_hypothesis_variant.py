@@ -61,7 +61,7 @@ def test_the_stated_hypotheses_are_recorded(fake: SimpleNamespace, provider: str
     agent = fake.agent(server, provider, max_retries=0, state_hypothesis=True)
     result = run_episode(_env(), agent, manifest_index=0)
     assert agent.states_hypotheses
-    assert result.score["directed_f1"] == 1.0 and result.invalid_actions == 0
+    assert result.score.directed_f1 == 1.0 and result.invalid_actions == 0
     assert result.revision is not None
     assert result.revision.targets == (0, 1)
     assert result.revision.hypotheses == (FIRST, SECOND)

@@ -88,4 +88,4 @@ def test_a_model_plays_a_cause_effect_pair(fake: SimpleNamespace) -> None:
     assert "Interventions are not available on this level" in request.system
     assert "Observational data: 94 samples" in request.session
     truth = env.unwrapped._instance.dag.edges()  # type: ignore[attr-defined]
-    assert result.score["directed_f1"] == (1.0 if truth == [(1, 0)] else 0.0)
+    assert result.score.directed_f1 == (1.0 if truth == [(1, 0)] else 0.0)
