@@ -27,7 +27,12 @@ it and produces the paper's tables, the random floor, paired tests and plots:
 - **Anytime**: for agents that state hypotheses, directed F1 after each experiment up to the
   budget, as a curve per agent row and level, and its area beside η.
 
-Modules, one per concern: :mod:`~acdb_gym.report.load` (reading ``results.jsonl`` into typed rows),
+The report is a list of sections (:mod:`~acdb_gym.report.sections`, one module each and one
+line of :data:`~acdb_gym.report.sections.SECTIONS`), each meeting the protocol of
+:mod:`~acdb_gym.report.section`: rows to its result, its CSVs and plots, and its document parts;
+:mod:`~acdb_gym.report.write` (:func:`write_report`) iterates them and
+:mod:`~acdb_gym.report.markdown` orders their parts. Below the sections, one module per
+concern: :mod:`~acdb_gym.report.load` (reading ``results.jsonl`` into typed rows),
 :mod:`~acdb_gym.report.types` (the frozen results), :mod:`~acdb_gym.report.aggregation`
 (per-seed values, Tables 2 and 3, the random floor), :mod:`~acdb_gym.report.statistics`
 (bootstrap CIs, the sign-flip test), :mod:`~acdb_gym.report.power` (minimum detectable
@@ -36,10 +41,11 @@ differences), :mod:`~acdb_gym.report.comparison` (paired tests of agent rows),
 :mod:`~acdb_gym.report.order_audit` (the marginal-order audit), :mod:`~acdb_gym.report.revision`
 (how agents that state hypotheses revise them, experiment by experiment),
 :mod:`~acdb_gym.report.anytime` (directed F1 after each experiment, its curve and area),
-:mod:`~acdb_gym.report.tables` (Markdown, terminal and CSV tables),
-:mod:`~acdb_gym.report.markdown` (``report.md``), :mod:`~acdb_gym.report.plots` and
-:mod:`~acdb_gym.report.write` (:func:`write_report`). The package needs numpy and scipy (and regenerates instances through :mod:`acdb_gym.core`);
-matplotlib is imported when a plot is drawn.
+:mod:`~acdb_gym.report.order` (the one level order), :mod:`~acdb_gym.report.tables` (cells,
+table bodies, terminal tables, the CSV writer), :mod:`~acdb_gym.report.document` (the parts
+both renderings share) and :mod:`~acdb_gym.report.plots`. The package needs numpy and scipy
+(and regenerates instances through :mod:`acdb_gym.core`); matplotlib is imported when a plot
+is drawn.
 
 Rows are the results file's typed rows (:class:`~acdb_gym.results.ResultRow`); the public
 functions also take them as the file's dicts, typed once where they enter

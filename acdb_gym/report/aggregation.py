@@ -46,6 +46,7 @@ __all__ = [
     "TABLE2_METRICS",
     "Prepared",
     "group_of",
+    "group_rows",
     "prepare",
     "sort_value",
     "summarize",
@@ -99,6 +100,13 @@ def prepare(rows: Iterable[RowLike]) -> Prepared:
     kept, duplicates = deduplicate(as_rows(rows))
     for problem in duplicates:
         warnings.warn(problem, stacklevel=3)
+    return group_rows(kept)
+
+
+def group_rows(kept: Sequence[Row]) -> Prepared:
+    """:func:`prepare` of rows already typed and kept one per job id (as
+    :func:`~acdb_gym.report.load.read_rows` gives them): split by status, labelled and
+    averaged per seed, without deduplicating again."""
     ok = tuple(row for row in kept if row.ok)
     failed = tuple(row for row in kept if not row.ok)
     return Prepared(ok, failed, _labels(kept), _per_seed(ok))

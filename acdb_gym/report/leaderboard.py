@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from acdb_gym.report.aggregation import group_of, prepare, summarize_prepared
+from acdb_gym.report.aggregation import group_of, group_rows, summarize_prepared
 from acdb_gym.report.comparison import compare_agents
 from acdb_gym.report.document import Part, Table, markdown_text
 from acdb_gym.report.html import HTML_FILE, document_page
@@ -149,7 +149,7 @@ def merge_runs(run_dirs: Sequence[str | Path]) -> Leaderboard:
                 f"runs cover different ladders: {first}: {sorted(ladders[first])}, "
                 f"{name}: {sorted(ladders[name])}"
             )
-    labels = prepare(pooled).labels
+    labels = group_rows(pooled).labels
     return Leaderboard(
         runs=runs,
         rows=tuple(pooled),
@@ -167,7 +167,7 @@ def leaderboard_parts(board: Leaderboard, summary: Summary, out_dir: Path) -> li
         summary: ``summarize(board.rows)``.
         out_dir: where the page is written (the runs' reports are linked relative to it).
     """
-    tests = compare_agents(board.rows, summary=summary)
+    tests = compare_agents(board.rows, summary=summary, prepared=group_rows(board.rows))
     parts: list[Part] = ["# ACDB leaderboard", "", "## Runs", ""]
     for run in board.runs:
         name = _run_name(run)
@@ -209,7 +209,7 @@ def write_leaderboard(run_dirs: Sequence[str | Path], out_dir: str | Path) -> Le
     """
     out = Path(out_dir)
     board = merge_runs(run_dirs)
-    summary = summarize_prepared(prepare(board.rows))
+    summary = summarize_prepared(group_rows(board.rows))
     out.mkdir(parents=True, exist_ok=True)
     parts = leaderboard_parts(board, summary, out)
     markdown = out / "leaderboard.md"

@@ -23,7 +23,7 @@ from acdb_gym.report.document import Part, Table
 from acdb_gym.report.statistics import bootstrap_ci
 from acdb_gym.report.types import Row
 
-__all__ = ["PairAccuracy", "pair_accuracies", "pairs_parts"]
+__all__ = ["PairAccuracy", "accuracy_parts", "pair_accuracies", "pairs_parts"]
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,11 @@ def pair_accuracies(rows: Iterable[Row]) -> list[PairAccuracy]:
 
 def pairs_parts(rows: Sequence[Row]) -> list[Part]:
     """The section (:mod:`acdb_gym.report.document`), or nothing without pairs rows."""
-    accuracies = pair_accuracies(rows)
+    return accuracy_parts(pair_accuracies(rows))
+
+
+def accuracy_parts(accuracies: Sequence[PairAccuracy]) -> list[Part]:
+    """The section's parts for these accuracies (nothing without one)."""
     if not accuracies:
         return []
     parts: list[Part] = ["## Cause-effect pairs", ""]
