@@ -181,7 +181,7 @@ def test_preflight_skips_at_most_a_bounded_number_of_seeds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A spec whose seeds keep failing gives up after MAX_SKIPPED_SEEDS, not never."""
-    monkeypatch.setattr("acdb_gym.core.worlds.instance.MAX_ATTEMPTS", 1)
+    monkeypatch.setattr("acdb_gym.core.worlds.kinds.linear.MAX_ATTEMPTS", 1)
     spec = parse_level_spec("d=8,k=28,n_obs=200,n_int=51,slack=1,faithfulness_eps=0.5")
     with pytest.raises(ValueError, match=f"{MAX_SKIPPED_SEEDS} seeds had no instance"):
         custom_manifest(spec, 2)

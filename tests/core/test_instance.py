@@ -278,9 +278,7 @@ def test_bit_identical_across_processes() -> None:
 
 
 def test_generation_failure_names_the_spec(monkeypatch: pytest.MonkeyPatch) -> None:
-    import acdb_gym.core.worlds.instance as module
-
-    monkeypatch.setattr(module, "MAX_ATTEMPTS", 3)
+    monkeypatch.setattr("acdb_gym.core.worlds.kinds.linear.MAX_ATTEMPTS", 3)
     impossible = LevelSpec(
         d=6, k=15, n_obs=10, n_int=10, noise_var=1.0, slack=0, faithfulness_eps=0.99
     )
