@@ -23,6 +23,7 @@ from acdb_gym.core.ladders.custom import (
     parse_custom_level,
 )
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, FAMILY_LADDERS, LEVEL_NAMES, MANIFEST_SIZE
+from acdb_gym.core.scripts import OneLineParser, one_line
 from acdb_gym.core.types import PANELS
 from acdb_gym.core.worlds.spec import FAMILIES, LevelSpec
 from acdb_gym.registry import OFFLINE_AGENTS, agent_help
@@ -54,7 +55,7 @@ _PRICES_HELP = (
 )
 
 
-def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _sweep_parser(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "sweep",
         help="run agents on a ladder's preflighted seeds (resumable), then write the report",
@@ -201,7 +202,7 @@ def _sweep_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
 
 
-def _audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _audit_parser(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "audit",
         help="run the shortcut gate on a ladder's development seeds",
@@ -229,7 +230,7 @@ def _audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--no-progress", action="store_true")
 
 
-def _report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _report_parser(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "report",
         help="write report.md, CSVs and PNG plots for a run directory",
@@ -246,7 +247,7 @@ def _report_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
 
 
-def _leaderboard_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _leaderboard_parser(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "leaderboard",
         help="merge runs of one ladder into leaderboard.html, .md and .csv",
@@ -261,7 +262,7 @@ def _leaderboard_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     )
 
 
-def _mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _mcp_parser(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "mcp",
         help="serve episodes' tools to an MCP client over stdio (pip install 'acdb_gym[mcp]')",
@@ -311,7 +312,7 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def _inspect_import_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _inspect_import_parser(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "inspect-import",
         help="append the rows of inspect_ai logs of the ACDB task to a run directory",
@@ -576,13 +577,22 @@ def _world_text(spec: LevelSpec) -> str:
         return "sachs, measured cells (real experiments)"
     if spec.world == "cause-effect-pairs":
         return "Tübingen cause-effect pairs (measured)"
-    world = f"{spec.graph}, " + (f"fitted ({spec.fit})" if spec.fit != "none" else spec.family)
+    notes = [
+        text
+        for text, shown in (
+            ("uniform order", spec.orientation != "model"),
+            ("degree-scaled weights", spec.edge_scale != "none"),
+        )
+        if shown
+    ]
+    graph = spec.graph + (f" ({', '.join(notes)})" if notes else "")
+    world = f"{graph}, " + (f"fitted ({spec.fit})" if spec.fit != "none" else spec.family)
     return world + (f", targets {spec.targets}" if spec.targets != "all" else "")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``acdb`` argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="acdb", description="Active Causal Discovery Benchmark (ACDB) command line."
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -623,7 +633,7 @@ def _format_warning(
     line: str | None = None,
 ) -> str:
     """A warning as one line, like the errors (no file, line or source text)."""
-    return f"acdb: warning: {_one_line(Exception(str(message)))}\n"
+    return f"acdb: warning: {one_line(Exception(str(message)))}\n"
 
 
 def _main(argv: list[str]) -> int:
@@ -648,14 +658,8 @@ def _main(argv: list[str]) -> int:
             return _inspect_import(args)
         return _levels(args)
     except (ValueError, OSError, RunDirectoryBusyError) as error:
-        print(f"acdb: error: {_one_line(error)}", file=sys.stderr)
+        print(f"acdb: error: {one_line(error)}", file=sys.stderr)
         return 2
-
-
-def _one_line(error: BaseException) -> str:
-    """An error's message on one line (a multi-line message joined with '; ')."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    return "; ".join(lines) if lines else type(error).__name__
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -29,7 +29,6 @@ temporary directory. BLAS is pinned to one thread unless the caller set ``OMP_NU
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
 import warnings
@@ -43,6 +42,7 @@ from threadpoolctl import threadpool_limits
 from acdb_gym import registry, report, sweep
 from acdb_gym.baselines.active import BICActiveAgent, Leftover, PCActiveAgent
 from acdb_gym.core.ladders.shipped import LADDERS, LEVEL_NAMES
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.types import PANEL_ACTIVE
 from acdb_gym.report.tables import format_number, md_table
 from acdb_gym.report.types import AgentRow, LadderSummary
@@ -110,7 +110,7 @@ class Config:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Config:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = OneLineParser(description=(__doc__ or "").splitlines()[0])
     defaults = Config()
     for item in fields(Config):
         value = getattr(defaults, item.name)
@@ -243,4 +243,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

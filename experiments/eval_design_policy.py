@@ -29,7 +29,6 @@ the policy also runs on it through ACDBEnv, as ``rl:PATH`` does in a sweep.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import time
@@ -56,6 +55,7 @@ from acdb_gym.baselines.targeting import (
     stratified_sign_flip_p_value,
 )
 from acdb_gym.core.ladders.shipped import Level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.worlds.instance import Instance, InstanceGenerationError, generate_instance
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.design.env import InterventionDesignEnv
@@ -157,7 +157,7 @@ def _p(p: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, required=True)
     parser.add_argument(
         "--first-index", type=int, default=TEST_SPLIT, help="first manifest index per level"
@@ -256,4 +256,4 @@ if __name__ == "__main__":
     # One thread: intra-op threads only add contention for graphs of at most 40 nodes (a
     # forward pass took 25 times longer with 2 threads on a loaded 2-core machine).
     torch.set_num_threads(1)
-    main()
+    run_script(main)

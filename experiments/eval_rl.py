@@ -19,7 +19,6 @@ selection record (:func:`acdb_gym.agents.rl.selection.check_selected`; write one
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
@@ -41,6 +40,7 @@ from acdb_gym.baselines.targeting import (
     sign_flip_p_value,
 )
 from acdb_gym.core.ladders.shipped import get_level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.sweep.run import parse_indices
 
@@ -49,7 +49,7 @@ N_RESAMPLES = 100_000
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, required=True, help="a policy saved by acdb train")
     parser.add_argument("--episodes", type=int, default=200, help="held-out test instances")
     parser.add_argument(
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     # 3. The same policy through ACDBEnv, as the sweep runs it (PC is its only estimator).
     via_acdb = None
     if estimator == "pc":
-        acdb = gym.make(f"ACDB-{meta.level}-{meta.ladder}")
+        acdb = gym.make(get_level(meta.ladder, meta.level).env_id)
         via_acdb = np.array([run_episode(acdb, policy, instance=i).reward for i in instances])
 
     # 4. Paired tests and the report.
@@ -165,4 +165,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

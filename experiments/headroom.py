@@ -37,7 +37,6 @@ which noisy tests happened to come out right.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import time
@@ -50,6 +49,7 @@ import numpy as np
 from acdb_gym.baselines.headroom import STREAM, CRNWorld
 from acdb_gym.baselines.targeting import GreedyTargeting, PCActiveTargeting, RandomTargeting
 from acdb_gym.core.ladders.shipped import Level, get_level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.discovery.orientation import ORIENTATION_RULES, OrientationRule
 
 DEFAULT_LEVELS = (
@@ -193,7 +193,7 @@ def markdown(lines: list[dict[str, Any]]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--levels", nargs="+", default=list(DEFAULT_LEVELS))
     parser.add_argument("--estimators", default=",".join(ESTIMATORS))
@@ -283,4 +283,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

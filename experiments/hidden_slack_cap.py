@@ -31,7 +31,6 @@ pinned to one thread.
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from acdb_gym.agents.base import run_episode
 from acdb_gym.baselines.active import PCActiveAgent
 from acdb_gym.baselines.capped import CappedAgent, predicted_i_star
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, LEVEL_NAMES, Level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.discovery import pc_cpdag
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
 from acdb_gym.report.tables import md_table
@@ -176,7 +176,7 @@ def predictor_table(indices: Sequence[int], levels: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--indices", default="0:100", help="manifest indices START:STOP")
     parser.add_argument("--levels", default=",".join(LEVEL_NAMES))
     args = parser.parse_args(argv)
@@ -199,4 +199,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -14,7 +14,6 @@ Run: ``python experiments/latent_claim.py [--first 100] [--last 199] [--levels L
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Sequence
 
@@ -25,6 +24,7 @@ from acdb_gym.baselines.classical import OracleAgent
 from acdb_gym.baselines.latent import FCIActiveAgent, FCIAgent
 from acdb_gym.core.ladders.shipped import LATENT_LADDER, LEVEL_NAMES
 from acdb_gym.core.scoring import ScoreReport
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.report.statistics import sign_flip_pvalue
 
@@ -83,7 +83,7 @@ def _line(name: str, rows: dict[str, list[float]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser = OneLineParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--first", type=int, default=100)
     parser.add_argument("--last", type=int, default=199)
     parser.add_argument("--levels", nargs="+", default=list(LEVEL_NAMES))
@@ -94,4 +94,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -21,6 +21,7 @@ from typing import Any
 
 from acdb_gym import report
 from acdb_gym.core.ladders.shipped import LEVEL_NAMES
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL
 from acdb_gym.registry import OFFLINE_AGENTS
 from acdb_gym.sweep.run import SweepConfig, parse_list, run_sweep
@@ -36,7 +37,7 @@ class Backbone:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         description=__doc__.splitlines()[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
@@ -117,4 +118,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

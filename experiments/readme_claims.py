@@ -30,7 +30,6 @@ random sign patterns, so p below 1e-4 prints as "< 1e-4"; the size-free policy's
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import subprocess
@@ -46,6 +45,9 @@ import numpy as np
 
 from acdb_gym.core.ladders.custom import parse_custom_level
 from acdb_gym.core.ladders.shipped import REAL_LADDER
+from acdb_gym.core.scripts import OneLineParser, run_script
+from acdb_gym.discovery.sortability import MARGINAL_FEATURES
+from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS
 from acdb_gym.report import load_results, paired_test, summarize
 from acdb_gym.report.aggregation import prepare
 from acdb_gym.report.document import markdown_lines
@@ -82,6 +84,8 @@ class Sweep:
     custom: str = ""
     """A custom level's ``NAME:SPEC`` (then ``ladder`` is ``"custom"``)."""
     count: int = COUNT
+    first: int = FIRST
+    """The first manifest index (the test split's unless a development sweep says 0)."""
 
 
 D40 = "D40:d=40,k=60,n_obs=1000,n_int=200,slack=0,standardized=true"
@@ -91,8 +95,16 @@ V1_AGENTS = ("random", "pc", "pc_greedy", "oracle", "sortnregress", "randregress
 V0_AGENTS = ("random", "pc", "pc_greedy", "sortnregress", "randregress", "pc_active", "bic_active")
 FAMILY_AGENTS = ("random", "pc", "pc_greedy", "oracle", "sortnregress", "lingam", "pc_rank")
 FAMILY_LEVELS = ("L0", "L1", "L2")
+MARGINAL_ORDERS = tuple(
+    f"msort:{feature}:{direction}" for feature in MARGINAL_FEATURES for direction in SORT_DIRECTIONS
+)
 REAL_AGENTS = ("pc", "pc_greedy", "sortnregress")
 REAL_LEVELS = tuple(REAL_LADDER)
+ORDER_SELECTION = 40
+"""Development indices 0-39 choose each real-transfer column's best marginal order (the
+marginal-order audit's seeds, DESIGN §3.3)."""
+ER_LEVELS = (("v1", "L3"), ("v1-nonlinear", "L3"))
+"""The real-transfer table's ER columns."""
 SWEEPS = (
     Sweep("v1", "v1", (*V1_AGENTS, "r2sortnregress", "pc_active")),
     Sweep("v0", "v0", V0_AGENTS),
@@ -106,34 +118,66 @@ SWEEPS = (
     Sweep("d40", "custom", D40_AGENTS, ("D40",), custom=D40, count=50),
     Sweep("v1-nonlinear", "v1-nonlinear", REAL_AGENTS, ("L3",)),
     Sweep("real", "real", REAL_AGENTS, REAL_LEVELS),
+    # The twelve marginal orders on development indices, to choose each column's best.
+    *(
+        Sweep("orders-dev", ladder, MARGINAL_ORDERS, levels, count=ORDER_SELECTION, first=0)
+        for ladder, levels in (
+            *((ladder, (level,)) for ladder, level in ER_LEVELS),
+            ("real", REAL_LEVELS),
+        )
+    ),
 )
 
 
 def run_sweeps(workers: int) -> None:
     for sweep in SWEEPS:
-        config = SweepConfig(
-            RUNS / sweep.run,
-            sweep.ladder,
-            sweep.levels,
-            seeds=sweep.count,
-            first_index=FIRST,
-            agents=sweep.agents,
-            workers=workers,
-            progress=False,
-            custom_levels=(parse_custom_level(sweep.custom),) if sweep.custom else (),
-        )
-        summary = run_sweep(config)
-        print(
-            f"{sweep.run} {sweep.ladder} {','.join(sweep.agents)}: {summary.finished} run, "
-            f"{summary.skipped} done, {summary.failed} failed",
-            flush=True,
-        )
-        if summary.failed or summary.not_run:
-            raise SystemExit(f"jobs of {sweep} failed or did not run; rerun to retry them")
+        run_one(sweep, workers)
+    # Each real-transfer column's best marginal order, chosen on development indices, on the
+    # test split.
+    for (ladder, level), agent in sorted(chosen_orders().items()):
+        run_one(Sweep("orders", ladder, (agent,), (level,)), workers)
     sys.path.insert(0, str(ROOT / "experiments"))
     import measured_claims
 
     measured_claims.run_sweeps(workers)
+
+
+def run_one(sweep: Sweep, workers: int) -> None:
+    config = SweepConfig(
+        RUNS / sweep.run,
+        sweep.ladder,
+        sweep.levels,
+        seeds=sweep.count,
+        first_index=sweep.first,
+        agents=sweep.agents,
+        workers=workers,
+        progress=False,
+        custom_levels=(parse_custom_level(sweep.custom),) if sweep.custom else (),
+    )
+    summary = run_sweep(config)
+    print(
+        f"{sweep.run} {sweep.ladder} {','.join(sweep.agents)}: {summary.finished} run, "
+        f"{summary.skipped} done, {summary.failed} failed",
+        flush=True,
+    )
+    if summary.failed or summary.not_run:
+        raise SystemExit(f"jobs of {sweep} failed or did not run; rerun to retry them")
+
+
+def chosen_orders() -> dict[tuple[str, str], str]:
+    """Per real-transfer column ``(ladder, level)``, the ``msort`` agent of the highest mean
+    directed F1 on development indices 0 .. ORDER_SELECTION - 1 (``runs/claims/orders-dev``)."""
+    real_transfer = _real_transfer()
+    rows = [row for row in load_results(RUNS / "orders-dev") if row["status"] == "ok"]
+    per_seed = real_transfer.per_seed(rows, 0, ORDER_SELECTION - 1, "directed_f1")
+    return real_transfer.best_orders(per_seed)
+
+
+def _real_transfer() -> Any:
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import real_transfer
+
+    return real_transfer
 
 
 def rows_of(run: str, ladder: str) -> Rows:
@@ -580,39 +624,58 @@ def block_d40() -> str:
 
 
 def block_real_transfer() -> str:
-    sys.path.insert(0, str(ROOT / "experiments"))
-    import real_transfer
-
+    real_transfer = _real_transfer()
+    orders = chosen_orders()
     rows = [
         *(row for row in rows_of("v1", "v1") if row["level"] == "L3"),
         *(row for row in rows_of("v1-nonlinear", "v1-nonlinear") if row["level"] == "L3"),
         *rows_of("real", "real"),
     ]
     rows = [row for row in rows if row["agent"] in REAL_AGENTS]
+    rows += [
+        row
+        for ladder in ("v1", "v1-nonlinear", "real")
+        for row in rows_of("orders", ladder)
+        if orders.get((ladder, row["level"])) == row["agent"]
+    ]
     last = FIRST + COUNT - 1
     per_seed = real_transfer.per_seed(rows, FIRST, last, "directed_f1")
-    tables = real_transfer.tables(per_seed)
-    worse, better = [], []
-    for ladder, level, column in real_transfer.LEVELS:
-        greedy = per_seed.get((ladder, level, "pc_greedy", "active"), {})
-        pc = per_seed.get((ladder, level, "pc", "observational"), {})
-        shared = sorted(set(greedy) & set(pc))
-        if not shared:
-            continue
-        difference = np.array([greedy[i] - pc[i] for i in shared])
-        if sign_flip_pvalue(difference) < ALPHA:
-            (better if difference.mean() > 0 else worse).append(column)
+    tables = real_transfer.tables(per_seed, orders)
+    merged = real_transfer.with_best_orders(per_seed, orders)
+    better, worse = _paired_columns(real_transfer, merged, ("pc_greedy", "active"))
+    above, below = _paired_columns(real_transfer, merged, real_transfer.SHORTCUT)
     summary = (
         f"pc_greedy is above pc on {len(better)} of the {len(better) + len(worse)} kinds of world "
         f"where they differ at p < {ALPHA}"
         + (f" and below it on {', '.join(worse)}" if worse else "")
-        + "."
+        + ". The best marginal order (each column's best of the twelve `msort` agents on "
+        f"development indices 0–{ORDER_SELECTION - 1}, a structure-blind shortcut) is above pc "
+        f"on {len(above)} kinds of world"
+        + (f" ({', '.join(above)})" if above else "")
+        + f" and below it on {len(below)} at p < {ALPHA}."
     )
     return (
         f"On the test split (manifest indices {FIRST}–{last} of every level; the ER columns are "
         "v1 L3 and v1-nonlinear L3, the SF columns the real ladder's levels of the same size). "
         f"{summary}\n\n" + tables.rstrip("\n") + "\n"
     )
+
+
+def _paired_columns(
+    real_transfer: Any, per_seed: dict[Any, dict[int, float]], row: tuple[str, str]
+) -> tuple[list[str], list[str]]:
+    """The columns where ``row`` is above and below pc at p < ALPHA (paired sign-flip)."""
+    above, below = [], []
+    for ladder, level, column in real_transfer.LEVELS:
+        first = per_seed.get((ladder, level, *row), {})
+        pc = per_seed.get((ladder, level, "pc", "observational"), {})
+        shared = sorted(set(first) & set(pc))
+        if not shared:
+            continue
+        difference = np.array([first[i] - pc[i] for i in shared])
+        if sign_flip_pvalue(difference) < ALPHA:
+            (above if difference.mean() > 0 else below).append(column)
+    return above, below
 
 
 def block_rl_n3_summary() -> str:
@@ -749,7 +812,7 @@ def paste(names: Sequence[str]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paste", action="store_true", help="paste the blocks into the READMEs")
     parser.add_argument("--workers", type=int, default=2, help="sweep worker processes")
     parser.add_argument("--only", nargs="+", choices=list(BLOCKS), help="build these blocks only")
@@ -770,4 +833,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

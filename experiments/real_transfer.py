@@ -18,11 +18,21 @@ agent rows on the same worlds (``pc_greedy`` vs ``pc``, ``pc`` vs ``sortnregress
 order of agents hold on each kind of world?), and the ER-to-SF change of each agent (v1 L3 vs
 real SF-L3 and the nonlinear pair: the same d, k, samples and slack, different worlds, so the
 difference is of means, with a bootstrap CI of the difference).
+
+Every column also gets the row of its **best marginal order**: the ``msort:FEATURE:DIRECTION``
+agent (regressions in the order of a marginal feature of the sample, DESIGN §9) with the highest
+mean directed F1 on development indices (``--select-indices``, 0-39 by default, from rows of the
+twelve ``msort`` agents in the same results file), run on the indices asked for, so a shortcut
+that reads the order off the marginals stands beside the agents. Add the rows with::
+
+    acdb sweep --ladder real --indices 0:40 --agents msort:r2:desc,... --out runs/real-transfer
+
+(all twelve ``msort`` agents, :func:`marginal_order_agents`), then the chosen agent of each
+level on the indices of the claim.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -30,6 +40,9 @@ from typing import Any
 
 import numpy as np
 
+from acdb_gym.core.scripts import OneLineParser, run_script
+from acdb_gym.discovery.sortability import MARGINAL_FEATURES
+from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
 
 LEVELS: tuple[tuple[str, str, str], ...] = (
@@ -46,12 +59,48 @@ LEVELS: tuple[tuple[str, str, str], ...] = (
 """``(ladder, level, column)`` in table order; levels without rows are left out."""
 
 ER_SF_PAIRS = (("ER", "SF"), ("ER nonlinear", "SF nonlinear"))
+SHORTCUT = ("best marginal order", "observational")
+"""The agent row holding each column's best marginal-order agent (:func:`best_orders`)."""
 AGENT_PAIRS = (
     (("pc_greedy", "active"), ("pc", "observational")),
     (("pc", "observational"), ("sortnregress", "observational")),
+    (("pc", "observational"), SHORTCUT),
 )
 
 PerSeed = dict[tuple[str, str, str, str], dict[int, float]]
+Orders = dict[tuple[str, str], str]
+"""``(ladder, level) -> msort agent``."""
+
+
+def marginal_order_agents() -> tuple[str, ...]:
+    """The twelve ``msort:FEATURE:DIRECTION`` agents, in the audit's order."""
+    return tuple(f"msort:{f}:{d}" for f in MARGINAL_FEATURES for d in SORT_DIRECTIONS)
+
+
+def best_orders(per_seed: PerSeed) -> Orders:
+    """Per ``(ladder, level)``, the ``msort`` agent of the highest mean (ties: the first in
+    :func:`marginal_order_agents`' order) among the rows of ``per_seed``."""
+    means: dict[tuple[str, str], dict[str, float]] = {}
+    for (ladder, level, agent, _panel), values in per_seed.items():
+        if agent.startswith("msort:") and values:
+            means.setdefault((ladder, level), {})[agent] = float(np.mean(list(values.values())))
+    ranked = marginal_order_agents()
+    return {
+        key: max(sorted(by, key=ranked.index), key=lambda agent, by=by: by[agent])
+        for key, by in means.items()
+    }
+
+
+def with_best_orders(per_seed: PerSeed, orders: Mapping[tuple[str, str], str]) -> PerSeed:
+    """``per_seed`` with each level's chosen ``msort`` agent as the :data:`SHORTCUT` row and
+    every other ``msort`` row left out."""
+    kept: PerSeed = {}
+    for (ladder, level, agent, panel), values in per_seed.items():
+        if not agent.startswith("msort:"):
+            kept[(ladder, level, agent, panel)] = values
+        elif orders.get((ladder, level)) == agent:
+            kept[(ladder, level, *SHORTCUT)] = values
+    return kept
 
 
 def load(path: Path, first: int, last: int, metric: str) -> PerSeed:
@@ -78,10 +127,13 @@ def _cell(values: list[float]) -> str:
     return f"{estimate.mean:.1f} [{estimate.low:.1f}, {estimate.high:.1f}]"
 
 
-def tables(per_seed: PerSeed) -> str:
-    """The three markdown tables."""
+def tables(per_seed: PerSeed, orders: Mapping[tuple[str, str], str] | None = None) -> str:
+    """The three markdown tables; with ``orders`` (:func:`best_orders`), each level's chosen
+    ``msort`` agent is the :data:`SHORTCUT` row and a line names it per column."""
+    if orders is not None:
+        per_seed = with_best_orders(per_seed, orders)
     present = [entry for entry in LEVELS if any(k[:2] == entry[:2] for k in per_seed)]
-    rows = sorted({(k[2], k[3]) for k in per_seed})
+    rows = sorted({(k[2], k[3]) for k in per_seed}, key=lambda row: (row == SHORTCUT, row))
     out = ["Directed F1 (%), mean [95 % CI] over seeds; n seeds per level in the header.", ""]
     header = ["agent"]
     for ladder, level, column in present:
@@ -94,6 +146,13 @@ def tables(per_seed: PerSeed) -> str:
             values = per_seed.get((ladder, level, agent, panel))
             cells.append(_cell(list(values.values())) if values else "–")
         out.append("| " + " | ".join(cells) + " |")
+    if orders:
+        named = [
+            f"{column} `{orders[(ladder, level)]}`"
+            for ladder, level, column in present
+            if (ladder, level) in orders
+        ]
+        out += ["", "Best marginal order per column (on development indices): " + ", ".join(named)]
     out += ["", "Paired on the same worlds (sign-flip test; difference in points).", ""]
     out += ["| level | comparison | n | mean difference | p |", "|---|---|---|---|---|"]
     for ladder, level, column in present:
@@ -133,14 +192,21 @@ def tables(per_seed: PerSeed) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="a results.jsonl with the sweeps' rows")
     parser.add_argument("--indices", default="100-199", help="manifest indices FIRST-LAST")
     parser.add_argument("--metric", default="directed_f1")
+    parser.add_argument(
+        "--select-indices",
+        default="0-39",
+        help="development indices FIRST-LAST whose msort rows choose each level's best order",
+    )
     args = parser.parse_args()
     first, last = (int(part) for part in args.indices.split("-"))
-    print(tables(load(args.results, first, last, args.metric)))
+    low, high = (int(part) for part in args.select_indices.split("-"))
+    orders = best_orders(load(args.results, low, high, args.metric))
+    print(tables(load(args.results, first, last, args.metric), orders or None))
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

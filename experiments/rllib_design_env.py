@@ -14,9 +14,10 @@ and the wall time.
 
 from __future__ import annotations
 
-import argparse
 import time
 import warnings
+
+from acdb_gym.core.scripts import OneLineParser, run_script
 
 
 def make_env(config: dict[str, object]) -> object:
@@ -28,7 +29,7 @@ def make_env(config: dict[str, object]) -> object:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=3)
     parser.add_argument("--batch", type=int, default=512, help="train batch size (env steps)")
     args = parser.parse_args()
@@ -63,4 +64,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

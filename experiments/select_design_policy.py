@@ -20,7 +20,6 @@ there) and a selection record is written beside it (``model.selection.json``,
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,6 +37,7 @@ from acdb_gym.agents.rl.selection import (
 )
 from acdb_gym.baselines.targeting import evaluate_targeting
 from acdb_gym.core.ladders.shipped import Level, get_level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.envs.design.env import InterventionDesignEnv
 
 ESTIMATORS = ("true_cpdag", "pc")
@@ -83,7 +83,7 @@ def candidate_levels(model: Path, ladder: str) -> list[Level]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--candidates", type=Path, nargs="+", required=True)
     parser.add_argument("--instances", type=int, default=20, help="validation indices per level")
     parser.add_argument("--out", type=Path, required=True, help="where the chosen file goes")
@@ -128,4 +128,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 if __name__ == "__main__":
     gym.logger.min_level = 40
     torch.set_num_threads(1)
-    main()
+    run_script(main)

@@ -44,6 +44,7 @@ from acdb_gym.agents.rl.graph_policy import (
 from acdb_gym.agents.rl.selection import PAPER, protocol_levels
 from acdb_gym.agents.rl.train import TRAIN_SEED_LOW, VALIDATION_SEED_BASE, held_out_instances
 from acdb_gym.core.ladders.shipped import ALL_LADDERS, get_level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.worlds.instance import Instance, InstanceGenerationError, generate_instance
 from acdb_gym.envs.design.env import Estimator, InterventionDesignEnv
 
@@ -77,7 +78,7 @@ class Config:
 
 
 def parse_config() -> Config:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     for field in fields(Config):
         default = field.default
         flag = f"--{field.name.replace('_', '-')}"
@@ -390,4 +391,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

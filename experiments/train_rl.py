@@ -9,9 +9,8 @@ The trainer itself is :mod:`acdb_gym.agents.rl.train` (a library module, so that
 
 from __future__ import annotations
 
-import sys
-
 from acdb_gym.agents.rl.train import main
+from acdb_gym.core.scripts import run_script
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

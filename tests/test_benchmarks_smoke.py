@@ -33,6 +33,7 @@ SCRIPTS = (
     "large_worlds.py",
     "report_html.py",
     "real_reset.py",
+    "wiring_weight_rules.py",
 )
 WITH_PEERS = (
     "cpdag_vs_peers.py",

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import acdb_gym  # noqa: F401
+from acdb_gym.core.ladders.shipped import ladder_env_id
 from acdb_gym.envs.acdb_env import ACDBEnv
 
 EXAMPLES = int(os.environ.get("ACDB_FUZZ_EXAMPLES", "15"))
@@ -87,7 +88,7 @@ def _action(draw: st.DrawFn, d: int, m: int) -> Any:
 
 @pytest.mark.parametrize(("ladder", "level", "panel", "tools"), VARIANTS)
 def test_fuzz_env_variant(ladder: str, level: str, panel: str, tools: str) -> None:
-    env = gym.make(f"ACDB-{level}-{ladder}", panel=panel, tools=tools).unwrapped
+    env = gym.make(ladder_env_id(ladder, level), panel=panel, tools=tools).unwrapped
     assert isinstance(env, ACDBEnv)
     d, m = env.n_nodes, env.max_interventions
     counters = {"actions": 0, "episodes": 0, "rejected": 0, "invalid": 0, "after_end": 0}
@@ -126,18 +127,19 @@ def test_fuzz_env_variant(ladder: str, level: str, panel: str, tools: str) -> No
             assert env.session.interventions_used <= env.session.budget
             if panel == "observational":
                 assert env.session.interventions_used == 0
+            details = env.details()
             if ended:
                 counters["after_end"] += 1
-                assert "ended" in info["error"] and reward == 0.0 and (terminated or truncated)
+                assert "ended" in details["error"] and reward == 0.0 and (terminated or truncated)
                 continue
-            if "error" in info:
+            if "error" in details:
                 counters["invalid"] += 1
             if terminated or truncated:
-                assert "score" in info and math.isfinite(float(reward))
+                assert info["scored"] and "score" in details and math.isfinite(float(reward))
                 counters["episodes"] += 1
                 ended = True
             else:
-                assert "score" not in info and reward == 0.0
+                assert not info["scored"] and "score" not in details and reward == 0.0
 
     run()
     assert counters["actions"] >= EXAMPLES * ACTIONS_PER_EXAMPLE // 2

@@ -19,6 +19,7 @@ COLUMNS = (
     "directed_recall",
     "directed_f1",
     "shd",
+    "anytime_f1",
     "efficiency",
 )
 

@@ -24,8 +24,10 @@ from typing import Any
 
 import pytest
 
+from acdb_gym.integrations.episode import ToolEpisode, episode_record, result_row
 from acdb_gym.report import write_report
 from acdb_gym.report.leaderboard import write_leaderboard
+from acdb_gym.results import RESULTS_FILE, ResultsAppender
 from acdb_gym.sweep.run import SweepConfig, run_sweep
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -163,13 +165,40 @@ class Browser:
         os.close(self._reader)
 
 
+EMPTY_MODELS = ("empty-a", "empty-b")
+"""Two agent rows that submit the empty graph: both sit at P = R = 0 on the precision-recall
+plot (their labels must not overprint) and must not be called balanced."""
+
+
+def _empty_submissions(out: Path) -> None:
+    """Episodes played through the tool path (as MCP and inspect play them) that submit the
+    empty graph at once, appended to the run's results file."""
+    for model in EMPTY_MODELS:
+        for index in range(2):
+            episode = ToolEpisode(ladder="v0", level="L0", manifest_index=index)
+            episode.call("submit_graph", {"directed_edges": [], "undirected_edges": []})
+            row = result_row(
+                episode_record(episode),
+                agent="mcp:llm_raw",
+                agent_config={"model": model},
+                wall_time=0.0,
+            )
+            with ResultsAppender(out / RESULTS_FILE) as appender:
+                appender.append(row)
+
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("browser") / "run"
     config = SweepConfig(
-        out=out, levels=("L0",), seeds=2, agents=("pc_greedy", "random"), progress=False
+        out=out,
+        levels=("L0", "L1"),
+        seeds=2,
+        agents=("pc_greedy", "random", "oracle"),
+        progress=False,
     )
     run_sweep(config)
+    _empty_submissions(out)
     write_report(out)
     return out
 
@@ -219,6 +248,32 @@ def test_the_report_and_an_episode_page_in_headless_chromium(
     widths = browser.js("[...document.images].map(i => i.complete && i.naturalWidth)")
     assert len(widths) >= 2 and all(w > 100 for w in widths)
     assert _is_png_with_content(browser.screenshot(shots / "report.png"))
+
+    # A value with its interval stays on one line (Table 2's cells wrapped before), and a table
+    # wider than the page scrolls inside its wrapper instead.
+    lines_per_ci_cell = browser.js(
+        "[...document.querySelectorAll('td.ci')].map(td => {const r = document.createRange();"
+        "r.selectNodeContents(td); return new Set([...r.getClientRects()].map(x => x.top)).size;})"
+    )
+    assert len(lines_per_ci_cell) >= 20 and set(lines_per_ci_cell) == {1}
+    assert browser.js("document.documentElement.scrollWidth <= window.innerWidth")
+    # The episode list is never clipped: every column is inside its box (no sideways scroll).
+    assert browser.js(
+        "(() => {const l = document.getElementById('episode-list');"
+        "return l.scrollWidth <= l.clientWidth;})()"
+    )
+    # Rows come in ladder, level, index, agent order, not in the order jobs finished.
+    order = browser.js(
+        "[...document.querySelectorAll('#episodes tbody tr')].map(r => "
+        "[r.cells[3].textContent, Number(r.cells[4].textContent), r.cells[1].textContent])"
+    )
+    assert order == sorted(order, key=lambda cells: (cells[0], cells[1], cells[2]))
+    # An empty submission (P = R = 0) is not called balanced.
+    text = browser.js("document.body.innerText")
+    assert "orients almost no true edge" in text
+    assert not any(
+        "balanced" in line for line in text.splitlines() if line.startswith("mcp:llm_raw")
+    )
 
     # A real click on the "Dir F1" header sorts the viewer's rows by it, then reversed.
     column = browser.js(
@@ -342,3 +397,49 @@ def test_the_leaderboard_page_in_headless_chromium(
         with contextlib.suppress(RuntimeError):  # the old page's context may be gone
             title = browser.js("document.title")
     assert title == f"ACDB sweep report: {run.name}"
+
+
+def _overlap(a: Any, b: Any) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def test_the_plots_keep_their_labels_apart(run: Path) -> None:
+    """What the PNGs show, read from the figures: the bar chart's legend clear of its title,
+    no two precision-recall labels on top of each other (the two empty submissions share the
+    point P = R = 0), and whole numbers of experiments on the anytime axes."""
+    from acdb_gym.report.aggregation import summarize
+    from acdb_gym.report.anytime import anytime_figure, anytime_rows
+    from acdb_gym.report.load import load_results
+    from acdb_gym.report.plots import f1_figure, precision_recall_figure
+
+    rows = load_results(run)
+    [table] = summarize(rows).ladders
+    bars = f1_figure(table)
+    renderer = bars.canvas.get_renderer()
+    [axes] = bars.axes
+    [legend] = bars.legends
+    title = axes.title.get_window_extent(renderer)
+    assert not _overlap(legend.get_window_extent(renderer), title)
+    assert not _overlap(legend.get_window_extent(renderer), axes.get_window_extent(renderer))
+
+    scatter = precision_recall_figure(table)
+    renderer = scatter.canvas.get_renderer()
+    [axes] = scatter.axes
+    labels = [t for t in axes.texts if "(" in t.get_text() and "commits" not in t.get_text()]
+    assert {t.get_text() for t in labels} >= {f"mcp:llm_raw[{m}] (active)" for m in EMPTY_MODELS}
+    boxes = [t.get_window_extent(renderer) for t in labels]
+    assert not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :]), [
+        t.get_text() for t in labels
+    ]
+    title = axes.title.get_window_extent(renderer)
+    assert not any(_overlap(box, title) for box in boxes)
+
+    curves = anytime_figure(anytime_rows(rows))
+    curves.canvas.draw()
+    for panel in curves.axes:
+        ticks = [
+            tick
+            for tick in panel.get_xticks()
+            if panel.get_xlim()[0] <= tick <= panel.get_xlim()[1]
+        ]
+        assert ticks and all(float(tick).is_integer() for tick in ticks), ticks

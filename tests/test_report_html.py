@@ -16,6 +16,7 @@ from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.report import write_report
 from acdb_gym.report.edges import classify_edges, submission_of
+from acdb_gym.report.episodes import episode_order
 from acdb_gym.report.html import EPISODE_HEADERS, prose_html
 from acdb_gym.report.leaderboard import merge_runs, write_leaderboard
 from acdb_gym.report.revision import shift_effects_of
@@ -122,7 +123,8 @@ def test_report_html_is_self_contained(run: Path) -> None:
 
 
 def test_the_viewer_lists_every_row_and_each_page_shows_its_episode(run: Path) -> None:
-    rows = read_results(run / "results.jsonl", mode="strict").as_dicts()
+    # The viewer numbers the rows in its own order (ladder, level, index, agent), not the file's.
+    rows = episode_order(read_results(run / "results.jsonl", mode="strict").as_dicts())
     viewer = next(t for t in _parse(run / "report.html").tables if t["id"] == "episodes")
     body = viewer["rows"]
     assert isinstance(body, list) and body[0] == list(EPISODE_HEADERS)

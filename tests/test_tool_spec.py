@@ -91,15 +91,16 @@ def test_env_step_fills_tool_result_on_each_regime(with_covariance: Any) -> None
     assert env.session.tool_calls == 2
 
     observation, *_, info = env.step(actions.tool_action("covariance", 2, 2))
-    assert info["error"] == "i and j must differ, got i = j = 2"
+    assert env.details()["error"] == "i and j must differ, got i = j = 2"
+    assert info["invalid_actions"] == 1
     assert observation["tool_result"][2] == 0.0
 
 
 def test_raw_env_rejects_the_new_tool(with_covariance: Any) -> None:
     env = ACDBEnv("L1", tools="raw")
     env.reset(seed=0)
-    *_, info = env.step(actions.tool_action("covariance", 0, 1))
-    assert info["error"] == "statistics tool Covariance is not available with tools='raw'"
+    env.step(actions.tool_action("covariance", 0, 1))
+    assert env.details()["error"] == "statistics tool Covariance is not available with tools='raw'"
 
 
 def test_envs_made_before_registration_keep_their_action_space() -> None:

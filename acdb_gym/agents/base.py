@@ -27,6 +27,7 @@ __all__ = [
     "EpisodeResult",
     "PrivilegedAgent",
     "StepRecord",
+    "agent_info",
     "run_episode",
     "run_episode_async",
 ]
@@ -120,6 +121,17 @@ class EpisodeResult:
     submission: PDAG | None = None
 
 
+def agent_info(env: gym.Env[Any, Any], info: Mapping[str, Any]) -> dict[str, Any]:
+    """What an agent is given beside the observation: the env's ``info`` (numbers, the same keys
+    at every step) and, for an env that has them, its :meth:`details` (the error text, the
+    variant's names and, at the end, the scored graph and the report; DESIGN §8, "info").
+
+    ``env`` may be wrapped; an env without ``details()`` gives its ``info`` alone.
+    """
+    details = getattr(env.unwrapped, "details", None)
+    return {**info, **details()} if callable(details) else dict(info)
+
+
 def _describe(env: gym.Env[Any, Any], action: Any) -> str:
     from acdb_gym.envs import actions
 
@@ -198,6 +210,7 @@ def _episode(
     while not (terminated or truncated):
         action = yield observation, info
         observation, step_reward, terminated, truncated, info = env.step(action)
+        info = agent_info(env, info)
         reward = float(step_reward)
         trajectory.append(StepRecord(_describe(env, action), reward, info.get("error")))
     return _finish(agent, info, reward, trajectory, truncated, start)
@@ -217,6 +230,7 @@ def _begin(
     if instance is not None:
         options["instance"] = instance
     observation, info = env.reset(seed=seed, options=options or None)
+    info = agent_info(env, info)
     if getattr(agent, "privileged", False):
         if not isinstance(agent, PrivilegedAgent):
             raise TypeError(

@@ -49,6 +49,8 @@ from acdb_gym.envs.levels import (
     choose_instance,
     final_info_copy,
     reward_of,
+    score_fields,
+    score_info,
 )
 from acdb_gym.envs.observation_space import (
     KINDS_KEY,
@@ -321,6 +323,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         # Experiment slots: spec.max_interventions up to d = 40, a tighter bound above.
         self.max_interventions = observations.observation_slots(spec)
         self.latent = spec.latent > 0
+        self._score_fields = score_fields(self.level)
         self.action_space = actions.action_space(
             spec.d,
             self.max_interventions,
@@ -335,6 +338,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             legacy_values_key=legacy_values_key,
         )
         self._blocks = observations.SlotBlocks(observations.block_shape(spec, observation))
+        # Large worlds hand out the observational sample from a pool of read-only blocks.
+        self._sample_blocks = (
+            observations.SlotBlocks((1, spec.n_obs, spec.d))
+            if observation == "raw" and observations.is_large(spec)
+            else None
+        )
         self._instance: Instance | None = None
         self._session: Session | None = None
 
@@ -366,9 +375,11 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         m = self.max_interventions
         # The episode's state lives in private arrays; every observation hands out arrays no
         # other observation shares (users keep what they are given; Gymnasium's checker insists).
-        # Large worlds share the instance's read-only sample instead of a copy (DESIGN §8).
+        # Large worlds read the instance's read-only sample, copied into pooled blocks.
         sample = self._instance.d_obs if observations.is_large(spec) else session.observe()
-        self._data = observations.make_observer(self.observation_mode, self._blocks, sample, spec)
+        self._data = observations.make_observer(
+            self.observation_mode, self._blocks, sample, spec, self._sample_blocks
+        )
         self._targets = np.full(m, spec.d, dtype=np.int64)
         self._values = np.zeros(m)
         self._kinds = np.full(m, KIND_UNUSED, dtype=np.int64)
@@ -386,24 +397,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         self._hypotheses: list[PDAG | None] = []
         self._hypothesis_error: str | None = None
         self._static_info: dict[str, Any] = {
-            "panel": self.panel,
-            "tools": self.tools,
             "n_nodes": self.n_nodes,
             "budget": 0 if self.panel == PANEL_OBSERVATIONAL else session.budget,
+            "latent": self.level.spec.latent,
+            "real_data": int(spec.world != "scm"),  # 1 on measured data (DESIGN §3.5, §3.6)
         }
-        if self.latent:  # only on a level with hidden confounders: its number of latents
-            self._static_info["latent"] = self.level.spec.latent
-        if self._instance.intervention_targets is not None:  # only where targets are restricted
-            self._static_info["experiment_targets"] = tuple(
-                sorted(self._instance.intervention_targets)
-            )
-        if spec.world != "scm":  # only on measured data (DESIGN §3.5, §3.6)
-            self._static_info["real_data"] = 1
-        reset_info = self._info()
-        if self.named:  # only asked for: the real names of this world's labelling
-            assert self._instance.variable_names is not None
-            reset_info["variable_names"] = list(self._instance.variable_names)
-        return self._observation(), reset_info
+        return self._observation(), self._info()
 
     def step(
         self, action: tuple[int, dict[str, Any]]
@@ -412,10 +411,10 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         if session is None:
             raise RuntimeError("call reset() before step()")
         if self._final_info is not None:
-            info = {**self._info(), **final_info_copy(self._final_info)}
-            info["error"] = "the episode has ended; call reset()"
+            self._last_error = "the episode has ended; call reset()"
+            self._hypothesis_error = None
             truncated_end = bool(self._final_info["truncated_empty_submission"])
-            return self._observation(), 0.0, not truncated_end, truncated_end, info
+            return self._observation(), 0.0, not truncated_end, truncated_end, self._info()
         # The one membership check; the common action is recognised without the space's own.
         # A typed Submit of a PAG is how circle marks reach a level with hidden confounders
         # (the code matrix has none); it is taken as it is.
@@ -453,7 +452,6 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             session.submit_graph(PDAG.empty(self.n_nodes), stated=self._hypotheses)
             truncated = True
         reward = 0.0
-        info = self._info()
         if terminated or truncated:
             report = session.report
             assert report is not None
@@ -465,8 +463,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
                 "instance_seed": self._instance.seed if self._instance else None,
                 "revision": self._revision_record(),
             }
-            info.update(final_info_copy(self._final_info))
-        return self._observation(), reward, terminated, truncated, info
+        return self._observation(), reward, terminated, truncated, self._info()
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -585,19 +582,57 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         return cast("Observation", observation)
 
     def _info(self) -> dict[str, Any]:
+        """Numbers only, the same keys at every step (DESIGN §8, "info"): vectorising stacks
+        stack each key into an array, so a key that appears late or holds text breaks them."""
         session = self._session
         assert session is not None
-        info: dict[str, Any] = {
+        final = self._final_info
+        return {
             **self._static_info,
             "interventions_used": session.interventions_used,
             "steps": self._steps,
             "invalid_actions": self._invalid_actions,
+            "scored": final is not None,
+            "score": score_info(self._score_fields, session.report if final else None),
+            "truncated_empty_submission": bool(final and final["truncated_empty_submission"]),
+            "instance_seed": -1 if final is None else int(final["instance_seed"]),
         }
+
+    def details(self) -> dict[str, Any]:
+        """What the numeric ``info`` leaves out: the text and the objects of the current step,
+        for agents and the harness (:func:`~acdb_gym.agents.base.run_episode` hands an agent
+        ``{**info, **env.unwrapped.details()}``; DESIGN §8, "info").
+
+        | key | when | content |
+        |-----|------|---------|
+        | ``panel``, ``tools`` | always | the variant's names |
+        | ``error`` | after an invalid action | why it was refused |
+        | ``hypothesis_error`` | after a hypothesis that was no valid graph | why it was not recorded |
+        | ``variable_names`` | with ``named=True`` | the real name of each variable |
+        | ``experiment_targets`` | where the level restricts them | the nodes an experiment exists for |
+        | ``score`` | at the end | the :class:`~acdb_gym.core.scoring.ScoreReport` as a dict |
+        | ``submission`` | at the end | the scored graph (a ``PDAG``, or an ``ADMG``/``PAG``) |
+        | ``revision`` | at the end | the :class:`~acdb_gym.envs.hypotheses.RevisionRecord` |
+        | ``truncated_empty_submission``, ``instance_seed`` | at the end | as in ``info`` |
+
+        Raises:
+            RuntimeError: before ``reset``.
+        """
+        self._require_session()
+        details: dict[str, Any] = {"panel": self.panel, "tools": self.tools}
         if self._last_error is not None:
-            info["error"] = self._last_error
+            details["error"] = self._last_error
         if self._hypothesis_error is not None:
-            info["hypothesis_error"] = self._hypothesis_error
-        return info
+            details["hypothesis_error"] = self._hypothesis_error
+        if self.named:
+            assert self._instance is not None and self._instance.variable_names is not None
+            details["variable_names"] = list(self._instance.variable_names)
+        targets = self._require_session().intervention_targets
+        if targets is not None:  # only where the level restricts the targets
+            details["experiment_targets"] = tuple(sorted(targets))
+        if self._final_info is not None:
+            details.update(final_info_copy(self._final_info))
+        return details
 
     def _last_action_was_tool(self) -> bool:
         if self._last_action is None:

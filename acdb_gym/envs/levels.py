@@ -3,18 +3,20 @@ the argument checks, the reward of a scored episode and the end-of-episode info.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Literal
 
 import numpy as np
 
 from acdb_gym.core.ladders.shipped import Level
-from acdb_gym.core.scoring import ScoreReport
+from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS, ScoreReport
 from acdb_gym.core.types import is_integer
 from acdb_gym.core.worlds.instance import Instance, generate_instance
 from acdb_gym.envs.observations import observation_slots
 
 __all__ = [
+    "UNSCORED",
     "RewardName",
     "check_choice",
     "check_level_arguments",
@@ -22,10 +24,42 @@ __all__ = [
     "choose_instance",
     "final_info_copy",
     "reward_of",
+    "score_fields",
+    "score_info",
 ]
 
 RewardName = Literal["directed_f1", "neg_shd", "skeleton_f1"]
 """The final reward an env gives: directed F1, skeleton F1, or minus the SHD."""
+
+
+def score_fields(level: Level) -> tuple[str, ...]:
+    """The entries of ``info["score"]`` on ``level``: :data:`SCORE_FIELDS`, and on a level with
+    hidden confounders :data:`LATENT_SCORE_FIELDS` after them (the fields its reports hold)."""
+    return SCORE_FIELDS + (LATENT_SCORE_FIELDS if level.spec.latent else ())
+
+
+UNSCORED = -1.0
+"""Every entry of ``info["score"]`` before the end: no score field can be negative, and a NaN
+would make Gymnasium's checker find two equal infos unequal (``nan != nan``)."""
+
+
+def score_info(fields: tuple[str, ...], report: ScoreReport | None = None) -> np.ndarray:
+    """``info["score"]`` (DESIGN §8, "info"): the score fields ``fields`` in their order as one
+    float64 array, each :data:`UNSCORED` before the end (``report`` None), so the info has the
+    same keys, shapes and types at every step (``info["scored"]`` says which); at the end a
+    field the report leaves undefined (NaN: an unstated ``anytime_f1``) is UNSCORED as well.
+    ``dict(zip(fields, info["score"]))`` names them; ``env.unwrapped.details()["score"]`` is
+    the report itself once scored.
+
+    >>> score_info(("shd", "directed_f1")).tolist()
+    [-1.0, -1.0]
+    """
+    if report is None:
+        return np.full(len(fields), UNSCORED)
+    values = np.array([float(getattr(report, name)) for name in fields])
+    # A field the episode leaves undefined (the anytime F1 of an agent that stated no graph,
+    # DESIGN §6) reads UNSCORED too: NaN would make two equal infos unequal.
+    return np.where(np.isnan(values), UNSCORED, values)
 
 
 def final_info_copy(final_info: dict[str, Any]) -> dict[str, Any]:
@@ -104,7 +138,29 @@ def choose_instance(level: Level, options: object, rng: np.random.Generator) -> 
                 f"[0, {len(level.manifest)}), got {type(index).__name__} {index!r}"
             )
         return level.instance(int(index))
-    return generate_instance(level.spec, rng)
+    return _fresh_instance(level, rng)
+
+
+_RECENT_DRAWS: OrderedDict[tuple[object, str], tuple[Instance, Mapping[str, Any]]] = OrderedDict()
+_RECENT_DRAWS_KEPT = 2
+
+
+def _fresh_instance(level: Level, rng: np.random.Generator) -> Instance:
+    """``generate_instance(level.spec, rng)``, remembering the last two draws by the
+    generator's state: a reset with the same seed again (Gymnasium's checker does it a dozen
+    times; so do evaluation loops) gets the same immutable instance without regenerating it
+    (2 s at d = 1,000), and the generator is left exactly where generating leaves it."""
+    key = (level.spec, repr(rng.bit_generator.state))
+    if key in _RECENT_DRAWS:
+        instance, state_after = _RECENT_DRAWS[key]
+        _RECENT_DRAWS.move_to_end(key)
+        rng.bit_generator.state = state_after
+        return instance
+    instance = generate_instance(level.spec, rng)
+    _RECENT_DRAWS[key] = (instance, rng.bit_generator.state)
+    while len(_RECENT_DRAWS) > _RECENT_DRAWS_KEPT:
+        _RECENT_DRAWS.popitem(last=False)
+    return instance
 
 
 def check_level_arguments(level: object, ladder: object) -> None:

@@ -18,6 +18,7 @@ from acdb_gym.envs.actions import VALUE_BOUND
 from acdb_gym.envs.observations import ObservationMode, StatsObservation
 
 __all__ = [
+    "COMPACT_OBSERVATION_KEYS",
     "KINDS_KEY",
     "LEGACY_VALUES_KEY",
     "OBSERVATION_KEYS",
@@ -44,6 +45,12 @@ OBSERVATION_KEYS: tuple[str, ...] = tuple(Observation.__annotations__)
 """The keys of an observation, in order (``observation="raw"``)."""
 STATS_OBSERVATION_KEYS: tuple[str, ...] = tuple(StatsObservation.__annotations__)
 """The keys of an observation with ``observation="stats"``, in order."""
+COMPACT_OBSERVATION_KEYS: tuple[str, ...] = (
+    *observations.COMPACT_KEYS,
+    *(key for key in OBSERVATION_KEYS if key not in observations.data_keys("raw")),
+)
+"""The keys of an observation with ``observation="compact"``, in order."""
+
 KINDS_KEY = "kinds"
 """The observation key of each experiment's kind, present unless ``interventions="hard"``."""
 VALUES_KEY = "intervention_values"
@@ -88,7 +95,11 @@ def observation_space(
             ),
         }
     )
-    keys = OBSERVATION_KEYS if observation == "raw" else STATS_OBSERVATION_KEYS
+    keys = {
+        "raw": OBSERVATION_KEYS,
+        "stats": STATS_OBSERVATION_KEYS,
+        "compact": COMPACT_OBSERVATION_KEYS,
+    }[observation]
     keys += () if interventions == "hard" else (KINDS_KEY,)
     if legacy_values_key:
         keys = tuple(LEGACY_VALUES_KEY if key == VALUES_KEY else key for key in keys)

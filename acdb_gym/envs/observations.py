@@ -32,7 +32,9 @@ from acdb_gym.core.worlds.linear import DO_MATRIX_MAX_D
 from acdb_gym.core.worlds.spec import LevelSpec
 
 __all__ = [
+    "COMPACT_KEYS",
     "OBSERVATION_MODES",
+    "CompactObserver",
     "DataObserver",
     "ObservationMode",
     "RawObserver",
@@ -49,7 +51,7 @@ __all__ = [
     "regime_statistics",
 ]
 
-ObservationMode = Literal["raw", "stats"]
+ObservationMode = Literal["raw", "stats", "compact"]
 OBSERVATION_MODES: tuple[ObservationMode, ...] = get_args(ObservationMode)
 
 
@@ -68,11 +70,23 @@ class StatsObservation(TypedDict):
 
 _RAW_KEYS = ("observational", "interventional")
 _STATS_KEYS = ("sample_size", "mean", "covariance")
+COMPACT_KEYS = ("correlation", "scale", "shift", "spread")
+"""The data keys of ``observation="compact"`` (:class:`CompactObserver`)."""
+_DATA_KEYS: dict[str, tuple[str, ...]] = {
+    "raw": _RAW_KEYS,
+    "stats": _STATS_KEYS,
+    "compact": COMPACT_KEYS,
+}
+
+SHIFT_CLIP = 10.0
+"""``shift``: standardized mean shifts are clipped to this many standard deviations."""
+SPREAD_CLIP = 5.0
+"""``spread``: log ratios of standard deviations are clipped to this magnitude."""
 
 
 def data_keys(mode: ObservationMode) -> tuple[str, ...]:
-    """The observation keys that carry data in ``mode`` (the other keys are the same in both)."""
-    return _RAW_KEYS if mode == "raw" else _STATS_KEYS
+    """The observation keys that carry data in ``mode`` (the other keys are the same in all)."""
+    return _DATA_KEYS[mode]
 
 
 def is_large(spec: LevelSpec) -> bool:
@@ -138,6 +152,13 @@ def _real_box(spec: LevelSpec, shape: tuple[int, ...]) -> spaces.Box:
 def data_spaces(spec: LevelSpec, mode: ObservationMode) -> dict[str, spaces.Box]:
     """The Boxes of :func:`data_keys` for a level (``m`` :func:`observation_slots`)."""
     d, m = spec.d, observation_slots(spec)
+    if mode == "compact":
+        return {
+            "correlation": spaces.Box(-1.0, 1.0, (d * (d - 1) // 2,), np.float64),
+            "scale": spaces.Box(-1.0, 1.0, (d,), np.float64),
+            "shift": spaces.Box(-1.0, 1.0, (m, d), np.float64),
+            "spread": spaces.Box(-1.0, 1.0, (m, d), np.float64),
+        }
     if mode == "raw":
         return {
             "observational": _real_box(spec, (spec.n_obs, d)),
@@ -284,24 +305,32 @@ class DataObserver:
 
 
 class RawObserver(DataObserver):
-    """``observational``: a fresh copy of the sample (with ``share_observational``, the
-    read-only sample itself); ``interventional``: a :class:`SlotBlocks` snapshot of the
-    experiments' samples so far."""
+    """``observational``: a fresh copy of the sample (with ``sample_blocks``, a read-only
+    :class:`SlotBlocks` copy of it, whose memory is reused once the caller lets go of it);
+    ``interventional``: a :class:`SlotBlocks` snapshot of the experiments' samples so far."""
 
     def __init__(
-        self, blocks: SlotBlocks, observational: FloatArray, *, share_observational: bool = False
+        self,
+        blocks: SlotBlocks,
+        observational: FloatArray,
+        *,
+        sample_blocks: SlotBlocks | None = None,
     ) -> None:
         self._blocks = blocks
         self._observational = observational
-        self._share = share_observational
-        if share_observational and observational.flags.writeable:
-            raise ValueError("a shared observational sample must be read-only")
+        self._sample_blocks = sample_blocks
         self._experiments: list[FloatArray] = []
 
     def observe(self) -> dict[str, np.ndarray]:
         observational = self._observational
+        # Large worlds: a pooled read-only block holding the sample, copied into a block once
+        # per episode rather than per step (64 MB at d = 2,000) while the caller drops the
+        # observations it is given, and never memory another held observation shares.
+        pool = self._sample_blocks
         return {
-            "observational": observational if self._share else observational.copy(),
+            "observational": (
+                observational.copy() if pool is None else pool.snapshot([observational])[0]
+            ),
             "interventional": self._blocks.snapshot(self._experiments),
         }
 
@@ -373,18 +402,81 @@ class StatsObserver(DataObserver):
         self._pending.append(covariance)
 
 
+class CompactObserver(DataObserver):
+    """``observation="compact"``: what the data say about the graph, at a size that does not
+    grow with the samples (DESIGN §8, "Observation modes"):
+
+    * ``correlation``: the observational correlations, upper triangle row by row;
+    * ``scale``: each variable's log observational standard deviation, clipped to
+      :data:`SPREAD_CLIP` and divided by it (the marginal scales raw samples show);
+    * ``shift``: per experiment slot, each variable's mean shift from its observational mean in
+      observational standard deviations, clipped to :data:`SHIFT_CLIP` and divided by it;
+    * ``spread``: per slot, the log ratio of each variable's standard deviation to its
+      observational one, clipped to :data:`SPREAD_CLIP` and divided by it (a hard target is
+      constant: -1; a scale intervention shows here, not in the mean).
+
+    Unused slots are 0. Every observation gets its own copies.
+    """
+
+    def __init__(self, observational: FloatArray, n_slots: int) -> None:
+        d = observational.shape[1]
+        self._mean = observational.mean(axis=0)
+        sd = observational.std(axis=0, ddof=1)
+        self._sd = np.where(sd > 0, sd, 1.0)
+        rows, columns = np.triu_indices(d, k=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            matrix = np.atleast_2d(np.corrcoef(observational, rowvar=False))
+            correlations = matrix[rows, columns]
+        self._correlation = np.clip(np.nan_to_num(correlations), -1.0, 1.0)
+        with np.errstate(divide="ignore"):
+            self._scale = np.clip(np.log(sd), -SPREAD_CLIP, SPREAD_CLIP) / SPREAD_CLIP
+        self._shift = np.zeros((n_slots, d))
+        self._spread = np.zeros((n_slots, d))
+        self._used = 0
+
+    def observe(self) -> dict[str, np.ndarray]:
+        return {
+            "correlation": self._correlation.copy(),
+            "scale": self._scale.copy(),
+            "shift": self._shift.copy(),
+            "spread": self._spread.copy(),
+        }
+
+    def add_experiment(self, samples: FloatArray) -> None:
+        slot = self._used
+        shift = (samples.mean(axis=0) - self._mean) / self._sd
+        self._shift[slot] = np.clip(shift, -SHIFT_CLIP, SHIFT_CLIP) / SHIFT_CLIP
+        with np.errstate(divide="ignore"):
+            ratio = np.log(samples.std(axis=0, ddof=1) / self._sd)
+        self._spread[slot] = np.clip(ratio, -SPREAD_CLIP, SPREAD_CLIP) / SPREAD_CLIP
+        self._used += 1
+
+
 def make_observer(
-    mode: ObservationMode, blocks: SlotBlocks, observational: FloatArray, spec: LevelSpec
+    mode: ObservationMode,
+    blocks: SlotBlocks,
+    observational: FloatArray,
+    spec: LevelSpec,
+    sample_blocks: SlotBlocks | None = None,
 ) -> DataObserver:
-    """The observer of a new episode in ``mode`` (``blocks`` from :func:`block_shape`)."""
+    """The observer of a new episode in ``mode`` (``blocks`` from :func:`block_shape`;
+    ``sample_blocks``, of shape ``(1, n_obs, d)``, pools the raw mode's observational sample
+    on large worlds)."""
     blocks.new_episode()
+    if sample_blocks is not None:
+        sample_blocks.new_episode()
+    if mode == "compact":
+        return CompactObserver(observational, observation_slots(spec))
     if mode == "raw":
-        return RawObserver(blocks, observational, share_observational=is_large(spec))
+        return RawObserver(blocks, observational, sample_blocks=sample_blocks)
     return StatsObserver(blocks, observational, observation_slots(spec) + 1)
 
 
 def block_shape(spec: LevelSpec, mode: ObservationMode) -> tuple[int, ...]:
-    """The shape of ``mode``'s slot block: experiments' samples, or regimes' covariances."""
+    """The shape of ``mode``'s slot block: experiments' samples, or regimes' covariances (the
+    compact mode keeps none: an empty shape)."""
+    if mode == "compact":
+        return (0,)
     if mode == "raw":
         return (observation_slots(spec), spec.n_int, spec.d)
     return (observation_slots(spec) + 1, spec.d, spec.d)

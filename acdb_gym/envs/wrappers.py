@@ -23,7 +23,6 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.wrappers import FlattenObservation
 
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.envs import actions
@@ -31,6 +30,7 @@ from acdb_gym.envs.acdb_env import ACDBEnv, Observation
 from acdb_gym.envs.actions import Action, ActionKind, EncodedAction
 
 __all__ = [
+    "FLAT_ACTIONS",
     "KIND",
     "NODE_I",
     "NODE_J",
@@ -38,9 +38,16 @@ __all__ = [
     "VALUE",
     "FlatActions",
     "FlatLayout",
+    "FlatObservation",
     "KindSet",
     "make_flat",
 ]
+
+FlatActionName = Literal["box", "discrete"]
+FLAT_ACTIONS: tuple[FlatActionName, ...] = ("box", "discrete")
+"""The flat ids' action layouts: ``"box"`` (:class:`FlatActions`, the default) and
+``"discrete"`` (:class:`~acdb_gym.envs.discrete_actions.DiscreteActions`: masked, and every
+submission acyclic by construction)."""
 
 KindSet = Literal["variant", "all"]
 """Which action kinds the ``kind`` entry selects among: the variant's (those its
@@ -356,17 +363,38 @@ class FlatActions(
         return self.layout.encode(action)
 
 
+class FlatObservation(
+    gym.ObservationWrapper[np.ndarray, Any, Any], gym.utils.RecordConstructorArgs
+):
+    """The observation as one float64 vector (``gymnasium.spaces.flatten``), as Gymnasium's
+    ``FlattenObservation`` gives it, but picklable with the standard library (that wrapper
+    keeps a local lambda), so a flat env can be pickled mid-episode and sent to a worker."""
+
+    def __init__(self, env: gym.Env[Any, Any]) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.ObservationWrapper.__init__(self, env)
+        self.observation_space = spaces.flatten_space(env.observation_space)  # type: ignore[assignment]
+
+    def observation(self, observation: Any) -> np.ndarray:
+        """The flattened observation."""
+        return np.asarray(spaces.flatten(self.env.observation_space, observation))
+
+
 def make_flat(
     env_id: str,
     *,
+    action: FlatActionName = "box",
     kinds: KindSet = "variant",
     value_scale: float = 10.0,
     flatten_observation: bool = True,
     **kwargs: Any,
 ) -> gym.Env[Any, np.ndarray]:
     """The full env as stable-baselines3 checks and trains it: ``gym.make(env_id, **kwargs)``
-    under :class:`FlatActions` and, with ``flatten_observation`` (default), Gymnasium's
-    ``FlattenObservation`` (one float64 vector; train it with ``MlpPolicy``).
+    under :class:`FlatActions` (``action="box"``) or
+    :class:`~acdb_gym.envs.discrete_actions.DiscreteActions` (``action="discrete"``: masked,
+    acyclic submissions) and, with ``flatten_observation`` (default), :class:`FlatObservation`
+    (one float64 vector; train it with ``MlpPolicy``). ``observation="compact"`` (passed on to
+    the env) keeps that vector small (DESIGN §8, "Observation modes").
 
     With ``flatten_observation=False`` the observation is the env's own ``Dict``, on which
     SB3's ``MultiInputPolicy`` builds (its key ``intervention_values`` was ``values`` before
@@ -375,28 +403,46 @@ def make_flat(
     >>> space = make_flat("ACDB-L1-v0").observation_space
     >>> space.shape, space.dtype
     ((3017,), dtype('float64'))
+    >>> make_flat("ACDB-L1-v0", observation="compact").observation_space.shape
+    (110,)
     >>> make_flat("ACDB-L1-v0", tools="stats", flatten_observation=False).layout.kinds
     (0, 1, 2, 3, 4)
     """
-    env = FlatActions(gym.make(env_id, **kwargs), kinds=kinds, value_scale=value_scale)
-    if not flatten_observation:
-        return env
-    return FlattenObservation(env)
+    return _flat(gym.make(env_id, **kwargs), action, kinds, value_scale, flatten_observation)
 
 
 def flat_env(
     *,
+    action: FlatActionName = "box",
     kinds: KindSet = "variant",
     value_scale: float = 10.0,
     flatten_observation: bool = True,
     **kwargs: Any,
 ) -> gym.Env[Any, np.ndarray]:
     """The entry point of the registered flat ids (``ACDB-Flat-L2-v0`` is ``ACDB-L2-v0`` as
-    :func:`make_flat` returns it): :class:`ACDBEnv` of ``kwargs`` under :class:`FlatActions`
-    and, with ``flatten_observation``, ``FlattenObservation``. For tools that take an id and no
-    wrapper code (TorchRL's ``GymEnv``, SB3's ``make_vec_env``).
+    :func:`make_flat` returns it): :class:`ACDBEnv` of ``kwargs`` under the ``action`` layout
+    and, with ``flatten_observation``, :class:`FlatObservation`. For tools that take an id and
+    no wrapper code (TorchRL's ``GymEnv``, SB3's ``make_vec_env``).
     """
-    env = FlatActions(ACDBEnv(**kwargs), kinds=kinds, value_scale=value_scale)
-    if not flatten_observation:
-        return env
-    return FlattenObservation(env)
+    return _flat(ACDBEnv(**kwargs), action, kinds, value_scale, flatten_observation)
+
+
+def _flat(
+    env: gym.Env[Any, Any],
+    action: str,
+    kinds: KindSet,
+    value_scale: float,
+    flatten_observation: bool,
+) -> gym.Env[Any, np.ndarray]:
+    if action not in FLAT_ACTIONS:
+        raise ValueError(f"action must be one of {list(FLAT_ACTIONS)}, got {action!r}")
+    wrapped: gym.Env[Any, Any]
+    if action == "discrete":
+        from acdb_gym.envs.discrete_actions import DiscreteActions
+
+        if value_scale != 10.0:
+            raise ValueError("value_scale applies to action='box' only (discrete values are steps)")
+        wrapped = DiscreteActions(env, kinds=kinds)
+    else:
+        wrapped = FlatActions(env, kinds=kinds, value_scale=value_scale)
+    return FlatObservation(wrapped) if flatten_observation else wrapped

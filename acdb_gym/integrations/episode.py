@@ -76,7 +76,7 @@ class ToolOutcome:
 
 
 class ToolEpisode:
-    """An episode of ``ACDB-{level}-{ladder}`` on one manifest seed, played through tool calls.
+    """An episode of a level's full env (``get_level(ladder, level).env_id``) on one manifest seed, played through tool calls.
 
     Args:
         ladder: ``"v0"`` or ``"v1"``.
@@ -111,6 +111,7 @@ class ToolEpisode:
         self.env_tools: str = kwargs["tools"]
         self._env = ACDBEnv(level, ladder=ladder, **kwargs)
         self._observation, info = self._env.reset(options={"manifest_index": manifest_index})
+        info = {**info, **self._env.details()}
         self.max_steps: int = self._env.max_steps  # the env's default limit for this episode
         self.n_nodes = int(info["n_nodes"])
         self.budget = int(info["budget"])
@@ -218,7 +219,8 @@ class ToolEpisode:
     # ------------------------------------------------------------------ internals
     def _step(self, action: Any) -> None:
         observation, _, terminated, truncated, info = self._env.step(action)
-        self._observation, self._info = observation, info
+        # The numeric info and the env's details (the refusal's text, the report at the end).
+        self._observation, self._info = observation, {**info, **self._env.details()}
         self._ended = bool(terminated or truncated)
         self._truncated = bool(truncated)
 

@@ -18,7 +18,7 @@ Needs ``pip install 'acdb_gym[mcp]'``. Any MCP-capable agent (an IDE assistant, 
 - after the end (a valid submission, or the step limit: the empty graph is scored) every call
   returns an error result and changes nothing;
 - ``start_episode`` (with ``--multi``) starts the next episode by ladder, level and seed index
-  (an episode left unfinished gets a ``failed`` row); the tool list then changes (the server
+  (an episode left unfinished after a step gets a ``failed`` row, one never played none); the tool list then changes (the server
   sends ``notifications/tools/list_changed``), since the variable names depend on ``d``.
 
 Every tool carries annotations (``observe`` is read-only and idempotent; none reaches outside
@@ -28,7 +28,8 @@ steps, whether it ended and its score) beside the text.
 When the episode ends, its row (agent ``mcp:<variant>``, the sweep's job id, every score field)
 is appended to ``RUN_DIR/results.jsonl`` and its transcript is in
 ``RUN_DIR/transcripts/<job_id>.jsonl``; ``acdb report RUN_DIR`` shows it beside the sweep's
-agents. A client that leaves before the end leaves a ``failed`` row.
+agents. A client that leaves before the end, after a step, leaves a ``failed`` row; an episode
+never played leaves none.
 
 The server holds the run directory's lock (:mod:`acdb_gym.sweep.lock`) while it runs, so it never
 runs beside a sweep or a second server there; it refuses a job that already has an ``ok`` row
@@ -275,8 +276,14 @@ class EpisodeServer:
         }
 
     def close(self) -> None:
-        """End the session: a client that leaves before the end leaves a ``failed`` row."""
-        if not self.written:
+        """End the session: a client that leaves before the end, after a step, leaves a
+        ``failed`` row; an episode never played (no step taken: ``--multi``'s first call was
+        ``start_episode``, or the client left at once) leaves no row, only its transcript's
+        ``episode_end`` with status ``not played``."""
+        if not self.written and self.episode.steps == 0:
+            self._transcript.write("episode_end", status="not played", error=None, score=None)
+            self.written = True
+        elif not self.written:
             self._finish(
                 f"the MCP client left after {self.episode.steps} step(s), before the episode ended"
             )

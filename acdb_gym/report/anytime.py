@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
@@ -44,6 +44,7 @@ __all__ = [
     "AnytimeRow",
     "anytime_area",
     "anytime_curve",
+    "anytime_figure",
     "anytime_parts",
     "anytime_rows",
     "plot_anytime",
@@ -188,10 +189,18 @@ def plot_anytime(rows: Sequence[AnytimeRow], path: str | Path) -> Path:
     Raises:
         ValueError: no rows.
     """
+    target = Path(path)
+    anytime_figure(rows).savefig(target, dpi=100)
+    return target
+
+
+def anytime_figure(rows: Sequence[AnytimeRow]) -> Any:
+    """The figure :func:`plot_anytime` saves (a matplotlib ``Figure`` on the Agg canvas)."""
     if not rows:
         raise ValueError("no anytime rows to plot")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     levels = sorted({row.level for row in rows}, key=level_order)
     labels = sorted({row.label for row in rows})
@@ -212,13 +221,12 @@ def plot_anytime(rows: Sequence[AnytimeRow], path: str | Path) -> Path:
                     label=f"{label}" if index == 0 else None,
                 )
         axes.set_title(level)
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # k counts experiments
         axes.set_xlabel("experiments k")
         axes.set_ylabel("directed F1 (%)")
         axes.set_ylim(0, 100)
     figure.legend(loc="outside lower center", ncols=min(4, len(labels)), fontsize="small")
-    target = Path(path)
-    figure.savefig(target, dpi=100)
-    return target
+    return figure
 
 
 def anytime_parts(rows: Sequence[AnytimeRow], plot: str | None = None) -> list[Part]:

@@ -27,6 +27,7 @@ from typing import Final
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core.ladders.shipped import ALL_LADDERS
 from acdb_gym.core.types import FloatArray
 from acdb_gym.envs.hypotheses import graph_to_text
 from acdb_gym.report.cost import Price
@@ -314,6 +315,26 @@ def episode_page(
         + "".join(body)
         + "</body></html>\n"
     )
+
+
+def episode_order(rows: Sequence[Row]) -> list[Row]:
+    """The rows in the viewer's order, whatever order the sweep finished them in: by ladder,
+    level (in the ladder's order), manifest index, agent row and repeat."""
+
+    def key(row: Row) -> tuple[str, int, str, int, str, int, str]:
+        levels = list(ALL_LADDERS.get(row.ladder, {}))
+        position = levels.index(row.level) if row.level in levels else len(levels)
+        return (
+            row.ladder,
+            position,
+            row.level,
+            row.manifest_index,
+            row_label(row),
+            row.repeat,
+            row.job_id,
+        )
+
+    return sorted(rows, key=key)
 
 
 def write_episode_pages(

@@ -25,7 +25,12 @@ from typing import Final
 
 from acdb_gym.report.cost import Price
 from acdb_gym.report.document import Image, Part, Table
-from acdb_gym.report.episodes import episode_path, row_label, write_episode_pages
+from acdb_gym.report.episodes import (
+    episode_order,
+    episode_path,
+    row_label,
+    write_episode_pages,
+)
 from acdb_gym.report.types import Row
 
 __all__ = [
@@ -67,10 +72,13 @@ table.sortable th{cursor:pointer}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
 img.plot{max-width:100%;height:auto;border:1px solid #d0d7de}
 code{background:#f6f8fa;padding:0 3px}
-#viewer{display:flex;gap:1em;align-items:flex-start}
-#episode-list{max-height:80vh;overflow:auto;flex:0 1 auto;max-width:58%;content-visibility:auto}
+.table-wrap{overflow-x:auto;max-width:100%}
+td.ci{white-space:nowrap}
+#viewer{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
+#episode-list{max-height:80vh;overflow:auto;flex:0 0 auto;max-width:100%;content-visibility:auto}
+#episodes td{white-space:nowrap}
 #episodes tr.current{background:#ddf4ff}
-#episode-frame{flex:1 1 42%;min-width:420px;height:80vh;border:1px solid #d0d7de}
+#episode-frame{flex:1 1 420px;min-width:min(420px,100%);height:80vh;border:1px solid #d0d7de}
 .note{color:#57606a}
 """
 
@@ -193,17 +201,25 @@ def prose_html(lines: Sequence[str]) -> str:
     return "\n".join(out)
 
 
+_ESTIMATE_CELL = re.compile(r"^[<>]?\s*[+\u2212-]?[0-9][0-9.,]*%?\s*\[[^\]]*\]$")
+"""A value with its interval (``55.5 [47.1, 68.3]``): kept on one line (class ``ci``)."""
+
+
+def _cell(cell: str) -> str:
+    kind = ' class="ci"' if _ESTIMATE_CELL.match(cell) else ""
+    return f"<td{kind}>{html.escape(cell)}</td>"
+
+
 def html_table(table: Table, *, table_id: str = "") -> str:
-    """A sortable HTML table of a document table (every cell escaped)."""
+    """A sortable HTML table of a document table (every cell escaped), in a wrapper that
+    scrolls sideways when the table is wider than the page; a value with its interval never
+    wraps."""
     ident = f' id="{html.escape(table_id)}"' if table_id else ""
     head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in table.headers)
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>"
-        for row in table.body
-    )
+    rows = "".join("<tr>" + "".join(_cell(cell) for cell in row) + "</tr>" for row in table.body)
     return (
-        f'<table class="sortable"{ident}><thead><tr>{head}</tr></thead>'
-        f"<tbody>{rows}</tbody></table>"
+        f'<div class="table-wrap"><table class="sortable"{ident}><thead><tr>{head}</tr></thead>'
+        f"<tbody>{rows}</tbody></table></div>"
     )
 
 
@@ -317,12 +333,13 @@ def write_html_report(
     Args:
         run_dir: the run directory.
         parts: the report's document (the parts ``report.md`` renders).
-        rows: the result rows, in file order (one episode page each).
+        rows: the result rows (one episode page each, numbered in :func:`episode_order`).
         prices: a price table for the transcripts' cost column, or None.
 
     Returns:
         The path of ``report.html``.
     """
+    rows = episode_order(rows)
     write_episode_pages(run_dir, rows, prices=prices)
     path = run_dir / HTML_FILE
     path.write_text(html_page(parts, run_dir, rows), encoding="utf-8")

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["plot_f1_per_level", "plot_precision_recall"]
+__all__ = ["f1_figure", "plot_f1_per_level", "plot_precision_recall", "precision_recall_figure"]
 
 Size = Callable[[LadderSummary, int], tuple[float, float]]
 """The figure's (width, height) in inches for a ladder and its number of plotted rows."""
@@ -63,13 +63,29 @@ def plot_precision_recall(table: LadderSummary, path: str | Path) -> Path:
 
 def _plot(table: LadderSummary, path: str | Path, *, size: Size, draw: Draw) -> Path:
     """Draw the agent rows with scored episodes on a new figure and save it as a PNG."""
+    target = Path(path)
+    _figure(table, size=size, draw=draw).savefig(target, dpi=110)
+    return target
+
+
+def _figure(table: LadderSummary, *, size: Size, draw: Draw) -> Figure:
+    """The figure :func:`_plot` saves (its layout drawn, so its artists have their places)."""
     rows = [row for row in table.rows if row.n_seeds > 0]
     figure = _new_figure(*size(table, len(rows)))
     axes = figure.add_subplot()
     draw(figure, axes, table, rows)
-    target = Path(path)
-    figure.savefig(target, dpi=110)
-    return target
+    figure.canvas.draw()
+    return figure
+
+
+def f1_figure(table: LadderSummary) -> Figure:
+    """The figure :func:`plot_f1_per_level` saves."""
+    return _figure(table, size=_f1_size, draw=_draw_f1_bars)
+
+
+def precision_recall_figure(table: LadderSummary) -> Figure:
+    """The figure :func:`plot_precision_recall` saves."""
+    return _figure(table, size=_precision_recall_size, draw=_draw_precision_recall)
 
 
 def _new_figure(width: float, height: float) -> Figure:
@@ -82,9 +98,14 @@ def _new_figure(width: float, height: float) -> Figure:
     return figure
 
 
+LEGEND_COLUMNS = 3
+"""Columns of the bar chart's legend, which sits below the axes (beside them it met the title)."""
+
+
 def _f1_size(table: LadderSummary, n_rows: int) -> tuple[float, float]:
-    # Wide enough for every level's group of bars, plus room for the legend on the right.
-    return 2.5 + max(5.0, len(table.levels) * (0.9 + 0.06 * n_rows)), 4.5
+    # Wide enough for every level's group of bars; taller by the legend's lines below the axes.
+    legend_lines = math.ceil((n_rows + 1) / LEGEND_COLUMNS)
+    return max(7.0, 1.5 + len(table.levels) * (0.9 + 0.06 * n_rows)), 4.2 + 0.25 * legend_lines
 
 
 def _draw_f1_bars(
@@ -112,7 +133,7 @@ def _draw_f1_bars(
     axes.set_ylabel("directed F1 (%)")
     axes.set_title(f"Directed F1 per level — ladder {table.ladder} (95% CI over seeds)")
     axes.grid(axis="y", alpha=0.3)
-    figure.legend(loc="outside right upper", fontsize="small")
+    figure.legend(loc="outside lower center", ncols=LEGEND_COLUMNS, fontsize="small")
 
 
 def _draw_floors(axes: Axes, table: LadderSummary, centres: np.ndarray) -> None:
@@ -154,7 +175,15 @@ def _draw_precision_recall(
             color=colour,
             capsize=2,
         )
-        _annotate(axes, row.label, 100.0 * recall.mean, 100.0 * precision.mean)
+    points = [
+        (
+            100.0 * row.metrics["directed_recall"].mean,
+            100.0 * row.metrics["directed_precision"].mean,
+        )
+        for row in rows
+    ]
+    for row, (x, y), offset in zip(rows, points, _label_offsets(points), strict=True):
+        _annotate(axes, row.label, x, y, offset)
     axes.text(3, 95, "under-commits (P > R)", fontsize="small", color="grey", va="top")
     axes.text(97, 3, "over-commits (R > P)", fontsize="small", color="grey", ha="right")
     axes.set_xlim(0, 100)
@@ -172,9 +201,42 @@ def _error_bars(estimates: Sequence[Estimate]) -> np.ndarray:
     return np.where(np.isfinite(spans) & np.isfinite(means), 100.0 * spans, 0.0)
 
 
-def _annotate(axes: Axes, label: str, x: float, y: float) -> None:
+LABEL_CLEARANCE = 4.0
+"""Points closer than this (in percentage points on both axes) get stacked labels."""
+LABEL_STEP = 11.0
+"""Vertical step between stacked labels, in typographic points."""
+
+
+def _label_offsets(points: Sequence[tuple[float, float]]) -> list[float]:
+    """Each point's label's vertical offset in points: 4 above it (below it near the top
+    edge, where the title is), and another :data:`LABEL_STEP` away for each earlier label near
+    the same place, so labels of coinciding points (empty submissions all sit at P = R = 0)
+    are stacked, not overprinted."""
+    offsets: list[float] = []
+    for index, (x, y) in enumerate(points):
+        near = sum(
+            1
+            for (u, v) in points[:index]
+            if abs(u - x) < LABEL_CLEARANCE and abs(v - y) < LABEL_CLEARANCE
+        )
+        top = y > 90.0
+        first = -LABEL_STEP if top else 4.0
+        offsets.append(first + (-LABEL_STEP * near if top or y >= 50 else LABEL_STEP * near))
+    return offsets
+
+
+def _annotate(axes: Axes, label: str, x: float, y: float, offset: float = 4.0) -> None:
+    """A point's label beside it, on the side away from the nearer vertical edge."""
     if math.isfinite(x) and math.isfinite(y):
-        axes.annotate(label, (x, y), xytext=(5, 4), textcoords="offset points", fontsize="small")
+        right = x > 70.0
+        axes.annotate(
+            label,
+            (x, y),
+            xytext=(-5 if right else 5, offset),
+            textcoords="offset points",
+            fontsize="small",
+            ha="right" if right else "left",
+        )
 
 
 def _colours(count: int) -> list[Any]:

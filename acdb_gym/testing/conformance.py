@@ -2,6 +2,10 @@
 
 Its random rollouts are planned from the action space and the registered statistics tools
 (:mod:`acdb_gym.core.tools`), so a newly registered tool is fuzzed like the built-in ones.
+
+Over 500 lines because the contract is one list of checks read top to bottom (spaces,
+out-of-space actions, rollouts, the numeric info, leaks, determinism), each a small function; a
+reader checking an env against DESIGN §8 follows it in one file.
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs import actions
 from acdb_gym.envs.actions import ActionKind
+from acdb_gym.envs.levels import UNSCORED
 from acdb_gym.envs.observation_space import (
+    COMPACT_OBSERVATION_KEYS,
     KINDS_KEY,
     OBSERVATION_KEYS,
     STATS_OBSERVATION_KEYS,
@@ -58,8 +64,9 @@ def check_acdb_env(env: gym.Env[Any, Any], *, seed: int = 0, n_random_steps: int
     4. ``n_random_steps`` random actions (samples of the action space mixed with plausible typed
        actions, resetting after each episode) never raise; every observation lies in the
        observation space; every episode ends by termination or by truncation within its step
-       limit; ``info["score"]`` holds the 19 score fields at the end (finite numbers, but for
-       ``anytime_f1``, NaN when undefined) and is absent before it;
+       limit; ``info`` holds numbers only, the same keys at every step and no observation key;
+       ``info["score"]`` holds the 19 score fields, -1 before the end (``info["scored"]``
+       False) and finite at the end (``anytime_f1`` -1 when undefined, DESIGN §6);
        no observation, info or ``ansi`` render before the end reveals the hidden graph or
        weights (see :func:`find_hidden_leak`).
     5. Replaying the same actions after ``reset(seed=seed)`` gives an identical trajectory.
@@ -87,6 +94,13 @@ def check_acdb_env(env: gym.Env[Any, Any], *, seed: int = 0, n_random_steps: int
     first = _play(env, plan, seed=seed)
     second = _play(env, plan, seed=seed)
     _check_same_trajectory(first, second)
+
+
+def _same_score(reported: float, shown: float) -> bool:
+    """A report's value and its ``info["score"]`` entry agree (NaN shows as UNSCORED)."""
+    if isinstance(reported, float) and math.isnan(reported):
+        return bool(shown == UNSCORED)
+    return bool(reported == shown)
 
 
 def _require(condition: bool, message: str) -> None:
@@ -126,16 +140,26 @@ def _check_spaces(env: gym.Env[Any, Any], *, seed: int) -> None:
     )
     latent = instance.admg is not None
     _check_action_space(env.action_space, n_nodes=d, max_interventions=m, latent=latent)
-    stats = getattr(env.unwrapped, "observation_mode", "raw") == "stats"
-    data_shapes = (
-        {"sample_size": (m + 1,), "mean": (m + 1, d), "covariance": (m + 1, d, d)}
-        if stats
-        else {
-            "observational": (instance.spec.n_obs, d),
-            "interventional": (m, instance.spec.n_int, d),
-        }
+    mode = getattr(env.unwrapped, "observation_mode", "raw")
+    data_shapes, keys = {
+        "stats": (
+            {"sample_size": (m + 1,), "mean": (m + 1, d), "covariance": (m + 1, d, d)},
+            STATS_OBSERVATION_KEYS,
+        ),
+        "compact": (
+            {"correlation": (d * (d - 1) // 2,), "scale": (d,), "shift": (m, d), "spread": (m, d)},
+            COMPACT_OBSERVATION_KEYS,
+        ),
+    }.get(
+        mode,
+        (
+            {
+                "observational": (instance.spec.n_obs, d),
+                "interventional": (m, instance.spec.n_int, d),
+            },
+            OBSERVATION_KEYS,
+        ),
     )
-    keys = STATS_OBSERVATION_KEYS if stats else OBSERVATION_KEYS
     shapes: dict[str, tuple[int, ...]] = {
         **data_shapes,
         "targets": (m,),
@@ -353,12 +377,18 @@ def _play(env: gym.Env[Any, Any], plan: Sequence[Any], *, seed: int) -> list[_Re
     observation, info = env.reset(seed=seed)
     records = [_Record(None, observation, 0.0, False, False, info)]
     episode = _start_episode(env, observation, info)
+    keys = _info_keys(info)
     for action in plan:
         where = f"{episode.steps + 1} of an episode"
         observation, reward, terminated, truncated, info = _step(env, action, where)
         episode.steps += 1
         ended = bool(terminated or truncated)
         _check_step(env, episode, observation, float(reward), ended, info)
+        _require(
+            _info_keys(info) == keys,
+            f"info at step {episode.steps} has keys {sorted(_info_keys(info))}, not the keys "
+            f"of reset's info {sorted(keys)} (the same keys at every step)",
+        )
         records.append(_Record(action, observation, float(reward), terminated, truncated, info))
         if ended:
             observation, info = env.reset()
@@ -371,7 +401,8 @@ def _start_episode(env: gym.Env[Any, Any], observation: Any, info: dict[str, Any
     episode = _Episode(env, observation)
     _require(episode.limit >= 1, f"steps_remaining after reset must be >= 1, got {episode.limit}")
     _check_observation(env, observation, "after reset")
-    _require("score" not in info, "info after reset must not hold a score")
+    _check_info(observation, info, "after reset")
+    _require(_score_is_unset(info), "info after reset must not be scored (info['score'] -1)")
     _check_no_leak(env, episode, observation, info, "after reset")
     return episode
 
@@ -386,6 +417,7 @@ def _check_step(
 ) -> None:
     where = f"at step {episode.steps} of an episode"
     _check_observation(env, observation, where)
+    _check_info(observation, info, where)
     remaining = int(observation["steps_remaining"][0])
     _require(
         remaining == episode.limit - episode.steps,
@@ -397,31 +429,67 @@ def _check_step(
             episode.steps < episode.limit,
             f"the episode did not end at its step limit of {episode.limit} steps",
         )
-        _require("score" not in info, f"info {where} holds a score before the end")
+        _require(_score_is_unset(info), f"info {where} is scored before the end")
         _require(reward == 0.0, f"reward {where} must be 0 before the end, got {reward}")
         _check_no_leak(env, episode, observation, info, where)
         return
-    _require("score" in info, f"info at the end ({where}) must hold 'score'")
+    _require(info.get("scored") is True, f"info at the end ({where}) must be scored")
     score = info["score"]
-    fields = set(SCORE_FIELDS)
-    if isinstance(score, Mapping) and "shd_mistyped" in score:
-        fields |= set(LATENT_SCORE_FIELDS)  # a level with hidden confounders (DESIGN §6.3)
+    fields = SCORE_FIELDS + (LATENT_SCORE_FIELDS if len(score) > len(SCORE_FIELDS) else ())
     _require(
-        isinstance(score, Mapping) and set(score) == fields,
-        f"info['score'] must hold exactly the fields {sorted(fields)}, got {score!r}",
+        isinstance(score, np.ndarray) and score.shape == (len(fields),),
+        f"info['score'] must be an array of the {len(fields)} score fields, got {score!r}",
     )
-    # anytime_f1 is NaN when the agent stated no graph with its first experiment (DESIGN §6).
-    bad = [
-        name
-        for name, value in score.items()
-        if not _is_finite_number(value)
-        and not (name == "anytime_f1" and isinstance(value, float) and math.isnan(value))
-    ]
-    _require(not bad, f"info['score'] has non-numeric or non-finite fields {bad}")
+    bad = [name for name, value in zip(fields, score, strict=True) if not np.isfinite(value)]
+    _require(not bad, f"info['score'] has non-finite fields {bad}")
+    details = getattr(env.unwrapped, "details", None)
+    if callable(details):
+        report = details().get("score", {})
+        # details() holds the report itself: an undefined anytime F1 is NaN there, -1 in info.
+        _require(
+            list(report) == list(fields)
+            and all(
+                _same_score(report[name], value) for name, value in zip(fields, score, strict=True)
+            ),
+            f"details()['score'] must hold info['score']'s fields and values, got {report!r}",
+        )
 
 
-def _is_finite_number(value: Any) -> bool:
-    return isinstance(value, int | float | np.number) and bool(np.isfinite(value))
+def _info_keys(info: Mapping[str, Any]) -> set[str]:
+    """Every key of ``info``, a nested dict's as ``outer/inner``."""
+    keys = set()
+    for key, value in info.items():
+        if isinstance(value, Mapping):
+            keys |= {f"{key}/{inner}" for inner in _info_keys(value)}
+        else:
+            keys.add(key)
+    return keys
+
+
+def _is_numeric(value: Any) -> bool:
+    """A number, an array of numbers or a dict of those (what vectorising stacks stack)."""
+    if isinstance(value, Mapping):
+        return all(_is_numeric(inner) for inner in value.values())
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "biuf"
+    return isinstance(value, bool | int | float | np.number | np.bool_)
+
+
+def _check_info(observation: Any, info: Mapping[str, Any], where: str) -> None:
+    """``info`` holds numbers only and no observation key (DESIGN §8, "info")."""
+    bad = sorted(key for key, value in info.items() if not _is_numeric(value))
+    _require(not bad, f"info {where} has keys whose values are not numbers: {bad}")
+    shared = sorted(set(info) & set(observation)) if isinstance(observation, Mapping) else []
+    _require(not shared, f"info {where} shares keys with the observation: {shared}")
+
+
+def _score_is_unset(info: Mapping[str, Any]) -> bool:
+    score = info.get("score")
+    return (
+        info.get("scored") is False
+        and isinstance(score, np.ndarray)
+        and bool((score == UNSCORED).all())
+    )
 
 
 def _check_observation(env: gym.Env[Any, Any], observation: Any, where: str) -> None:
@@ -444,6 +512,9 @@ def _check_no_leak(
     where: str,
 ) -> None:
     parts: list[tuple[str, Any]] = [("observation", observation), ("info", info)]
+    details = getattr(env.unwrapped, "details", None)
+    if callable(details):  # the text an agent is given beside info (error messages)
+        parts.append(("details()", details()))
     if env.render_mode == "ansi":
         parts.append(("the ansi render", env.render()))
     for name, value in parts:

@@ -135,7 +135,7 @@ def test_one_policy_acts_on_every_level_through_acdb_env(saved: Path, ladder: st
 def test_the_acdb_env_episode_is_the_design_env_episode(saved: Path) -> None:
     agent = RLAgent.load(saved)
     design = InterventionDesignEnv("L1", ladder="v1", estimator="pc", observation="graph")
-    acdb = gym.make("ACDB-L1-v1")
+    acdb = gym.make("ACDB-Calibrated-L1-v1")
     for instance in held_out_instances("L1", 10**9 + 10**6, 3, ladder="v1"):
         on_design = run_episode(design, agent, instance=instance)
         on_acdb = run_episode(acdb, agent, instance=instance)

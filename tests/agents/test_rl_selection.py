@@ -185,7 +185,7 @@ def test_the_few_sample_policy_plays_its_ladder_through_the_full_env() -> None:
 
     agent = RLAgent.load(ROOT / "models" / "acdb_design_n3" / "model.zip")
     assert (agent.metadata.ladder, agent.metadata.observation) == ("v1-n3", "graph")
-    env = gym.make("ACDB-Nonlinear-L2-v1-n3")
+    env = gym.make("ACDB-FewSample-Nonlinear-L2-v0")
     instance = get_level("v1-n3", "Nonlinear-L2").instance(3)
     result = run_episode(env, agent, instance=instance)
     assert not result.truncated and 0.0 <= result.score.directed_f1 <= 1.0

@@ -100,7 +100,7 @@ def test_agents_stay_within_budget_and_act_only_through_step(
 
 @pytest.mark.parametrize("agent_class", AGENTS)
 def test_agents_are_deterministic(agent_class: type[Agent]) -> None:
-    env = gym.make("ACDB-L2-v1")
+    env = gym.make("ACDB-Calibrated-L2-v1")
     first = run_episode(env, agent_class(), manifest_index=3)
     second = run_episode(env, agent_class(), manifest_index=3)
     assert first.trajectory == second.trajectory and first.score == second.score
@@ -187,7 +187,7 @@ def test_gies_active_is_a_deprecated_alias_of_bic_active() -> None:
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_gies_active_plays_the_episodes_of_bic_active() -> None:
-    env = gym.make("ACDB-L2-v1")
+    env = gym.make("ACDB-Calibrated-L2-v1")
     alias = run_episode(env, GIESActiveAgent(), manifest_index=1)
     renamed = run_episode(env, BICActiveAgent(), manifest_index=1)
     assert alias.trajectory == renamed.trajectory and alias.score == renamed.score

@@ -171,7 +171,7 @@ def test_tiny_world_spec_fits_baselines() -> None:
 
 
 def test_r2sortnregress_agent_submits_the_r2_order_regressions() -> None:
-    env = gym.make("ACDB-L1-v1")
+    env = gym.make("ACDB-Calibrated-L1-v1")
     for index in range(3):
         result = run_episode(env, R2SortnregressAgent(), manifest_index=index)
         instance = LADDERS["v1"]["L1"].instance(index)

@@ -42,7 +42,7 @@ def test_predicted_i_star_is_exact_on_true_cpdags() -> None:
 
 
 def test_the_cap_stops_at_its_prediction_and_buys_eta_not_the_anytime_f1() -> None:
-    env = gym.make("ACDB-L3-v1")
+    env = gym.make("ACDB-Calibrated-L3-v1")
     capped_eta, plain_eta, capped_any, plain_any = [], [], [], []
     for index in range(8):
         plain = run_episode(env, PCActiveAgent(), manifest_index=index)
@@ -76,7 +76,7 @@ def test_the_hub_order_puts_high_degree_nodes_first_and_regresses_in_it() -> Non
     order = hub_order(instance.d_obs)
     degree = np.asarray(shared_pc_cpdag(instance.d_obs).skeleton()).sum(axis=1)
     assert list(degree[order]) == sorted(degree, reverse=True)
-    result = run_episode(gym.make("ACDB-L3-v1"), HubOrderAgent(), manifest_index=0)
+    result = run_episode(gym.make("ACDB-Calibrated-L3-v1"), HubOrderAgent(), manifest_index=0)
     assert result.interventions == 0 and 0.0 <= result.score.directed_f1 <= 1.0
     assert get_agent("hub").constructor.endswith("HubOrderAgent")
 

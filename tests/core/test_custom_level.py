@@ -107,7 +107,7 @@ def test_the_manifest_is_the_first_seeds_that_generate_with_their_digests() -> N
         CUSTOM_LADDER,
         "D40",
         five,
-        "ACDB-D40-custom",
+        "ACDB-custom-D40",
     )
     for seeds in (0, MAX_CUSTOM_SEEDS + 1):
         with pytest.raises(ValueError, match=f"seeds must be in \\[1, {MAX_CUSTOM_SEEDS}\\]"):

@@ -51,7 +51,7 @@ def test_the_ladder_is_its_sources_levels_with_three_samples_per_experiment() ->
         assert level.spec == replace(source.spec, n_int=FEW_SAMPLE_N_INT) and source.spec.n_int > 3
         assert len(level.manifest) == MANIFEST_SIZE
         assert [e.seed for e in level.manifest] == [e.seed for e in source.manifest]
-        assert level.env_id == f"ACDB-{name}-v1-n3"
+        assert level.env_id == f"ACDB-FewSample-{name}-v0"
 
 
 @pytest.mark.parametrize("name", ["L2", "Nonlinear-L4"])
@@ -80,14 +80,17 @@ def test_an_experiment_draws_three_samples_and_the_spec_takes_no_fewer() -> None
 
 
 def test_the_ladder_is_registered_as_full_and_design_ids() -> None:
-    assert tuple(f"ACDB-{name}-v1-n3" for name in FEW_SAMPLE_LADDER) == FEW_SAMPLE_IDS
-    assert tuple(f"ACDB-Design-{name}-v1-n3" for name in FEW_SAMPLE_LADDER) == FEW_SAMPLE_DESIGN_IDS
+    assert tuple(f"ACDB-FewSample-{name}-v0" for name in FEW_SAMPLE_LADDER) == FEW_SAMPLE_IDS
+    assert (
+        tuple(f"ACDB-Design-FewSample-{name}-v0" for name in FEW_SAMPLE_LADDER)
+        == FEW_SAMPLE_DESIGN_IDS
+    )
     assert not set(FEW_SAMPLE_IDS) & set(ENV_IDS)
     assert not set(FEW_SAMPLE_DESIGN_IDS) & set(DESIGN_IDS)
     assert set(FEW_SAMPLE_IDS + FEW_SAMPLE_DESIGN_IDS) <= set(gym.registry)
-    env = gym.make("ACDB-Design-Nonlinear-L2-v1-n3")
+    env = gym.make("ACDB-Design-FewSample-Nonlinear-L2-v0")
     _, info = env.reset(options={"manifest_index": 7})
-    assert info["budget"] == FEW_SAMPLE_LADDER["Nonlinear-L2"].instance(7).budget
+    assert info["total_budget"] == FEW_SAMPLE_LADDER["Nonlinear-L2"].instance(7).budget
     assert env.unwrapped.level is FEW_SAMPLE_LADDER["Nonlinear-L2"]  # type: ignore[attr-defined]
     check_env(env.unwrapped, skip_render_check=True)
     env.close()
@@ -95,5 +98,5 @@ def test_the_ladder_is_registered_as_full_and_design_ids() -> None:
 
 @pytest.mark.parametrize("tools", ["raw", "stats"])
 def test_a_few_sample_full_env_passes_the_conformance_checks(tools: str) -> None:
-    env = gym.make("ACDB-L2-v1-n3", tools=tools, render_mode="ansi")
+    env = gym.make("ACDB-FewSample-L2-v0", tools=tools, render_mode="ansi")
     check_acdb_env(env, seed=3, n_random_steps=30)

@@ -35,7 +35,7 @@ def test_the_large_ladder_spans_d_20_to_2000_with_full_manifests() -> None:
         assert level.spec.faithfulness_rule == "redraw_edges"
         assert len(level.manifest) == LARGE_MANIFEST_SIZE
     assert "large" not in LADDERS and ALL_LADDERS["large"] is LARGE_LADDER
-    assert get_level("large", "L4").env_id == "ACDB-L4-large"
+    assert get_level("large", "L4").env_id == "ACDB-Large-L4-v0"
 
 
 @pytest.mark.parametrize("name", list(LARGE_LADDER))
@@ -90,7 +90,7 @@ def test_a_world_that_cannot_pass_is_accepted_after_the_last_redraw_with_its_wea
 
 def test_large_ids_are_registered_apart_from_the_benchmark_ids() -> None:
     assert set(LARGE_IDS).isdisjoint(ENV_IDS)
-    env = gym.make("ACDB-L0-large")
+    env = gym.make("ACDB-Large-L0-v0")
     observation, _ = env.reset(options={"manifest_index": 0})
     assert observation["observational"].shape == (1000, 20)
     assert env.unwrapped.level.ladder == "large"  # type: ignore[attr-defined]

@@ -12,7 +12,13 @@ import pytest
 from acdb_gym.agents.llm.prompts import session_prompt, task_prompt
 from acdb_gym.cli import main
 from acdb_gym.core.graphs import SACHS_PROTEINS
-from acdb_gym.core.ladders.shipped import ALL_LADDERS, LADDERS, MANIFEST_SIZE, REAL_LADDER
+from acdb_gym.core.ladders.shipped import (
+    ALL_LADDERS,
+    LADDERS,
+    MANIFEST_SIZE,
+    REAL_LADDER,
+    REAL_VERSION,
+)
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.registration import ENV_IDS, REAL_IDS
@@ -51,7 +57,7 @@ def test_the_first_manifest_worlds_regenerate_their_digests(name: str) -> None:
 
 
 def test_every_real_level_is_registered_apart_from_env_ids() -> None:
-    assert set(REAL_IDS) == {f"ACDB-{name}-real" for name in LEVELS}
+    assert set(REAL_IDS) == {f"ACDB-Real-{name}-v{REAL_VERSION}" for name in LEVELS}
     assert not set(REAL_IDS) & set(ENV_IDS)
     for env_id in REAL_IDS:
         assert env_id in gym.registry
@@ -84,7 +90,7 @@ def _text_seen_by_agents(env_id: str) -> str:
     return repr(seen)
 
 
-@pytest.mark.parametrize("env_id", ["ACDB-Sachs-real", "ACDB-Sachs-Fitted-Spline-real"])
+@pytest.mark.parametrize("env_id", ["ACDB-Real-Sachs-v2", "ACDB-Real-Sachs-Fitted-Spline-v2"])
 def test_agents_and_prompts_see_anonymous_names(env_id: str) -> None:
     env = gym.make(env_id)
     env.reset(options={"manifest_index": 3})
@@ -98,7 +104,7 @@ def test_agents_and_prompts_see_anonymous_names(env_id: str) -> None:
 
 
 def test_a_dream4_level_plays() -> None:
-    env = gym.make("ACDB-DREAM4-5-real")
+    env = gym.make("ACDB-Real-DREAM4-5-v2")
     _, info = env.reset(options={"manifest_index": 0})
     assert info["budget"] >= 1
     assert _instance(env).n_nodes == 100
@@ -115,7 +121,7 @@ def test_acdb_levels_lists_the_real_ladder(capsys: pytest.CaptureFixture[str]) -
 
 @pytest.mark.parametrize(
     "env_id",
-    ["ACDB-Sachs-real", "ACDB-Sachs-Nonlinear-real", "ACDB-Sachs-Fitted-Spline-real"],
+    ["ACDB-Real-Sachs-v2", "ACDB-Real-Sachs-Nonlinear-v2", "ACDB-Real-Sachs-Fitted-Spline-v2"],
 )
 def test_real_levels_keep_the_env_contract(env_id: str) -> None:
     env = gym.make(env_id, panel="active", tools="stats", render_mode="ansi")

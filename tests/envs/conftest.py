@@ -26,7 +26,9 @@ def strict_warnings() -> Iterator[None]:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         warnings.filterwarnings("ignore", message=INFINITE_BOUNDS)
-        warnings.filterwarnings("ignore", message=r".*environment ACDB-.* is out of date")
+        warnings.filterwarnings(
+            "ignore", message=r".*The environment ACDB-(Flat-|Design-)?L[0-5]-v0 is out of date"
+        )
         yield
 
 

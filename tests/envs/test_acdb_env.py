@@ -10,6 +10,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.utils.env_checker import data_equivalence
 
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.ladders.shipped import LADDERS, LevelSpec
@@ -22,16 +23,20 @@ from acdb_gym.testing import SCORE_FIELDS, find_hidden_leak
 
 Action = tuple[int, dict[str, Any]]
 
-PUBLIC_INFO_KEYS = {
-    "panel",
-    "tools",
+INFO_KEYS = {
     "n_nodes",
     "budget",
+    "latent",
+    "real_data",
     "interventions_used",
     "steps",
     "invalid_actions",
+    "scored",
+    "score",
+    "truncated_empty_submission",
+    "instance_seed",
 }
-"""Everything ``info`` may say before the end (plus ``error``)."""
+"""The keys of every ``info``, from reset to the end (numbers only; DESIGN §8, "info")."""
 
 TWO_NODES = LevelSpec(d=2, k=1, n_obs=200, n_int=100, noise_var=1.0, slack=0)
 ONE_EDGE_IN_L0 = LevelSpec(d=5, k=1, n_obs=500, n_int=100, noise_var=1.0, slack=0)
@@ -80,7 +85,7 @@ def test_same_seed_gives_identical_trajectories() -> None:
     obs_a, info_a = first.reset(seed=123)
     obs_b, info_b = second.reset(seed=123)
     assert all(np.array_equal(obs_a[key], obs_b[key]) for key in obs_a)
-    assert info_a == info_b
+    assert data_equivalence(info_a, info_b, exact=True)
     for action in scripted_actions(6):
         obs_a, reward_a, term_a, trunc_a, info_a = first.step(action)
         obs_b, reward_b, term_b, trunc_b, info_b = second.step(action)
@@ -88,8 +93,10 @@ def test_same_seed_gives_identical_trajectories() -> None:
         for key in obs_a:
             assert np.array_equal(obs_a[key], obs_b[key]), key
         assert (reward_a, term_a, trunc_a) == (reward_b, term_b, trunc_b)
-        assert info_a == info_b  # includes the score and the submitted PDAG at the end
-    assert term_a and "score" in info_a
+        assert data_equivalence(info_a, info_b, exact=True)  # the score at the end included
+        details_a, details_b = unwrapped(first).details(), unwrapped(second).details()
+        assert details_a == details_b  # includes the submitted PDAG at the end
+    assert term_a and info_a["scored"] and "submission" in details_a
     # The next unseeded reset continues the same stream in both.
     obs_a, _ = first.reset()
     obs_b, _ = second.reset()
@@ -144,12 +151,12 @@ def test_two_node_world_one_intervention_recovers_the_edge(
         assert (len(instance.i_star), instance.budget) == (1, 1)
         observation, *_ = env.step(actions.intervene(0, push_value(observation, 0)))
         guess = orient_by_experiment(observation, 0, source=0, other=1)
-        _, reward, terminated, truncated, info = env.step(actions.submit(guess))
+        _, reward, terminated, truncated, _info = env.step(actions.submit(guess))
         assert (terminated, truncated) == (True, False)
         assert reward == 1.0
-        assert info["score"]["directed_f1"] == 1.0
-        assert info["score"]["efficiency"] == 1.0
-        assert info["score"]["shd"] == 0
+        assert unwrapped(env).details()["score"]["directed_f1"] == 1.0
+        assert unwrapped(env).details()["score"]["efficiency"] == 1.0
+        assert unwrapped(env).details()["score"]["shd"] == 0
         directions.add(instance.dag.edges()[0])
     assert directions == {(0, 1), (1, 0)}, "the seeds should cover both orientations"
 
@@ -167,8 +174,8 @@ def test_one_edge_world_injected_into_a_registered_level() -> None:
         guess = orient_by_experiment(observation, 0, source=a, other=b)
         _, reward, terminated, _, info = env.step(actions.submit(guess))
         assert terminated
-        assert reward == info["score"]["directed_f1"] == 1.0
-        assert info["score"]["efficiency"] == 1.0
+        assert reward == unwrapped(env).details()["score"]["directed_f1"] == 1.0
+        assert unwrapped(env).details()["score"]["efficiency"] == 1.0
         assert info["instance_seed"] == seed
 
 
@@ -199,11 +206,11 @@ def test_reward_options_give_hand_computed_numbers(
     for reward_name, value in zip(["directed_f1", "neg_shd", "skeleton_f1"], expected, strict=True):
         env = make("ACDB-L0-v0", reward=reward_name)
         env.reset(options={"instance": instance})
-        _, reward, terminated, _, info = env.step(actions.submit(graphs[name]))
+        _, reward, terminated, _, _info = env.step(actions.submit(graphs[name]))
         assert terminated
         assert reward == pytest.approx(value, abs=1e-12), reward_name
         reference = score(instance, graphs[name], interventions_used=0)
-        assert info["score"] == reference.to_dict()
+        assert unwrapped(env).details()["score"] == reference.to_dict()
 
 
 def test_injected_instance_must_fit_the_level() -> None:
@@ -341,10 +348,10 @@ def test_invalid_action_costs_a_step_and_changes_nothing_else(case: InvalidCase)
 
     observation, reward, terminated, truncated, info = env.step(case.action)
 
-    assert case.message in info["error"]
+    assert case.message in unwrapped(env).details()["error"]
     assert (reward, terminated, truncated) == (0.0, False, False)
-    assert "score" not in info
-    assert set(info) == PUBLIC_INFO_KEYS | {"error"}
+    assert not info["scored"]
+    assert set(info) == INFO_KEYS
     assert info["invalid_actions"] == invalid_before + 1
     assert observation["steps_remaining"] == state["steps_remaining"] - 1
     assert observation["tool_result"][2] == 0.0
@@ -360,15 +367,15 @@ def test_invalid_action_costs_a_step_and_changes_nothing_else(case: InvalidCase)
     assert not session.sealed
     # The episode goes on: a valid submission still ends it.
     _, _, terminated, _, info = env.step(actions.submit(PDAG.empty(D)))
-    assert terminated and "error" not in info
+    assert terminated and "error" not in unwrapped(env).details()
 
 
 def test_cycle_error_names_every_edge_of_the_cycle() -> None:
     env = make()
     env.reset(seed=0)
-    *_, info = env.step(submit_codes(D, {(0, 1): 1, (1, 2): 1, (2, 0): 1}))
+    env.step(submit_codes(D, {(0, 1): 1, (1, 2): 1, (2, 0): 1}))
     for edge in ("X0 -> X1", "X1 -> X2", "X2 -> X0"):
-        assert edge in info["error"]
+        assert edge in unwrapped(env).details()["error"]
 
 
 @pytest.mark.parametrize(
@@ -414,13 +421,11 @@ def test_step_after_the_end_reports_an_error_and_changes_nothing(end: str) -> No
     report = session.report
     for action in (actions.intervene(3, 1.0), actions.submit(PDAG.empty(D))):
         observation, reward, terminated, truncated, info = env.step(action)
-        assert "ended" in info["error"]
+        assert "ended" in unwrapped(env).details()["error"]
         # The end is reported again the way it happened: terminated after a submission,
         # truncated after the step limit.
         assert reward == 0.0 and (terminated, truncated) == (end == "submit", end != "submit")
-        assert {key: value for key, value in info.items() if key != "error"} == {
-            key: value for key, value in final_info.items() if key != "error"
-        }
+        assert data_equivalence(info, final_info, exact=True)
         for key in final:
             assert np.array_equal(observation[key], final[key]), key
     assert session.interventions_used == 1
@@ -454,15 +459,18 @@ def test_truncation_at_the_step_limit_scores_the_empty_graph(
         observation, reward, terminated, truncated, info = env.step(action)
         if step < limit:
             assert not (terminated or truncated)
-            assert "score" not in info and reward == 0.0
+            assert not info["scored"] and reward == 0.0
     assert (terminated, truncated) == (False, True)
     assert observation["steps_remaining"] == 0
-    assert set(info["score"]) == set(SCORE_FIELDS)
+    assert set(unwrapped(env).details()["score"]) == set(SCORE_FIELDS)
+    assert info["score"].tolist() == [
+        float(unwrapped(env).details()["score"][f]) for f in SCORE_FIELDS
+    ]
     used = unwrapped(env).session.interventions_used
     expected = score(instance, PDAG.empty(D), interventions_used=used, targets=[1] * used)
-    assert info["score"] == expected.to_dict()
+    assert unwrapped(env).details()["score"] == expected.to_dict()
     assert info["truncated_empty_submission"] is True
-    assert info["submission"] == PDAG.empty(D)
+    assert unwrapped(env).details()["submission"] == PDAG.empty(D)
     assert reward == 0.0  # directed F1 of the empty graph against a non-empty truth
 
 
@@ -478,10 +486,14 @@ def test_truncation_reward_options(reward_name: str, expected: Callable[[int], f
     env = make(reward=reward_name, max_steps=1)
     env.reset(options={"manifest_index": 0})
     k = unwrapped(env).hidden_instance().dag.n_edges
-    _, reward, terminated, truncated, info = env.step(actions.correlation(0, 1))
+    _, reward, terminated, truncated, _info = env.step(actions.correlation(0, 1))
     assert (terminated, truncated) == (False, True)
     assert reward == expected(k)
-    assert info["score"]["shd"] == info["score"]["shd_missing"] == k
+    assert (
+        unwrapped(env).details()["score"]["shd"]
+        == unwrapped(env).details()["score"]["shd_missing"]
+        == k
+    )
 
 
 def test_valid_submission_on_the_last_step_terminates() -> None:
@@ -491,7 +503,7 @@ def test_valid_submission_on_the_last_step_terminates() -> None:
     _, reward, terminated, truncated, info = env.step(actions.submit(dag))
     assert (terminated, truncated) == (True, False)
     assert info["truncated_empty_submission"] is False
-    assert reward == 1.0 and info["score"]["shd"] == 0
+    assert reward == 1.0 and unwrapped(env).details()["score"]["shd"] == 0
 
 
 # --------------------------------------------------------------------------- statistics tools
@@ -557,8 +569,9 @@ def test_regime_k_uses_the_kth_experiment() -> None:
         results.append(test.statistic)
     assert results[0] != results[1]
     # The target is constant in its own experiment: a clear error, not NaN.
-    tool_obs, *_, info = env.step(actions.correlation(2, 0, regime=0))
-    assert "X2 is constant" in info["error"] and tool_obs["tool_result"][2] == 0.0
+    tool_obs, *_ = env.step(actions.correlation(2, 0, regime=0))
+    assert "X2 is constant" in unwrapped(env).details()["error"]
+    assert tool_obs["tool_result"][2] == 0.0
 
 
 # --------------------------------------------------------------------------- information hiding
@@ -567,14 +580,14 @@ def test_regime_k_uses_the_kth_experiment() -> None:
 def episode_views(env: gym.Env[Any, Any], plan: list[Action]) -> tuple[list[Any], list[Any], Any]:
     """What the agent saw before the end (observations, infos and renders) and the final step."""
     observation, info = env.reset(options={"manifest_index": 0})
-    seen, texts = [observation, info], [env.render()]
+    seen, texts = [observation, info, unwrapped(env).details()], [env.render()]
     for action in plan:
         observation, reward, terminated, truncated, info = env.step(action)
         if terminated or truncated:
             return seen, texts, (observation, reward, info, env.render())
-        seen += [observation, info]
+        seen += [observation, info, unwrapped(env).details()]
         texts.append(env.render())
-        assert set(info) <= PUBLIC_INFO_KEYS | {"error"}
+        assert set(info) == INFO_KEYS
     raise AssertionError("the plan did not end the episode")
 
 
@@ -593,7 +606,7 @@ def hiding_plan(instance: Instance) -> list[Action]:
     ]
 
 
-@pytest.mark.parametrize("env_id", ["ACDB-L1-v0", "ACDB-L5-v0", "ACDB-L0-v1"])
+@pytest.mark.parametrize("env_id", ["ACDB-L1-v0", "ACDB-L5-v0", "ACDB-Calibrated-L0-v1"])
 def test_nothing_before_the_end_reveals_the_graph_or_weights(env_id: str) -> None:
     env = make(env_id, tools="stats", render_mode="ansi")
     env.reset(options={"manifest_index": 0})
@@ -606,7 +619,7 @@ def test_nothing_before_the_end_reveals_the_graph_or_weights(env_id: str) -> Non
     assert edge_list not in text
     for weight in weights:
         assert f"{weight:.4f}" not in text and f"{abs(weight):.4f}" not in text
-    for observation in seen[::2]:
+    for observation in seen[::3]:
         for value in observation.values():
             assert not (value.shape == adjacency.shape and np.array_equal(value != 0, adjacency))
             assert not np.isin(value, weights).any()
@@ -615,7 +628,7 @@ def test_nothing_before_the_end_reveals_the_graph_or_weights(env_id: str) -> Non
     # Positive control: the same searches find the truth once the episode has ended.
     assert edge_list in final_text
     assert find_hidden_leak(final_text, instance) is not None
-    assert "score" in final_info and find_hidden_leak(final_obs, instance) is None
+    assert final_info["scored"] and find_hidden_leak(final_obs, instance) is None
 
 
 def test_observation_carries_the_session_data() -> None:
@@ -639,7 +652,10 @@ def test_observational_panel_hides_the_budget() -> None:
     observation, info = env.reset(options={"manifest_index": 0})
     assert observation["budget_remaining"] == 0 and info["budget"] == 0
     _, _, _, _, info = env.step(actions.submit(PDAG.empty(D)))
-    assert info["score"]["interventions_used"] == 0 and info["score"]["efficiency"] == 1.0
+    assert (
+        unwrapped(env).details()["score"]["interventions_used"] == 0
+        and unwrapped(env).details()["score"]["efficiency"] == 1.0
+    )
 
 
 def test_kept_observations_stay_true_snapshots() -> None:

@@ -15,6 +15,7 @@ import pytest
 from gymnasium.utils import seeding
 
 from acdb_gym.core.ladders.shipped import get_level
+from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.worlds.instance import generate_instance
 from acdb_gym.discovery import pc_cpdag
 from acdb_gym.envs.design import cache
@@ -70,12 +71,13 @@ def _run_side_by_side(
     for i, env in enumerate(singles):
         single_obs, single_info = env.reset(seed=seed + i, options=next_options(i))
         _assert_same(obs, i, single_obs)
-        assert info["budget"][i] == single_info["budget"]
+        assert info["total_budget"][i] == single_info["total_budget"]
+        assert not info["scored"][i] and info["instance_seed"][i] == -1
     ended = [False] * len(singles)
     episodes = 0
     for _ in range(steps):
         masks = venv.action_masks()
-        np.testing.assert_array_equal(masks, info["action_mask"])
+        np.testing.assert_array_equal(masks, np.stack(venv.call("action_masks")))
         actions = _random_actions(masks, rng)
         obs, reward, terminated, truncated, info = venv.step(actions)
         assert not truncated.any()
@@ -91,9 +93,11 @@ def _run_side_by_side(
             assert terminated[i] == single_term
             if single_term:
                 episodes += 1
-                assert info["_score"][i]
-                vector_score = {k: info["score"][k][i].item() for k in single_info["score"]}
-                assert vector_score == single_info["score"]
+                assert info["scored"][i] and info["_score"][i]
+                assert info["instance_seed"][i] == single_info["instance_seed"]
+                np.testing.assert_array_equal(info["score"][i], single_info["score"])
+                assert venv.call("details")[i]["score"] == env.details()["score"]
+                assert venv.call("details")[i]["submission"] == env.details()["submission"]
             ended[i] = single_term
     return episodes
 
@@ -182,7 +186,7 @@ def test_same_step_autoreset_reports_the_last_observation(bank: InstanceBank) ->
     assert terminated.tolist() == [True, False]
     np.testing.assert_array_equal(info["final_obs"][0], before[0])
     assert info["_final_obs"].tolist() == [True, False]
-    assert reward[0] == info["final_info"]["score"]["directed_f1"][0]
+    assert reward[0] == info["final_info"]["score"][0, SCORE_FIELDS.index("directed_f1")]
     assert obs[0, -1] == 1.0 and info["interventions_used"][0] == 0  # a fresh episode
 
 
@@ -193,20 +197,29 @@ def test_design_ids_make_the_native_vector_env() -> None:
     assert envs.action_space == gym.spaces.MultiDiscrete([7, 7, 7])
     obs, info = envs.reset(seed=0)
     assert envs.observation_space.contains(obs)
-    assert info["action_mask"].shape == (3, 7) and info["action_mask"].all()
-    v1 = gym.make_vec("ACDB-Design-L2-v1", 2, vectorization_mode="vector_entry_point")
+    assert envs.action_masks().shape == (3, 7) and envs.action_masks().all()
+    assert (
+        set(info)
+        & set(
+            envs.single_observation_space.keys()
+            if isinstance(envs.single_observation_space, gym.spaces.Dict)
+            else []
+        )
+        == set()
+    )
+    v1 = gym.make_vec("ACDB-Design-Calibrated-L2-v1", 2, vectorization_mode="vector_entry_point")
     assert (v1.level.ladder, v1.level.name) == ("v1", "L2")
 
 
 @pytest.mark.parametrize(
     ("env_id", "estimator", "rule"),
     [
-        ("ACDB-Design-L4-v1-n3", "pc", "power"),
-        ("ACDB-Design-Nonlinear-L2-v1-n3", "true_cpdag", "power"),
-        ("ACDB-Design-L1-v1-n3", "true_cpdag", "always"),
-        ("ACDB-Design-L1-v1-n3", "pc", "band"),
-        ("ACDB-Design-L2-v1-n3", "true_cpdag", "significant"),
-        ("ACDB-Design-L1-v1-n3", "bic", "power"),
+        ("ACDB-Design-FewSample-L4-v0", "pc", "power"),
+        ("ACDB-Design-FewSample-Nonlinear-L2-v0", "true_cpdag", "power"),
+        ("ACDB-Design-FewSample-L1-v0", "true_cpdag", "always"),
+        ("ACDB-Design-FewSample-L1-v0", "pc", "band"),
+        ("ACDB-Design-FewSample-L2-v0", "true_cpdag", "significant"),
+        ("ACDB-Design-FewSample-L1-v0", "bic", "power"),
     ],
 )
 def test_few_sample_ids_make_a_vector_env_equal_to_single_envs(

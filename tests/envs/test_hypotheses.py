@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from acdb_gym.core.graphs import DAG, PDAG
+from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.envs import actions
 from acdb_gym.envs.actions import Intervene
 from acdb_gym.envs.hypotheses import RevisionRecord, graph_from_text, graph_to_text
@@ -22,8 +23,10 @@ def _rollout(env: gym.Env[Any, Any], steps: list[Any]) -> list[Any]:
     frames: list[Any] = [observation]
     for action in steps:
         observation, reward, terminated, truncated, info = env.step(action)
-        frames.append((observation, reward, terminated, truncated, info.get("error")))
-    return [*frames, info["score"]]
+        frames.append(
+            (observation, reward, terminated, truncated, env.unwrapped.details().get("error"))
+        )
+    return [*frames, info["score"], env.unwrapped.details()["score"]]
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -47,6 +50,7 @@ def test_a_stated_hypothesis_changes_nothing_but_the_record_and_the_anytime_f1()
     without = _rollout(env, plain)
     with_hypotheses = _rollout(env, stated)
     unstated_score, stated_score = without.pop(), with_hypotheses.pop()
+    unstated_info, stated_info = without.pop(), with_hypotheses.pop()
     assert _same(without, with_hypotheses)
     assert np.isnan(unstated_score.pop("anytime_f1"))
     # The empty graph (F1 0), then CHAIN, held to the budget: (0 + f + ... + f) / (B + 1).
@@ -54,7 +58,11 @@ def test_a_stated_hypothesis_changes_nothing_but_the_record_and_the_anytime_f1()
     final, budget = stated_score["directed_f1"], env.unwrapped.session.budget
     assert anytime == pytest.approx(final * budget / (budget + 1))
     assert _same(unstated_score, stated_score)
-    record = env.unwrapped._final_info["revision"]
+    # In info the undefined anytime F1 reads -1 (UNSCORED); every other entry is the same.
+    where = list(SCORE_FIELDS).index("anytime_f1")
+    assert unstated_info[where] == -1.0 and stated_info[where] == pytest.approx(anytime)
+    assert _same(np.delete(unstated_info, where), np.delete(stated_info, where))
+    record = env.unwrapped.details()["revision"]
     assert record == RevisionRecord(6, (2, 0), (PDAG.empty(6), CHAIN), CHAIN)
     assert (
         record.after(0) == PDAG.empty(6) and record.after(1) == CHAIN and record.after(2) == CHAIN
@@ -78,26 +86,29 @@ def test_every_episode_end_returns_the_record() -> None:
     env = gym.make("ACDB-L1-v0")
     env.reset(options={"manifest_index": 0})
     env.step(actions.intervene(4, 1.0))  # no hypothesis stated
-    *_, info = env.step(actions.submit(CHAIN))
-    assert info["revision"] == RevisionRecord(6, (4,), (None,), CHAIN)
-    assert not info["revision"].stated
+    *_, _info = env.step(actions.submit(CHAIN))
+    assert env.unwrapped.details()["revision"] == RevisionRecord(6, (4,), (None,), CHAIN)
+    assert not env.unwrapped.details()["revision"].stated
 
 
 def test_truncation_records_the_scored_empty_graph() -> None:
     env = gym.make("ACDB-L1-v0", max_steps=1)
     env.reset(options={"manifest_index": 0})
-    *_, truncated, info = env.step(actions.intervene(1, 2.0, hypothesis=CHAIN))
+    *_, truncated, _info = env.step(actions.intervene(1, 2.0, hypothesis=CHAIN))
     assert truncated
-    assert info["revision"] == RevisionRecord(6, (1,), (CHAIN,), PDAG.empty(6))
+    assert env.unwrapped.details()["revision"] == RevisionRecord(6, (1,), (CHAIN,), PDAG.empty(6))
 
 
 def test_a_refused_experiment_records_nothing() -> None:
     env = gym.make("ACDB-L1-v0", panel="observational")
     env.reset(options={"manifest_index": 0})
-    _, _, _, _, info = env.step(actions.intervene(1, 2.0, hypothesis=CHAIN))
-    assert "observational panel" in info["error"]
-    *_, info = env.step(actions.submit(CHAIN))
-    assert info["revision"].targets == () and info["revision"].hypotheses == ()
+    _, _, _, _, _ = env.step(actions.intervene(1, 2.0, hypothesis=CHAIN))
+    assert "observational panel" in env.unwrapped.details()["error"]
+    *_, _info = env.step(actions.submit(CHAIN))
+    assert (
+        env.unwrapped.details()["revision"].targets == ()
+        and env.unwrapped.details()["revision"].hypotheses == ()
+    )
 
 
 def test_an_invalid_graph_is_recorded_as_none_and_the_experiment_still_runs() -> None:
@@ -107,11 +118,11 @@ def test_an_invalid_graph_is_recorded_as_none_and_the_experiment_still_runs() ->
     cyclic = np.zeros((6, 6), dtype=np.int64)
     cyclic[0, 1] = cyclic[1, 0] = 1
     _, _, _, _, info = env.step((kind, {**payload, "hypothesis": cyclic}))
-    assert "error" not in info and info["interventions_used"] == 1
-    assert "hypothesis not recorded" in info["hypothesis_error"]
+    assert "error" not in env.unwrapped.details() and info["interventions_used"] == 1
+    assert "hypothesis not recorded" in env.unwrapped.details()["hypothesis_error"]
     *_, info = env.step(actions.submit(CHAIN))
-    assert "hypothesis_error" not in info
-    assert info["revision"].hypotheses == (None,)
+    assert "hypothesis_error" not in env.unwrapped.details()
+    assert env.unwrapped.details()["revision"].hypotheses == (None,)
 
 
 @pytest.mark.parametrize(

@@ -69,14 +69,23 @@ def test_a_large_env_is_sized_by_its_slots(mode: str) -> None:
     assert len(observation["targets"]) == env.max_interventions
 
 
-def test_a_large_raw_env_hands_out_its_observational_sample_once_read_only() -> None:
+def test_a_large_raw_env_pools_its_observational_sample_read_only() -> None:
     env = ACDBEnv("L1", ladder="large")
     first, _ = env.reset(options={"manifest_index": 1})
     second, *_ = env.step(actions.intervene(2, 1.0))
-    assert first["observational"] is second["observational"]
+    # Two held observations share no memory (Gymnasium's checker compares memory, not objects).
+    assert not np.shares_memory(first["observational"], second["observational"])
     assert not first["observational"].flags.writeable
     assert first["observational"].tobytes() == env.level.instance(1).d_obs.tobytes()
+    assert second["observational"].tobytes() == first["observational"].tobytes()
     assert not np.shares_memory(first["interventional"], second["interventional"])
+    # A caller that lets go of each observation gets the same block back: no copy per step.
+    address = second["observational"].__array_interface__["data"][0]
+    del first, second
+    third, *_ = env.step(actions.intervene(3, 1.0))
+    fourth, *_ = env.step(actions.intervene(4, 1.0))
+    addresses = {o["observational"].__array_interface__["data"][0] for o in (third, fourth)}
+    assert len(addresses) == 2 and address in addresses
 
 
 def test_a_large_env_passes_gymnasiums_checker() -> None:
@@ -121,4 +130,5 @@ def test_a_ternary_grid_keeps_no_arrays_and_behaves_as_a_multidiscrete() -> None
     submit = large.action_space.spaces[int(actions.ActionKind.SUBMIT_GRAPH)]  # type: ignore[attr-defined]
     assert isinstance(submit["graph"], TernaryGrid)
     large.reset(options={"manifest_index": 0})
-    assert large._data.observe()["observational"] is large._instance.d_obs
+    held = large._data.observe()["observational"]
+    assert not held.flags.writeable and held.tobytes() == large._instance.d_obs.tobytes()

@@ -53,8 +53,8 @@ def test_bidirected_codes_decode_to_admgs_and_pags(level) -> None:  # type: igno
     pag = actions.graph_from_codes(codes, latent=True)
     assert isinstance(pag, PAG)
     assert pag.edge_strings() == ["X0 --> X1", "X2 <-> X3", "X4 o-o X5"]
-    _, _, terminated, _, info = env.step(actions.submit(pag))
-    assert terminated and "bidirected_f1" in info["score"]
+    _, _, terminated, _, _info = env.step(actions.submit(pag))
+    assert terminated and "bidirected_f1" in env.unwrapped.details()["score"]
 
 
 def test_a_sufficient_level_refuses_bidirected_codes() -> None:
@@ -79,11 +79,12 @@ def test_a_typed_pag_submission_keeps_its_circle_marks(level) -> None:  # type: 
     assert info["latent"] == 2
     truth = env.unwrapped.hidden_instance().latent_truth
     _, _, terminated, _, info = env.step(actions.Submit(truth.pag))
-    assert terminated and info["score"]["pag_arrowhead_f1"] == 1.0
-    assert info["score"]["compelled_f1"] == 1.0
+    assert terminated and env.details()["score"]["pag_arrowhead_f1"] == 1.0
+    assert env.details()["score"]["compelled_f1"] == 1.0
+    assert info["score"].shape == (len(SCORE_FIELDS) + len(LATENT_SCORE_FIELDS),)
     sufficient = ACDBEnv("L0", ladder="v0")
     _, info = sufficient.reset(seed=0)
-    assert "latent" not in info
+    assert info["latent"] == 0
     with pytest.raises(ValueError, match="not an element"):
         sufficient.step(actions.Submit(PDAG.empty(5)))
 

@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from acdb_gym.agents.base import run_episode
+from acdb_gym.agents.base import agent_info, run_episode
 from acdb_gym.agents.llm.prompts import session_prompt, task_prompt, world_options
 from acdb_gym.cli import main
 from acdb_gym.core.graphs import SACHS_PROTEINS
@@ -29,7 +29,7 @@ from acdb_gym.envs.registration import (
 from acdb_gym.registry import get_agent
 from acdb_gym.testing import check_acdb_env
 
-CELLS_ID = "ACDB-Cells-sachs-experiments"
+CELLS_ID = "ACDB-SachsExperiments-Cells-v0"
 
 
 def test_the_ladders_are_registered_apart_from_env_ids() -> None:
@@ -37,13 +37,13 @@ def test_the_ladders_are_registered_apart_from_env_ids() -> None:
     assert ALL_LADDERS["tuebingen"] is TUEBINGEN_LADDER
     assert SACHS_EXPERIMENT_IDS == (
         CELLS_ID,
-        "ACDB-Fitted-sachs-experiments",
-        "ACDB-Fitted-Spline-sachs-experiments",
+        "ACDB-SachsExperiments-Fitted-v0",
+        "ACDB-SachsExperiments-Fitted-Spline-v0",
     )
-    assert TUEBINGEN_IDS == ("ACDB-Pairs-tuebingen", "ACDB-Pairs-1000-tuebingen")
+    assert TUEBINGEN_IDS == ("ACDB-Tuebingen-Pairs-v0", "ACDB-Tuebingen-Pairs-1000-v0")
     for env_id in (*SACHS_EXPERIMENT_IDS, *TUEBINGEN_IDS, *SACHS_EXPERIMENT_DESIGN_IDS):
         assert env_id in gym.registry and env_id not in ENV_IDS
-    assert gym.registry["ACDB-Design-Cells-sachs-experiments"].vector_entry_point
+    assert gym.registry["ACDB-Design-SachsExperiments-Cells-v0"].vector_entry_point
 
 
 @pytest.mark.parametrize("name", ["Cells", "Fitted", "Fitted-Spline"])
@@ -55,36 +55,43 @@ def test_the_manifests_regenerate(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "env_id", [CELLS_ID, "ACDB-Fitted-sachs-experiments", "ACDB-Pairs-1000-tuebingen"]
+    "env_id", [CELLS_ID, "ACDB-SachsExperiments-Fitted-v0", "ACDB-Tuebingen-Pairs-1000-v0"]
 )
 def test_the_levels_keep_the_env_contract(env_id: str) -> None:
     env = gym.make(env_id, panel="active", tools="stats", render_mode="ansi")
     check_acdb_env(env, seed=3, n_random_steps=25)
 
 
+def _seen(env_id: str, index: int, **kwargs: Any) -> tuple[Any, dict[str, Any], Any]:
+    """The reset's observation, the info an agent is given (numbers and details) and the env."""
+    env = gym.make(env_id, **kwargs)
+    observation, info = env.reset(options={"manifest_index": index})
+    return observation, agent_info(env, info), env
+
+
 def test_reset_info_names_the_allowed_targets_and_measured_data() -> None:
-    env = gym.make(CELLS_ID)
-    _, info = env.reset(options={"manifest_index": 4})
+    _, info, env = _seen(CELLS_ID, 4)
     instance = hidden_instance_of(env)
     assert info["experiment_targets"] == tuple(sorted(instance.intervention_targets or ()))
     assert info["real_data"] == 1 and info["budget"] == 4
-    _, fitted = gym.make("ACDB-Fitted-sachs-experiments").reset(options={"manifest_index": 4})
-    assert fitted["experiment_targets"] == info["experiment_targets"] and "real_data" not in fitted
-    _, pair = gym.make("ACDB-Pairs-tuebingen").reset(options={"manifest_index": 4})
+    _, fitted, _ = _seen("ACDB-SachsExperiments-Fitted-v0", 4)
+    assert fitted["experiment_targets"] == info["experiment_targets"] and fitted["real_data"] == 0
+    _, pair, _ = _seen("ACDB-Tuebingen-Pairs-v0", 4)
     assert pair["experiment_targets"] == () and pair["real_data"] == 1 and pair["budget"] == 0
-    _, plain = gym.make("ACDB-L1-v1").reset(options={"manifest_index": 0})
-    assert "experiment_targets" not in plain and "real_data" not in plain
+    _, plain, _ = _seen("ACDB-Calibrated-L1-v1", 0)
+    assert "experiment_targets" not in plain and plain["real_data"] == 0
 
 
 def test_a_target_without_an_experiment_is_an_invalid_action() -> None:
-    env = gym.make(CELLS_ID)
-    observation, info = env.reset(options={"manifest_index": 0})
-    outside = next(v for v in range(11) if v not in info["experiment_targets"])
+    observation, info, env = _seen(CELLS_ID, 0)
+    allowed = info["experiment_targets"]
+    outside = next(v for v in range(11) if v not in allowed)
     observation, _, terminated, truncated, info = env.step(actions.intervene(outside, 1.0))
-    assert "has no experiment on this level; experiments exist for" in info["error"]
+    error = env.unwrapped.details()["error"]  # type: ignore[attr-defined]
+    assert "has no experiment on this level; experiments exist for" in error
     assert info["invalid_actions"] == 1 and info["interventions_used"] == 0
     assert observation["budget_remaining"][0] == 4 and not (terminated or truncated)
-    inside = info["experiment_targets"][0]
+    inside = allowed[0]
     observation, *_ = env.step(actions.intervene(inside, -2.0))
     assert observation["targets"][0] == inside and observation["interventional"][0].any()
 
@@ -92,12 +99,11 @@ def test_a_target_without_an_experiment_is_an_invalid_action() -> None:
 def test_measured_data_take_hard_interventions_only() -> None:
     with pytest.raises(ValueError, match="interventions must be 'hard'"):
         gym.make(CELLS_ID, interventions="shift")
-    gym.make("ACDB-Fitted-sachs-experiments", interventions="mixed").reset(seed=0)
+    gym.make("ACDB-SachsExperiments-Fitted-v0", interventions="mixed").reset(seed=0)
 
 
 def test_agents_and_prompts_see_no_protein_name() -> None:
-    env = gym.make(CELLS_ID)
-    observation, info = env.reset(options={"manifest_index": 3})
+    observation, info, env = _seen(CELLS_ID, 3)
     instance = hidden_instance_of(env)
     seen: list[Any] = [
         observation,
@@ -117,22 +123,21 @@ def test_agents_and_prompts_see_no_protein_name() -> None:
     text = repr(seen)
     for protein in SACHS_PROTEINS:
         assert f"'{protein}'" not in text and f" {protein} " not in text, protein
-    named = gym.make(CELLS_ID, named=True)
-    _, info = named.reset(options={"manifest_index": 3})
+    _, info, _ = _seen(CELLS_ID, 3, named=True)
     assert info["variable_names"] == list(instance.variable_names or ())
 
 
 def test_the_prompt_says_the_experiments_are_real_perturbations() -> None:
-    _, info = gym.make(CELLS_ID).reset(options={"manifest_index": 0})
+    _, info, _ = _seen(CELLS_ID, 0)
     text = task_prompt("llm_raw", panel="active", n_nodes=11, **world_options(info))
     assert "real experiment" in text and "not a perfect intervention" in text
     targets = ", ".join(f"X{v}" for v in info["experiment_targets"])
     assert f"Experiments exist only for {targets};" in text
     assert "linear-Gaussian" not in text
-    _, fitted = gym.make("ACDB-Fitted-sachs-experiments").reset(options={"manifest_index": 0})
+    _, fitted, _ = _seen("ACDB-SachsExperiments-Fitted-v0", 0)
     text = task_prompt("llm_raw", panel="active", n_nodes=11, **world_options(fitted))
     assert f"Interventions exist only for {targets};" in text and "perfect intervention" in text
-    _, pair = gym.make("ACDB-Pairs-tuebingen").reset(options={"manifest_index": 0})
+    _, pair, _ = _seen("ACDB-Tuebingen-Pairs-v0", 0)
     text = task_prompt("llm_raw", panel="active", n_nodes=2, **world_options(pair))
     assert "either X0 -> X1 or X1 -> X0" in text and "no experiment exists" in text
     unchanged = task_prompt("llm_raw", panel="active", n_nodes=11)
@@ -141,7 +146,7 @@ def test_the_prompt_says_the_experiments_are_real_perturbations() -> None:
 
 @pytest.mark.parametrize("agent", ["pc_greedy", "pc_active", "bic_active", "fci_active"])
 def test_the_active_baselines_intervene_only_where_experiments_exist(agent: str) -> None:
-    for env_id in (CELLS_ID, "ACDB-Fitted-sachs-experiments"):
+    for env_id in (CELLS_ID, "ACDB-SachsExperiments-Fitted-v0"):
         env = gym.make(env_id)
         result = run_episode(env, get_agent(agent).build(0, {}), manifest_index=2)
         allowed = hidden_instance_of(env).intervention_targets or frozenset()

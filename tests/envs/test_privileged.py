@@ -17,7 +17,7 @@ from acdb_gym.envs.acdb_env import ACDBEnv, RewardName, reward_of
 from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.envs.privileged import HiddenInstanceAccess, PrivilegedEnv, hidden_instance_of
 
-ENV_IDS = ["ACDB-L1-v0", "ACDB-L0-v1", "ACDB-Design-L1-v0"]
+ENV_IDS = ["ACDB-L1-v0", "ACDB-Calibrated-L0-v1", "ACDB-Design-L1-v0"]
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
@@ -66,10 +66,12 @@ def test_both_envs_pay_reward_of_their_final_score(reward: RewardName) -> None:
     env = gym.make("ACDB-L1-v0", reward=reward)
     env.reset(options={"manifest_index": 0})
     env.step(actions.intervene(0, 1.0))
-    _, paid, terminated, _, info = env.step(actions.submit(PDAG.empty(6)))
-    assert terminated and paid == reward_of(ScoreReport(**info["score"]), reward)
+    _, paid, terminated, _, _ = env.step(actions.submit(PDAG.empty(6)))
+    assert terminated and paid == reward_of(ScoreReport(**env.unwrapped.details()["score"]), reward)
 
     design = gym.make("ACDB-Design-L1-v0", estimator="true_cpdag", reward=reward)
     design.reset(options={"manifest_index": 0})
-    _, paid, terminated, _, info = design.step(np.int64(6))
-    assert terminated and paid == reward_of(ScoreReport(**info["score"]), reward)
+    _, paid, terminated, _, _ = design.step(np.int64(6))
+    assert terminated and paid == reward_of(
+        ScoreReport(**design.unwrapped.details()["score"]), reward
+    )

@@ -10,10 +10,11 @@ import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from acdb_gym.core.ladders.shipped import LADDERS
+from acdb_gym.core.ladders.shipped import ALL_LADDERS, LADDER_IDS, LADDERS, REAL_VERSION
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.envs.registration import (
+    DEPRECATED_IDS,
     DESIGN_IDS,
     ENV_IDS,
     FLAT_IDS,
@@ -24,17 +25,19 @@ from acdb_gym.envs.registration import (
 from acdb_gym.envs.wrappers import FlatActions
 from acdb_gym.testing import check_acdb_env
 
-BIG_LEVELS = {f"ACDB-L{n}-v1" for n in (3, 5)} | {
+BIG_LEVELS = {f"ACDB-Calibrated-L{n}-v1" for n in (3, 5)} | {
     f"ACDB-{family}-L{n}-v2" for family in ("NonGaussian", "Nonlinear") for n in (3, 5)
 }
 """d = 20 and d = 30: fewer random steps keep the suite fast; the small levels get the full 50."""
 
 
 def test_every_level_of_every_ladder_is_registered() -> None:
-    expected = {f"ACDB-L{n}-{ladder}" for n in range(6) for ladder in ("v0", "v1")}
+    expected = {f"ACDB-L{n}-v0" for n in range(6)} | {f"ACDB-Calibrated-L{n}-v1" for n in range(6)}
     expected |= {f"ACDB-{tag}-L{n}-v2" for n in range(6) for tag in ("NonGaussian", "Nonlinear")}
     assert set(ENV_IDS) == expected
-    assert set(DESIGN_IDS) == {f"ACDB-Design-L{n}-{v}" for n in range(6) for v in ("v0", "v1")}
+    assert set(DESIGN_IDS) == {f"ACDB-Design-L{n}-v0" for n in range(6)} | {
+        f"ACDB-Design-Calibrated-L{n}-v1" for n in range(6)
+    }
     for env_id in ENV_IDS + DESIGN_IDS:
         assert env_id in gym.registry
 
@@ -43,7 +46,7 @@ def test_every_level_of_every_ladder_is_registered() -> None:
     ("env_id", "ladder", "family"),
     [
         ("ACDB-L2-v0", "v0", "linear_gaussian"),
-        ("ACDB-L2-v1", "v1", "linear_gaussian"),
+        ("ACDB-Calibrated-L2-v1", "v1", "linear_gaussian"),
         ("ACDB-NonGaussian-L2-v2", "v1-nongaussian", "linear_nongaussian"),
         ("ACDB-Nonlinear-L2-v2", "v1-nonlinear", "nonlinear"),
     ],
@@ -61,11 +64,13 @@ def test_family_ids_parse_and_old_ids_keep_their_meaning(
 
 
 def test_every_full_id_has_a_registered_flat_variant() -> None:
-    assert tuple("ACDB-Flat-" + env_id[5:] for env_id in ENV_IDS + LARGE_IDS) == FLAT_IDS
+    assert {"ACDB-Flat-" + env_id[5:] for env_id in ENV_IDS + LARGE_IDS} <= set(FLAT_IDS)
+    full_ids = [level.env_id for ladder in ALL_LADDERS.values() for level in ladder.values()]
+    assert tuple("ACDB-Flat-" + env_id[5:] for env_id in full_ids) == FLAT_IDS
     assert flat_id("ACDB-NonGaussian-L2-v2") == "ACDB-Flat-NonGaussian-L2-v2"
     with pytest.raises(ValueError, match="must start with 'ACDB-', got 'L2'"):
         flat_id("L2")
-    env = gym.make("ACDB-Flat-L2-v1", tools="stats", value_scale=5.0)
+    env = gym.make("ACDB-Flat-Calibrated-L2-v1", tools="stats", value_scale=5.0)
     assert isinstance(env.observation_space, gym.spaces.Box)
     assert env.get_wrapper_attr("layout").value_scale == 5.0
     assert env.unwrapped.level is LADDERS["v1"]["L2"]
@@ -110,7 +115,7 @@ def test_check_acdb_env(env_id: str, panel: str, tools: str, strict_warnings: No
 
 def test_make_passes_arguments_through() -> None:
     env = gym.make(
-        "ACDB-L3-v1", panel="observational", tools="stats", max_steps=7, reward="neg_shd"
+        "ACDB-Calibrated-L3-v1", panel="observational", tools="stats", max_steps=7, reward="neg_shd"
     )
     base = env.unwrapped
     assert isinstance(base, ACDBEnv)
@@ -179,3 +184,86 @@ def test_family_ids_of_the_first_worlds_are_gone() -> None:
     """The family ladders' v1 ids named other worlds (CHANGELOG); Gymnasium points to v2."""
     with pytest.raises(gym.error.Error, match="v2"):
         gym.make("ACDB-Nonlinear-L2-v1")
+
+
+# --------------------------------------------------------------------------- the id scheme
+
+
+def test_every_id_ends_in_its_ladders_world_version() -> None:
+    """``ACDB-[<view>-]<tag>-<level>-v<version>``: Gymnasium parses the version of every id of
+    every ladder (no suffix names a ladder), and the ladder is in the name."""
+    for ladder, levels in ALL_LADDERS.items():
+        ids = LADDER_IDS[ladder]
+        for name, level in levels.items():
+            namespace, parsed_name, version = gym.envs.registration.parse_env_id(level.env_id)
+            assert namespace is None and version == ids.version, level.env_id
+            assert parsed_name == "-".join(p for p in ("ACDB", ids.tag, name) if p)
+            assert gym.spec(level.env_id).kwargs == {"level": name, "ladder": ladder}
+    assert LADDER_IDS["real"].version == REAL_VERSION
+    names = [gym.envs.registration.parse_env_id(i)[1] for i in ENV_IDS + FLAT_IDS + DESIGN_IDS]
+    assert len(set(names)) == len(names), "two ladders' ids share a name"
+
+
+def test_the_papers_ids_are_unchanged_and_warning_free() -> None:
+    code = textwrap.dedent(
+        """
+        import warnings
+        warnings.simplefilter("error")
+        import gymnasium as gym
+        for env_id in ("ACDB-L2-v0", "ACDB-Flat-L2-v0", "ACDB-Design-L2-v0"):
+            env = gym.make("acdb_gym:" + env_id)
+            env.reset(seed=0)
+            print(env_id, env.unwrapped.level.ladder, env.unwrapped.level.name)
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [
+        *("ACDB-L2-v0", "v0", "L2"),
+        *("ACDB-Flat-L2-v0", "v0", "L2"),
+        *("ACDB-Design-L2-v0", "v0", "L2"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("deprecated", "current"),
+    [
+        ("ACDB-L2-v1", "ACDB-Calibrated-L2-v1"),
+        ("ACDB-Flat-L2-v1", "ACDB-Flat-Calibrated-L2-v1"),
+        ("ACDB-Design-L2-v1", "ACDB-Design-Calibrated-L2-v1"),
+        ("ACDB-L1-large", "ACDB-Large-L1-v0"),
+        ("ACDB-Sachs-real", f"ACDB-Real-Sachs-v{REAL_VERSION}"),
+        ("ACDB-Nonlinear-L2-v1-n3", "ACDB-FewSample-Nonlinear-L2-v0"),
+        ("ACDB-Design-L4-v1-n3", "ACDB-Design-FewSample-L4-v0"),
+    ],
+)
+def test_a_deprecated_id_warns_and_makes_its_current_env(deprecated: str, current: str) -> None:
+    assert DEPRECATED_IDS[deprecated] == current
+    with pytest.warns(DeprecationWarning, match=f"{deprecated} is deprecated: it is now {current}"):
+        old = gym.make(deprecated)
+    new = gym.make(current)
+    assert old.unwrapped.level is new.unwrapped.level
+    assert type(old.unwrapped) is type(new.unwrapped)
+    assert old.observation_space == new.observation_space
+    assert old.action_space == new.action_space
+    if current.startswith("ACDB-Design-"):
+        with pytest.warns(DeprecationWarning, match=f"{deprecated} is deprecated"):
+            envs = gym.make_vec(deprecated, 2, vectorization_mode="vector_entry_point")
+        assert envs.unwrapped.level is new.unwrapped.level
+
+
+def test_gymnasiums_own_notices_are_not_filtered() -> None:
+    """Only the one notice the deprecated ``ACDB-L<k>-v1`` aliases make wrong is filtered
+    (DESIGN §8): Gymnasium still says which version an unversioned id resolves to and that
+    an id of worlds replaced since is gone."""
+    with (
+        pytest.warns(UserWarning, match="Using the latest versioned environment `ACDB-L2-v1`"),
+        pytest.warns(DeprecationWarning, match="ACDB-L2-v1 is deprecated"),
+    ):
+        gym.make("ACDB-L2")
+    with pytest.warns(UserWarning, match="Using the latest versioned environment"):
+        gym.make("ACDB-Nonlinear-L2")
+    with pytest.raises(gym.error.DeprecatedEnv, match="ACDB-Nonlinear-L2-v2"):
+        gym.make("ACDB-Nonlinear-L2-v0")

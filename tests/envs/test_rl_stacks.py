@@ -6,6 +6,7 @@ RLlib pins gymnasium 1.2.2 and runs outside this environment: see the compatibil
 
 from __future__ import annotations
 
+import functools
 import traceback
 import warnings
 
@@ -16,10 +17,11 @@ import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_checker import check_env
 
+from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.envs.registration import DESIGN_IDS
 from acdb_gym.envs.wrappers import FlatActions, make_flat
 
-FULL_IDS = ("ACDB-L1-v0", "ACDB-L3-v1")
+FULL_IDS = ("ACDB-L1-v0", "ACDB-Calibrated-L3-v1")
 FLAT_IDS = (*FULL_IDS, "ACDB-NonGaussian-L1-v2")
 
 OBSERVATION_LAYOUT_ADVICE = (
@@ -129,28 +131,72 @@ def test_info_holds_only_numbers_before_the_end() -> None:
         assert f"-{env.unwrapped.level.name}-" in env_id  # the name stays on the env
 
 
-def test_torchrl_gym_env_drives_the_design_env() -> None:
-    torchrl_envs = pytest.importorskip("torchrl.envs")
-    import torch
+TORCHRL_IDS = [
+    ("acdb_gym:ACDB-Flat-L1-v0", {}),
+    ("acdb_gym:ACDB-Flat-Calibrated-L1-v1", {"action": "discrete", "observation": "compact"}),
+    ("acdb_gym:ACDB-Design-L1-v0", {}),
+    ("acdb_gym:ACDB-Design-L1-v0", {"observation": "graph"}),
+]
+"""The three kinds of id TorchRL must batch: full (flat), design, graph observation."""
 
-    # TorchRL infers the info specs from a one-step trial rollout with random actions (torch's
-    # generator); a trial step that ends an episode registers the end-of-episode info, which
-    # later steps lack, and its stacking then fails. Seeding torch fixes the trial's actions.
+
+@pytest.mark.parametrize(("env_id", "kwargs"), TORCHRL_IDS)
+def test_torchrl_gym_env_with_two_envs(env_id: str, kwargs: dict[str, str]) -> None:
+    """``GymEnv(id, num_envs=2)``: TorchRL infers the info specs from a trial step, so every
+    info key must be there from reset to the end (a key seen only at the end, a string or an
+    info key that is an observation key too broke it before)."""
+    torchrl_envs = pytest.importorskip("torchrl.envs")
+    for seed in range(2):  # the trial step's random actions: one seed may end an episode
+        torch.manual_seed(seed)
+        env = torchrl_envs.GymEnv(env_id, num_envs=2, **kwargs)
+        try:
+            rollout = env.rollout(24, break_when_any_done=False)
+            assert tuple(rollout.batch_size) == (2, 24)
+            done = rollout["next", "done"].numpy()
+            assert done.any(), "episodes end within 24 steps"
+            # Every info key is batched, with the shape it has from reset to the end.
+            assert rollout["next", "score"].shape == (2, 24, len(SCORE_FIELDS))
+            assert rollout["next", "scored"].dtype == torch.bool
+            assert rollout["next", "instance_seed"].shape[:2] == (2, 24)
+        finally:
+            env.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), TORCHRL_IDS[::2])
+def test_torchrl_parallel_env(env_id: str, kwargs: dict[str, str]) -> None:
+    torchrl_envs = pytest.importorskip("torchrl.envs")
     torch.manual_seed(0)
-    # "module:id" makes the vector env's subprocesses import acdb_gym, which registers the id.
-    env = torchrl_envs.GymEnv("acdb_gym:ACDB-Design-L1-v0", num_envs=2)
+    env = torchrl_envs.ParallelEnv(2, functools.partial(torchrl_envs.GymEnv, env_id, **kwargs))
     try:
-        rollout = env.rollout(8, break_when_any_done=False)
-        assert tuple(rollout.batch_size) == (2, 8)
-        observation = rollout["observation"].numpy()
-        assert observation.shape[-1] == env.observation_spec["observation"].shape[-1]
-        assert np.isfinite(observation).all()
-        rewards = rollout["next", "reward"].numpy()
-        done = rollout["next", "done"].numpy()
-        assert done.any(), "episodes on L1 last at most budget + 1 <= 7 steps"
-        assert (rewards[~done] == 0).all() and ((rewards >= 0) & (rewards <= 1)).all()
+        rollout = env.rollout(20, break_when_any_done=False)
+        assert tuple(rollout.batch_size) == (2, 20) and rollout["next", "done"].numpy().any()
     finally:
         env.close()
+
+
+def test_torchrl_wraps_the_native_vector_env() -> None:
+    """TorchRL takes the design vector env itself with same-step autoreset."""
+    libs = pytest.importorskip("torchrl.envs.libs.gym")
+    from acdb_gym.envs.design.vector import DesignVectorEnv
+
+    torch.manual_seed(0)
+    env = libs.GymWrapper(DesignVectorEnv(2, "L1", autoreset_mode="same_step"))
+    rollout = env.rollout(16, break_when_any_done=False)
+    assert tuple(rollout.batch_size) == (2, 16) and rollout["next", "done"].numpy().any()
+
+
+def test_flat_envs_pickle_with_the_standard_library() -> None:
+    import pickle
+
+    for kwargs in ({}, {"action": "discrete", "observation": "compact"}):
+        env = gym.make("ACDB-Flat-L1-v0", **kwargs)
+        env.action_space.seed(0)
+        env.reset(seed=0)
+        env.step(env.action_space.sample())
+        copy = pickle.loads(pickle.dumps(env))
+        action = env.action_space.sample()
+        ours, theirs = env.step(action), copy.step(action)
+        assert np.array_equal(ours[0], theirs[0]) and ours[1:4] == theirs[1:4]
 
 
 def test_registered_flat_id_trains_in_sb3_by_id() -> None:

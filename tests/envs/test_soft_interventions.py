@@ -33,7 +33,9 @@ def _rollout(env: gym.Env[Any, Any], steps: list[tuple[int, float]]) -> list[Any
 @pytest.mark.parametrize("observation", ["raw", "stats"])
 def test_the_default_is_hard_and_its_observations_are_unchanged(observation: str) -> None:
     default = ACDBEnv("L2", ladder="v1", observation=observation)  # type: ignore[arg-type]
-    hard = gym.make("ACDB-L2-v1", observation=observation, interventions="hard").unwrapped
+    hard = gym.make(
+        "ACDB-Calibrated-L2-v1", observation=observation, interventions="hard"
+    ).unwrapped
     keys = OBSERVATION_KEYS if observation == "raw" else STATS_OBSERVATION_KEYS
     assert default.interventions == "hard"
     assert set(default.observation_space.spaces) == set(keys)  # type: ignore[attr-defined]
@@ -47,7 +49,7 @@ def test_the_default_is_hard_and_its_observations_are_unchanged(observation: str
 
 @pytest.mark.parametrize("mode", ["shift", "scale", "mixed"])
 def test_a_soft_env_says_each_experiments_kind(mode: str) -> None:
-    env = gym.make("ACDB-L2-v1", interventions=mode)
+    env = gym.make("ACDB-Calibrated-L2-v1", interventions=mode)
     space = env.observation_space
     assert set(space.spaces) == {*OBSERVATION_KEYS, KINDS_KEY}  # type: ignore[attr-defined]
     observation, _ = env.reset(seed=0, options={"manifest_index": 0})
@@ -65,7 +67,7 @@ def test_a_soft_env_says_each_experiments_kind(mode: str) -> None:
 
 
 def test_a_shift_envs_samples_are_the_shift_of_the_instance() -> None:
-    env = gym.make("ACDB-L2-v1", interventions="shift")
+    env = gym.make("ACDB-Calibrated-L2-v1", interventions="shift")
     observation, _ = env.reset(seed=0, options={"manifest_index": 1})
     observation, *_ = env.step(actions.intervene(4, 1.5))
     instance = env.unwrapped.hidden_instance()  # type: ignore[attr-defined]
@@ -81,8 +83,8 @@ def test_a_shift_envs_samples_are_the_shift_of_the_instance() -> None:
 @pytest.mark.parametrize("mode", ["shift", "scale", "mixed"])
 def test_same_seed_gives_the_same_soft_episode(mode: str) -> None:
     steps = [(1, 2.0), (2, -1.0), (1, 0.3)]
-    first = _rollout(gym.make("ACDB-L1-v1", interventions=mode), steps)
-    second = _rollout(gym.make("ACDB-L1-v1", interventions=mode), steps)
+    first = _rollout(gym.make("ACDB-Calibrated-L1-v1", interventions=mode), steps)
+    second = _rollout(gym.make("ACDB-Calibrated-L1-v1", interventions=mode), steps)
     for got, want in zip(first, second, strict=True):
         for key in got:
             assert np.array_equal(got[key], want[key])
@@ -91,9 +93,9 @@ def test_same_seed_gives_the_same_soft_episode(mode: str) -> None:
 @pytest.mark.parametrize(
     ("env_id", "mode", "observation"),
     [
-        ("ACDB-L1-v1", "shift", "raw"),
+        ("ACDB-Calibrated-L1-v1", "shift", "raw"),
         ("ACDB-L1-v0", "scale", "stats"),
-        ("ACDB-L1-v1", "mixed", "raw"),
+        ("ACDB-Calibrated-L1-v1", "mixed", "raw"),
         ("ACDB-NonGaussian-L1-v2", "mixed", "raw"),
         ("ACDB-Nonlinear-L1-v2", "mixed", "stats"),
     ],
@@ -110,7 +112,7 @@ def test_both_checkers_pass_with_soft_interventions(
 
 def test_an_unknown_mode_names_the_bad_value() -> None:
     with pytest.raises(ValueError, match=r"interventions must be one of .* got 'soft'"):
-        gym.make("ACDB-L1-v1", interventions="soft")
+        gym.make("ACDB-Calibrated-L1-v1", interventions="soft")
 
 
 @pytest.mark.parametrize("mode", ["shift", "scale"])

@@ -37,7 +37,7 @@ def test_a_budget_above_16_is_spent_and_the_graph_submitted(ladder: str, level: 
     assert int(observation["steps_remaining"][0]) == 1
     _, _, terminated, truncated, info = env.step(actions.submit(PDAG.empty(env.n_nodes)))
     assert terminated and not truncated
-    assert info["score"]["interventions_used"] == budget
+    assert env.details()["score"]["interventions_used"] == budget
 
 
 def test_the_paper_ladders_keep_the_limit_and_an_explicit_limit_is_never_raised() -> None:

@@ -12,6 +12,7 @@ import pytest
 from acdb_gym.core.graphs import DAG
 from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.envs.acdb_env import ACDBEnv
+from acdb_gym.envs.levels import UNSCORED
 from acdb_gym.testing import OBSERVATION_KEYS, SCORE_FIELDS, check_acdb_env, find_hidden_leak
 
 STEPS = 20
@@ -47,7 +48,7 @@ class AddToInfo(gym.Wrapper[Any, Any, Any, Any]):
 class ScoreEveryStep(gym.Wrapper[Any, Any, Any, Any]):
     def step(self, action: Any) -> Any:
         observation, reward, terminated, truncated, info = self.env.step(action)
-        return observation, reward, terminated, truncated, {"score": {}, **info}
+        return observation, reward, terminated, truncated, {**info, "scored": True}
 
 
 class LeakyRender(gym.Wrapper[Any, Any, Any, Any]):
@@ -59,8 +60,8 @@ class LeakyRender(gym.Wrapper[Any, Any, Any, Any]):
 class NeverEnds(gym.Wrapper[Any, Any, Any, Any]):
     def step(self, action: Any) -> Any:
         observation, _, _, _, info = self.env.step(action)
-        info.pop("score", None)
-        return observation, 0.0, False, False, info
+        unscored = {**info, "scored": False, "score": np.full_like(info["score"], UNSCORED)}
+        return observation, 0.0, False, False, unscored
 
 
 class NoisyObservations(gym.Wrapper[Any, Any, Any, Any]):
@@ -131,11 +132,21 @@ BROKEN = [
     (
         "weights printed in info",
         lambda env: AddToInfo(env, lambda e: {"note": str(np.round(hidden(e).weights, 3))}),
-        "prints every true edge weight",
+        "values are not numbers: ['note']",
+    ),
+    (
+        "a key that appears late",
+        lambda env: AddToInfo(env, lambda e: {"late": 1} if e.unwrapped.steps_taken else {}),
+        "the same keys at every step",
+    ),
+    (
+        "an observation key in info",
+        lambda env: AddToInfo(env, lambda e: {"targets": 0}),
+        "shares keys with the observation: ['targets']",
     ),
     ("edges in the render", LeakyRender, "the ansi render after reset reveals the hidden world"),
-    ("score after reset", lambda env: AddToInfo(env, lambda e: {"score": {}}), "after reset"),
-    ("score before the end", ScoreEveryStep, "holds a score before the end"),
+    ("score after reset", lambda env: AddToInfo(env, lambda e: {"scored": True}), "after reset"),
+    ("score before the end", ScoreEveryStep, "scored before the end"),
     ("never ends", NeverEnds, "did not end at its step limit"),
     ("nondeterministic", NoisyObservations, "the same seed gave different trajectories"),
     ("raises on a valid action", RaisesOnCorrelation, "raised RuntimeError"),

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from acdb_gym.core.graphs import PDAG
+from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.envs import actions
 
 N_ENVS = 4
@@ -41,9 +42,10 @@ def test_async_vector_env_takes_a_tuple_of_oneof_actions() -> None:
         )
         observation, reward, terminated, truncated, info = envs.step(mixed)
         assert terminated.tolist() == [True, False, False, True]
-        assert info["_score"].tolist() == [True, False, False, True]
-        assert info["score"]["directed_f1"][0] == 0.0
-        assert "tools='raw'" in info["error"][1]
+        assert info["scored"].tolist() == [True, False, False, True]
+        assert info["score"][0, SCORE_FIELDS.index("directed_f1")] == 0.0
+        assert info["invalid_actions"].tolist() == [0, 1, 0, 0]
+        assert "tools='raw'" in envs.call("details")[1]["error"]
         assert observation["steps_remaining"][:, 0].tolist() == [14, 14, 14, 14]
 
         # Next-step autoreset: the ended envs start afresh and ignore this step's action.
@@ -76,7 +78,7 @@ def test_sb3_subproc_vec_env_on_the_design_env() -> None:
         observation, reward, done, info = envs.step(np.array([0, D]))
         assert isinstance(observation, np.ndarray)
         assert done.tolist() == [False, True]
-        assert reward[1] == info[1]["score"]["directed_f1"]
+        assert reward[1] == info[1]["score"][SCORE_FIELDS.index("directed_f1")]
         assert info[1]["terminal_observation"].shape == (size,)
         assert observation.shape == (2, size)
     finally:

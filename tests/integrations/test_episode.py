@@ -11,7 +11,7 @@ import pytest
 
 from acdb_gym.agents.base import run_episode
 from acdb_gym.agents.llm import LLMAgent, build_tools, env_kwargs_for
-from acdb_gym.core.ladders.shipped import get_level
+from acdb_gym.core.ladders.shipped import get_level, ladder_env_id
 from acdb_gym.integrations.episode import (
     ENDED_ERROR,
     ToolEpisode,
@@ -47,7 +47,7 @@ def test_same_texts_steps_and_score_as_the_llm_agent(fake: SimpleNamespace) -> N
     script = [fake.Reply(tuple(fake.Call(n, a) for n, a in calls)) for calls in turns]
     server = fake.serve(fake.Script(script))
     agent = LLMAgent("llm_raw", provider="openai", model="m", base_url=server.base_url("openai"))
-    env = gym.make(f"ACDB-{LEVEL}-{LADDER}", panel="active", **env_kwargs_for("llm_raw"))
+    env = gym.make(ladder_env_id(LADDER, LEVEL), panel="active", **env_kwargs_for("llm_raw"))
     result = run_episode(env, agent, manifest_index=INDEX)
     shown = [
         m["content"] for m in server.requests[-1].body["messages"][2:] if m["role"] != "assistant"

@@ -263,6 +263,39 @@ def test_one_server_process_serves_three_episodes(tmp_path: Path, mcp_command: A
     assert len(read_results(tmp_path / RESULTS_FILE, mode="strict").rows) == 3
 
 
+async def _start_first(run_dir: Path, mcp_command: Any) -> None:
+    async with (
+        stdio_client(mcp_command(run_dir, "--multi", "--model", "tester")) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        # The episode the options name is never played: start_episode is the first call.
+        started = await session.call_tool(
+            "start_episode", {"ladder": "v0", "level": "L1", "seed_index": 3}
+        )
+        assert not started.is_error, _text(started)
+        await session.call_tool("observe", {})
+        await session.call_tool(
+            "submit_graph", {"directed_edges": [["X0", "X1"]], "undirected_edges": []}
+        )
+        # The next one is started and left before any step.
+        await session.call_tool("start_episode", {"ladder": "v0", "level": "L2", "seed_index": 0})
+
+
+def test_an_episode_never_played_records_no_row(tmp_path: Path, mcp_command: Any) -> None:
+    anyio.run(_start_first, tmp_path, mcp_command)
+    rows = read_results(tmp_path / RESULTS_FILE, mode="strict").rows
+    assert [(r.ladder, r.level, r.manifest_index, r.status) for r in rows] == [
+        ("v0", "L1", 3, "ok")
+    ]
+    unplayed = [
+        path
+        for path in (tmp_path / "transcripts").iterdir()
+        if '"status": "not played"' in path.read_text()
+    ]
+    assert len(unplayed) == 2  # the first episode and the last one, each with its transcript
+
+
 def test_a_request_nested_too_deeply_gets_an_error_reply(tmp_path: Path, mcp_command: Any) -> None:
     """A JSON-RPC request nested 300 levels deep (past the SDK's parser) is answered with a
     JSON-RPC error carrying its id, and the server goes on serving."""

@@ -26,6 +26,7 @@ from mcp.client.stdio import stdio_client
 import acdb_gym.integrations.inspect_task
 from acdb_gym import cli
 from acdb_gym.core.ladders.shipped import get_level
+from acdb_gym.report.episodes import episode_order
 from acdb_gym.results import RESULTS_FILE, read_results
 
 TASK_FILE = Path(acdb_gym.integrations.inspect_task.__file__)
@@ -116,7 +117,7 @@ def test_three_ways_in_one_report(
     # Each row's episode page shows its transcript; an LLM or inspect row's replies carry the
     # tokens the row counts (an MCP client's tokens are the client's own, so it has only calls).
     for index, row in enumerate(
-        rows_in_file := read_results(run / RESULTS_FILE, mode="strict").as_dicts()
+        rows_in_file := episode_order(read_results(run / RESULTS_FILE, mode="strict").as_dicts())
     ):
         page = (run / "episodes" / f"e{index}.html").read_text(encoding="utf-8")
         assert "<h2>Transcript</h2>" in page, row["agent"]

@@ -135,10 +135,13 @@ def check_selected(path: str | Path) -> dict[str, Any]:
     """The selection record of ``path``, checked before a test evaluation.
 
     Raises:
+        FileNotFoundError: no policy file at ``path``.
         UnselectedPolicyError: no record, a malformed one, one made on indices that touch the
             test split, or a digest that does not match the file's bytes.
     """
     path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no policy file at {path}")
     record_file = record_path(path)
     if not record_file.exists():
         raise UnselectedPolicyError(path, f"it has no selection record ({record_file.name})")

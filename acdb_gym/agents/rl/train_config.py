@@ -14,7 +14,8 @@ from typing import Literal, get_args, get_origin, get_type_hints
 from acdb_gym.agents.rl.agent import (
     Algorithm,
 )
-from acdb_gym.core.ladders.shipped import get_level
+from acdb_gym.core.ladders.shipped import get_level, ladder_env_id
+from acdb_gym.core.scripts import OneLineParser
 from acdb_gym.envs.design.env import Estimator
 
 __all__ = ["TrainConfig", "build_parser", "parse_config"]
@@ -92,8 +93,8 @@ class TrainConfig:
 
     @property
     def env_id(self) -> str:
-        """The design env's id (for the v0 ladder; other ladders build the class directly)."""
-        return f"ACDB-Design-{self.level}-{self.ladder}"
+        """The design env's id of the level (``ACDB-Design-L1-v0``)."""
+        return ladder_env_id(self.ladder, self.level, view="Design")
 
 
 def _field_docs(cls: type) -> dict[str, str]:
@@ -115,7 +116,7 @@ def _field_docs(cls: type) -> dict[str, str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The trainer's argument parser: one option per :class:`TrainConfig` field."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="acdb train",
         description=(__doc__ or "").split("\n\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,

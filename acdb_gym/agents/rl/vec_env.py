@@ -22,6 +22,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 
+from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.envs.design.vector import DesignVectorEnv
 
 __all__ = ["SB3DesignVecEnv"]
@@ -73,7 +74,7 @@ class SB3DesignVecEnv(VecEnv):
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [
             {
-                "budget": int(info["budget"][i]),
+                "budget": int(info["total_budget"][i]),
                 "interventions_used": int(info["interventions_used"][i]),
             }
             for i in range(self.num_envs)
@@ -83,11 +84,7 @@ class SB3DesignVecEnv(VecEnv):
             for i in np.flatnonzero(dones):
                 infos[i]["terminal_observation"] = info["final_obs"][i]
                 infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-                infos[i]["score"] = {
-                    field: values[i].item()
-                    for field, values in final["score"].items()
-                    if not field.startswith("_")
-                }
+                infos[i]["score"] = dict(zip(SCORE_FIELDS, final["score"][i].tolist(), strict=True))
         return observation, reward.astype(np.float32), dones, infos
 
     def action_masks(self) -> np.ndarray:

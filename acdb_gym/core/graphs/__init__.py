@@ -10,7 +10,7 @@ before it):
 * :mod:`~acdb_gym.core.graphs.dag`: ``DAG``, ``PDAG``, ``CycleError`` and traversals
   (``topological_order``, ``find_cycle``, ``has_directed_path``, ``reachability``);
 * :mod:`~acdb_gym.core.graphs.random_dags`: ``random_order_dag`` and
-  ``scale_free_dag``, the benchmark's graph models;
+  ``scale_free_dag``, the benchmark's graph models, and ``orient_by_order``;
 * :mod:`~acdb_gym.core.graphs.meek`: Meek's rules R1-R4 and ``meek_closure``;
 * :mod:`~acdb_gym.core.graphs.equivalence`: ``cpdag`` and the interventional
   ``essential_graph``;
@@ -67,6 +67,7 @@ from acdb_gym.core.graphs.meek import (
 from acdb_gym.core.graphs.pag import PAG, LatentTruth, latent_truth, pag
 from acdb_gym.core.graphs.random_dags import (
     EdgeCount,
+    orient_by_order,
     parent_quotas,
     random_order_dag,
     scale_free_dag,
@@ -117,6 +118,7 @@ __all__ = [
     "minimum_feedback_arc_set",
     "minimum_intervention_set",
     "minimum_intervention_subset",
+    "orient_by_order",
     "pag",
     "parent_quotas",
     "random_order_dag",

@@ -1,6 +1,7 @@
 """Random DAGs over a uniform random order: the benchmark's graph model (DESIGN §3, step 1) and
 the structure-blind random baseline's guess (DESIGN §9) are the same draw with a different
-edge count. :func:`scale_free_dag` is the scale-free graph model (DESIGN §3, step 1, ``graph="sf"``).
+edge count. :func:`scale_free_dag` is the scale-free graph model (DESIGN §3, step 1, ``graph="sf"``),
+and :func:`orient_by_order` re-orients a graph's skeleton by an order (``orientation="uniform"``).
 
 >>> rng = np.random.default_rng(0)
 >>> random_order_dag(4, n_edges=3, rng=rng).n_edges
@@ -20,7 +21,7 @@ import numpy as np
 from acdb_gym.core.graphs.dag import DAG
 from acdb_gym.core.types import IntArray, readonly
 
-__all__ = ["EdgeCount", "parent_quotas", "random_order_dag", "scale_free_dag"]
+__all__ = ["EdgeCount", "orient_by_order", "parent_quotas", "random_order_dag", "scale_free_dag"]
 
 EdgeCount = int | Literal["uniform"]
 """An exact number of edges, or ``"uniform"``: a count drawn uniformly from ``0..d(d-1)/2``."""
@@ -146,3 +147,28 @@ def scale_free_dag(n_nodes: int, *, n_edges: int, rng: np.random.Generator) -> D
         degree[position] += quota
         adjacency[order[parents], order[position]] = True
     return DAG(adjacency)
+
+
+def orient_by_order(dag: DAG, order: IntArray) -> DAG:
+    """The skeleton of ``dag`` with every edge pointing from the node earlier in ``order`` to
+    the later one (``order[0]`` comes first).
+
+    Used with a uniform permutation drawn independently of the graph, it keeps a scale-free
+    draw's wiring (who is joined to whom, hence its hubs) and makes every orientation of it by a
+    uniform order equally likely, so a hub is a parent or a child of each neighbour with
+    probability 1/2 (DESIGN §3 step 1, ``orientation="uniform"``).
+
+    >>> orient_by_order(DAG.from_edges(3, [(0, 1), (1, 2)]), np.array([2, 0, 1])).edges()
+    [(0, 1), (2, 1)]
+
+    Raises:
+        ValueError: ``order`` is not a permutation of the nodes.
+    """
+    n_nodes = dag.n_nodes
+    order = np.asarray(order)
+    if order.shape != (n_nodes,) or not np.array_equal(np.sort(order), np.arange(n_nodes)):
+        raise ValueError(f"order must be a permutation of 0..{n_nodes - 1}, got {order.tolist()}")
+    rank = np.empty(n_nodes, dtype=np.int64)
+    rank[order] = np.arange(n_nodes)
+    skeleton = dag.adjacency | dag.adjacency.T
+    return DAG(skeleton & (rank[:, None] < rank[None, :]))

@@ -16,6 +16,10 @@ registered as ``ACDB-<level>-v1-n3`` and ``ACDB-Design-<level>-v1-n3``.
 ``sachs-experiments`` (real experiments on the Sachs cells beside the fitted Sachs worlds) and
 ``tuebingen`` (the cause-effect pairs) are measured data (:mod:`~acdb_gym.core.ladders.real_data`).
 
+Over 500 lines because every shipped ladder is declared here, each a table of specs with its
+id spelling (:data:`LADDER_IDS`) and its manifest rule, so that adding a ladder is one place;
+the worlds themselves are built in :mod:`acdb_gym.core.worlds`.
+
 Each level carries a manifest of 200 preflighted seeds, each stored with the digest of the
 instance it generates, in package data (``core/ladders/manifests/<ladder>.tsv``); v0's first 8 are the
 paper's published seeds. ``tests/core/test_instance.py`` regenerates the first 8 and a sample of
@@ -63,6 +67,7 @@ __all__ = [
     "HIDDEN_SLACK_SPREAD",
     "HIDDEN_SLACK_TAG",
     "LADDERS",
+    "LADDER_IDS",
     "LARGE_LADDER",
     "LARGE_MANIFEST_SIZE",
     "LATENT_LADDER",
@@ -71,14 +76,17 @@ __all__ = [
     "REAL",
     "REAL_LADDER",
     "REAL_PAIRS",
+    "REAL_VERSION",
     "SACHS_EXPERIMENTS",
     "SACHS_EXPERIMENT_LADDER",
     "TUEBINGEN",
     "TUEBINGEN_LADDER",
+    "LadderIds",
     "Level",
     "LevelSpec",
     "ManifestEntry",
     "get_level",
+    "ladder_env_id",
     "manifest_path",
     "preflight",
     "preflight_paired",
@@ -122,20 +130,13 @@ class Level:
 
     @property
     def env_id(self) -> str:
-        """The Gymnasium id, e.g. ``ACDB-L2-v0``, ``ACDB-Nonlinear-L2-v2`` on a family ladder,
-        ``ACDB-HiddenSlack-L2-v1`` with a hidden slack, ``ACDB-Latent-L2-v1`` on the ladder with
-        hidden confounders (Gymnasium's grammar puts the version last, so the family and the
-        slack go first; a family ladder's version is :data:`FAMILY_VERSIONS`'), and
-        ``ACDB-<name>-real`` on the real ladder and ``ACDB-<name>-v1-n3`` on the few-sample
-        ladder, whose level names say their family."""
-        if self.spec.latent:
-            return f"ACDB-Latent-{self.name}-{self.ladder.split('-', 1)[0]}"
-        tags = "" if self.ladder in (REAL, FEW_SAMPLE) else FAMILY_TAGS.get(self.spec.family, "")
-        tags += HIDDEN_SLACK_TAG if self.spec.hidden_slack else ""
-        if tags:
-            version = FAMILY_VERSIONS.get(self.ladder, self.ladder.split("-", 1)[0])
-            return f"ACDB-{tags}-{self.name}-{version}"
-        return f"ACDB-{self.name}-{self.ladder}"
+        """The Gymnasium id ``ACDB-<ladder tag>-<level>-v<world version>`` of
+        :data:`LADDER_IDS` (DESIGN §8, "Env ids"): ``ACDB-L2-v0`` (the paper's ladder has no
+        tag), ``ACDB-Calibrated-L2-v1``, ``ACDB-Nonlinear-L2-v2``, ``ACDB-Real-Sachs-v2``.
+        A level of a ladder outside the table (a custom level) is ``ACDB-<ladder>-<level>``."""
+        if self.ladder not in LADDER_IDS:
+            return f"ACDB-{self.ladder}-{self.name}"
+        return ladder_env_id(self.ladder, self.name)
 
     def manifest_seed(self, index: int) -> int:
         """The ``index``-th preflighted seed."""
@@ -194,6 +195,59 @@ family's marginals."""
 HIDDEN_SLACK_TAG = "HiddenSlack"
 """The env ids' part for a level with a hidden slack (``ACDB-HiddenSlack-L2-v1``)."""
 
+REAL_VERSION = 2
+"""The version of the real ladder's worlds: the suffix of its env ids (``ACDB-Real-Sachs-v2``),
+raised whenever its worlds change (CHANGELOG). v2 orients the scale-free levels' skeletons by a
+uniform order (``orientation="uniform"``) and scales their weights by the endpoints' degrees
+(``edge_scale="degree"``); v1, whose env ids carried no version (``ACDB-SF-L3-real``), kept
+preferential attachment's order (hubs as parents) and v1's weights."""
+
+
+@dataclass(frozen=True)
+class LadderIds:
+    """How a ladder's env ids are spelled: ``ACDB-<tag>-<level>-v<version>``.
+
+    Attributes:
+        tag: the ladder's part of the id (``""`` for the paper's ladder: ``ACDB-L2-v0``).
+        version: the version of the ladder's worlds, raised whenever they change.
+    """
+
+    tag: str
+    version: int
+
+
+LADDER_IDS: dict[str, LadderIds] = {
+    "v0": LadderIds("", 0),
+    "v1": LadderIds("Calibrated", 1),
+    "v1-nongaussian": LadderIds("NonGaussian", 2),
+    "v1-nonlinear": LadderIds("Nonlinear", 2),
+    "v1-hidden": LadderIds(HIDDEN_SLACK_TAG, 1),
+    "v1-latent": LadderIds("Latent", 1),
+    "large": LadderIds("Large", 0),
+    "real": LadderIds("Real", REAL_VERSION),
+    "v1-n3": LadderIds("FewSample", 0),
+    "sachs-experiments": LadderIds("SachsExperiments", 0),
+    "tuebingen": LadderIds("Tuebingen", 0),
+}
+"""Every shipped ladder's id spelling, one line each (DESIGN §8, "Env ids"): the suffix is the
+version of the ladder's worlds and the ladder is in the name. The paper's ladder keeps
+``ACDB-L<k>-v0``; ids that already carried their ladder before the suffix keep their number
+(``ACDB-Nonlinear-L2-v2``, ``ACDB-Latent-L2-v1``), as does the calibrated ladder, long called
+``v1``; the others start at 0. A new ladder is one more line."""
+
+
+def ladder_env_id(ladder: str, level: str, *, view: str = "") -> str:
+    """The env id of ``level`` of a shipped ``ladder`` (:data:`LADDER_IDS`), in a view:
+    ``""`` the full env, ``"Flat"`` its flat-action variant, ``"Design"`` the design env.
+
+    >>> ladder_env_id("v0", "L2"), ladder_env_id("v1", "L2", view="Design")
+    ('ACDB-L2-v0', 'ACDB-Design-Calibrated-L2-v1')
+    """
+    ids = LADDER_IDS[ladder]
+    parts = [part for part in ("ACDB", view, ids.tag, level) if part]
+    return f"{'-'.join(parts)}-v{ids.version}"
+
+
 HIDDEN_SLACK_SPREAD = 2
 """``v1-hidden``: each instance's slack is drawn from v1's slack of its level up to this much
 more, so a budget is never tighter than v1's and says only that ``|I*|`` lies in
@@ -237,19 +291,7 @@ _LARGE_SPECS = {
 # rows per experiment keep an episode's raw block (about |I*| experiments) near the sample's size.
 _LARGE_SPECS.update(
     {
-        name: (
-            f"d = {d}",
-            LevelSpec(
-                d,
-                3 * d // 2,
-                2 * d,
-                10,
-                1.0,
-                1,
-                standardized=True,
-                faithfulness_rule="redraw_edges",
-            ),
-        )
+        name: (f"d = {d}", replace(_LARGE_SPECS["L0"][1], d=d, k=3 * d // 2, n_obs=2 * d, n_int=10))
         for name, d in (("L5", 1000), ("L6", 2000))
     }
 )
@@ -267,19 +309,17 @@ _LATENT_SPECS = {
 }
 
 # real: worlds on real wirings and scale-free graphs (DESIGN §3.3, §3.4, §7 "Real ladder").
-# SF-L3 is v1 L3 (d = 20, k = 30) on scale-free graphs, so SF and ER pair by size; the Sachs
-# and DREAM4 levels draw v1's standardized mechanisms per seed on the fixed wirings (DREAM4 with
-# the large ladder's edge-redraw rule: a 100-node world whose ~200 edges all pass is rare); the
-# fitted levels are the Sachs world fitted to its cytometry data.
+# SF-L3 is v1 L3 (d = 20, k = 30) on scale-free graphs oriented by a uniform order, so SF and
+# ER pair by size; the Sachs and DREAM4 levels draw v1's standardized mechanisms per seed on the
+# fixed wirings (DREAM4 with the large ladder's edge-redraw rule: a 100-node world whose ~200
+# edges all pass is rare); the fitted levels are the Sachs world fitted to its cytometry data.
 REAL = "real"
 _V1_L3 = _V1_SPECS["L3"][1]
+_SF = replace(_V1_L3, graph="sf", orientation="uniform", edge_scale="degree")
 _SACHS = LevelSpec(11, 17, 1000, 200, 1.0, 1, standardized=True, graph="sachs")
 _REAL_SPECS: dict[str, tuple[str, LevelSpec]] = {
-    "SF-L3": ("scale-free, v1 L3's size", replace(_V1_L3, graph="sf")),
-    "SF-Nonlinear-L3": (
-        "scale-free, nonlinear",
-        replace(_V1_L3, graph="sf", family=NONLINEAR),
-    ),
+    "SF-L3": ("scale-free, v1 L3's size", _SF),
+    "SF-Nonlinear-L3": ("scale-free, nonlinear", replace(_SF, family=NONLINEAR)),
     "Sachs": ("Sachs wiring, linear-Gaussian", _SACHS),
     "Sachs-Nonlinear": ("Sachs wiring, nonlinear", replace(_SACHS, family=NONLINEAR)),
     "Sachs-Fitted": ("Sachs fitted to data, linear", replace(_SACHS, fit="linear")),
@@ -530,6 +570,8 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
                 "\nThe seeds of v1 (L1, L2, L4) and v1-nonlinear (Nonlinear-L1, -L2, -L4), index "
                 "for index;\neach instance is its source's world with 3 samples per experiment."
             )
+        if ladder_name == REAL:
+            header += f"\nWorld version v{REAL_VERSION} (REAL_VERSION)."
         if ladder_name == SACHS_EXPERIMENTS:
             header += (
                 "\nFitted and Fitted-Spline hold the seeds of Cells, index for index (the same "

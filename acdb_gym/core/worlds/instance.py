@@ -51,7 +51,7 @@ from acdb_gym.core.worlds.kinds.base import (
     World,
 )
 from acdb_gym.core.worlds.kinds.family import FAMILY_REDRAWS
-from acdb_gym.core.worlds.kinds.linear import EDGE_REDRAW_ROUNDS, draw_graph
+from acdb_gym.core.worlds.kinds.linear import EDGE_REDRAW_ROUNDS, degree_scales, draw_graph
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.real_experiments import EXPERIMENT_PROTEINS
 from acdb_gym.core.worlds.spec import LevelSpec
@@ -66,6 +66,7 @@ __all__ = [
     "RealData",
     "World",
     "allowed_targets",
+    "degree_scales",
     "draw_graph",
     "generate_instance",
     "instance_slack",

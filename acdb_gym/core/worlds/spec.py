@@ -24,6 +24,7 @@ from acdb_gym.core.worlds.cause_effect_pairs import MAX_PAIR_ROWS
 from acdb_gym.core.worlds.real_experiments import BASELINE
 
 __all__ = [
+    "EDGE_SCALES",
     "FAITHFULNESS_RULES",
     "FAMILIES",
     "FITS",
@@ -31,6 +32,7 @@ __all__ = [
     "LINEAR_GAUSSIAN",
     "LINEAR_NONGAUSSIAN",
     "NONLINEAR",
+    "ORIENTATIONS",
     "TARGET_SETS",
     "WORLDS",
     "Family",
@@ -52,6 +54,11 @@ FITS: tuple[str, ...] = ("none", "linear", "spline")
 """The values of :attr:`LevelSpec.fit`: ``"none"`` (mechanisms drawn per seed, the default), or
 the Sachs world fitted to its cytometry data (:mod:`acdb_gym.core.worlds.fitted`)."""
 
+EDGE_SCALES: tuple[str, ...] = ("none", "degree")
+"""The values of :attr:`LevelSpec.edge_scale`; the first is the default."""
+
+ORIENTATIONS: tuple[str, ...] = ("model", "uniform")
+"""The values of :attr:`LevelSpec.orientation`; the first is the default."""
 WORLDS: tuple[str, ...] = ("scm", "sachs-cells", "cause-effect-pairs")
 """The values of :attr:`LevelSpec.world`: ``"scm"`` (a structural causal model drawn or fitted
 per seed, the default), the measured Sachs cells with real experiments
@@ -121,6 +128,20 @@ class LevelSpec:
             ``"sachs-experiments"``, the six proteins with a real experiment (needs
             ``graph="sachs"``); ``"none"`` (needs ``slack=0``: the budget is 0). ``I*`` is
             computed over the allowed nodes (DESIGN §3, step 6).
+        orientation: how the drawn graph's edges are oriented (DESIGN §3 step 1).
+            ``"model"`` (the default): as the graph model draws them (ER: its uniform order;
+            ``"sf"``: preferential attachment's arrival order, so the hubs, the oldest nodes,
+            are parents; a fixed topology: the real system's). ``"uniform"`` (``graph="sf"``
+            only): the scale-free draw's skeleton oriented by a uniform permutation drawn after
+            it on the graph stream (:func:`~acdb_gym.core.graphs.orient_by_order`), so a hub is
+            a parent or a child of each neighbour with probability 1/2 and the marginal orders
+            that read hubs from the sample (R² from all the others) say nothing about the
+            causal order (the real ladder's SF levels from its world version v2).
+        edge_scale: ``"none"`` (the default): step 2's weights as drawn. ``"degree"``: each
+            drawn weight of an edge ``i -> j`` times ``sqrt(mean_degree / (deg_i deg_j))``
+            (:func:`~acdb_gym.core.worlds.kinds.linear.degree_scales`; DESIGN §3 step 2), so a
+            node's R² from all the others does not grow with its degree and an order that puts
+            high-degree nodes first gains nothing (the real ladder's SF levels from v2).
     """
 
     d: int
@@ -141,6 +162,8 @@ class LevelSpec:
     fit: str = "none"
     world: str = "scm"
     targets: str = "all"
+    orientation: str = "model"
+    edge_scale: str = "none"
 
     def __post_init__(self) -> None:
         if self.d < 2:
@@ -208,6 +231,23 @@ class LevelSpec:
             )
         self._check_world()
         self._check_targets()
+        self._check_drawn_graph()
+
+    def _check_drawn_graph(self) -> None:
+        if self.orientation not in ORIENTATIONS:
+            raise ValueError(
+                f"orientation must be one of {list(ORIENTATIONS)}, got {self.orientation!r}"
+            )
+        if self.edge_scale not in EDGE_SCALES:
+            raise ValueError(
+                f"edge_scale must be one of {list(EDGE_SCALES)}, got {self.edge_scale!r}"
+            )
+        if self.orientation == "uniform" and self.graph != "sf":
+            raise ValueError(
+                f"orientation 'uniform' re-orients a scale-free draw (graph='sf'); ER graphs are "
+                f"already oriented by a uniform order and a fixed topology keeps the real "
+                f"system's directions, got graph {self.graph!r}"
+            )
 
     def _check_world(self) -> None:
         if self.world not in WORLDS:

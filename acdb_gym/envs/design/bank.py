@@ -54,6 +54,7 @@ import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.ladders.shipped import Level, get_level
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.types import readonly
 from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION
 from acdb_gym.core.worlds.instance import Instance, allowed_targets, generate_instance
@@ -343,7 +344,7 @@ def _seed_range(text: str) -> range:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Command line: build a bank (see the module docstring)."""
-    parser = argparse.ArgumentParser(description="Build an instance bank of design worlds.")
+    parser = OneLineParser(description="Build an instance bank of design worlds.")
     parser.add_argument("--ladder", default="v0", help="a shipped ladder (default v0)")
     parser.add_argument("--level", default="L1", help="a level of that ladder (default L1)")
     parser.add_argument("--seeds", type=_seed_range, required=True, help="START:STOP")
@@ -358,4 +359,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, prog="python -m acdb_gym.envs.design.bank")

@@ -15,6 +15,7 @@ from gymnasium import spaces
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.core.latent_scoring import pdag_view
+from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.session import Session
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel
 from acdb_gym.core.worlds.instance import Instance
@@ -36,6 +37,7 @@ from acdb_gym.envs.levels import (
     choose_instance,
     final_info_copy,
     reward_of,
+    score_info,
 )
 from acdb_gym.envs.privileged import HiddenInstanceAccess
 
@@ -276,6 +278,7 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         self._state: DesignState | None = None
         self._final_info: dict[str, Any] | None = None
         self._last_action: str | None = None
+        self._last_error: str | None = None
 
     # ------------------------------------------------------------------ gym API
     def reset(
@@ -286,6 +289,7 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         self._instance = instance
         self._final_info = None
         self._last_action = None
+        self._last_error = None
         self._session = Session(instance)
         start = starting_graph(instance, self.estimator)
         self._state = DesignState(
@@ -306,10 +310,9 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         if not self.action_space.contains(action):
             raise ValueError(f"action must be in [0, {self.max_nodes}], got {action!r}")
         if self._final_info is not None:
-            # As ACDBEnv: a step after the end changes nothing and says so.
-            info = {**self._info(), **final_info_copy(self._final_info)}
-            info["error"] = "the episode has ended; call reset()"
-            return self._observation(), 0.0, True, False, info
+            # As ACDBEnv: a step after the end changes nothing and says so (details()["error"]).
+            self._last_error = "the episode has ended; call reset()"
+            return self._observation(), 0.0, True, False, self._info()
         act = int(action)
         if act < self.n_nodes and self.action_masks()[act]:
             self._intervene(act)
@@ -319,11 +322,12 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         state = self._require_state()
         report = session.submit_graph(state.estimate, stated=state.stated)
         reward = reward_of(report, self.reward_name)
-        # Numbers only (the estimator's name is the env's attribute): vectorising RL stacks
-        # turn info values into tensors, and a string in the last step's info breaks them.
-        self._final_info = {"score": report.to_dict()}
-        info = {**self._info(), **final_info_copy(self._final_info)}
-        return self._observation(), reward, True, False, info
+        self._final_info = {
+            "score": report.to_dict(),
+            "submission": session.submission,
+            "instance_seed": self._require_instance().seed,
+        }
+        return self._observation(), reward, True, False, self._info()
 
     def render(self) -> str | np.ndarray | None:
         """``ansi``: budget, experiments and the current estimate (what the observation shows);
@@ -423,6 +427,11 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
             allowed=self._allowed_mask(),
         )
 
+    def _require_instance(self) -> Instance:
+        if self._instance is None:
+            raise RuntimeError("call reset() before step()")
+        return self._instance
+
     def _allowed_mask(self) -> np.ndarray | None:
         """Boolean ``(d,)`` of the nodes an experiment exists for, or None when every node may
         be a target."""
@@ -434,8 +443,32 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         return mask
 
     def _info(self) -> dict[str, Any]:
+        """Numbers only, the same keys at every step, none an observation key too (DESIGN §8,
+        "info"): the graph observation has ``budget``, so the budget is ``total_budget`` here."""
         session = self._require_session()
+        final = self._final_info
         return {
-            "budget": session.budget,
+            "n_nodes": self.n_nodes,
+            "total_budget": session.budget,
             "interventions_used": session.interventions_used,
+            "scored": final is not None,
+            "score": score_info(SCORE_FIELDS, session.report if final else None),
+            "instance_seed": -1 if final is None else int(final["instance_seed"]),
         }
+
+    def details(self) -> dict[str, Any]:
+        """What the numeric ``info`` leaves out, as :meth:`ACDBEnv.details
+        <acdb_gym.envs.acdb_env.ACDBEnv.details>`: ``estimator`` and ``panel`` always,
+        ``error`` after a step past the end, and at the end ``score`` (the report as a dict),
+        ``submission`` (the scored estimate) and ``instance_seed``.
+
+        Raises:
+            RuntimeError: before ``reset``.
+        """
+        self._require_session()
+        details: dict[str, Any] = {"estimator": self.estimator, "panel": self.panel}
+        if self._last_error is not None:
+            details["error"] = self._last_error
+        if self._final_info is not None:
+            details.update(final_info_copy(self._final_info))
+        return details

@@ -23,10 +23,11 @@ Make it by id (the Design ids register it as their ``vector_entry_point``)::
 
 (``DIGEST``: the bank's digest, printed when it was built; see :func:`~acdb_gym.envs.design.bank.load_bank`.)
 
-The valid actions are ``envs.action_masks()`` (``(N, A)`` booleans), also returned as
-``info["action_mask"]`` (and inside the observation with ``observation="graph"``), as TorchRL's
-``ActionMask`` and SB3's MaskablePPO expect; :class:`acdb_gym.agents.rl.vec_env.SB3DesignVecEnv`
-adapts it to stable-baselines3's ``VecEnv``.
+The valid actions: ``np.stack(envs.call("action_masks"))`` (``(N, A)`` booleans), read the
+same way from Gymnasium's sync and async vector envs of the single env; ``envs.action_masks()``
+returns the same array directly (what SB3's MaskablePPO calls through
+:class:`acdb_gym.agents.rl.vec_env.SB3DesignVecEnv`), and with ``observation="graph"`` the
+observation's ``action_mask`` holds it (TorchRL's ``ActionMask`` reads it there).
 
 Over 500 lines because the per-world state, the batched step and the autoreset rules are one
 array program whose parts read each other's arrays; the world bank, the SB3 adapter and the
@@ -38,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
@@ -47,7 +49,7 @@ from gymnasium.vector.utils import batch_space
 from acdb_gym.core.graphs import PDAG, cpdag
 from acdb_gym.core.graphs.meek import _ALL_RULES, _close
 from acdb_gym.core.ladders.shipped import Level
-from acdb_gym.core.scoring import SCORE_FIELDS, anytime_area, directed_f1_of, score
+from acdb_gym.core.scoring import SCORE_FIELDS, ScoreReport, anytime_area, directed_f1_of, score
 from acdb_gym.core.types import PANEL_ACTIVE, Panel
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.core.worlds.sampler import sampler_for
@@ -68,7 +70,7 @@ from acdb_gym.envs.design.env import Estimator, ObservationMode, check_design_ar
 from acdb_gym.envs.design.graph_obs import graph_observation, graph_observation_space
 from acdb_gym.envs.design.observation import observation_size
 from acdb_gym.envs.design.state import BIC_PENALTY, SHIFT_CLIP
-from acdb_gym.envs.levels import RewardName, check_seed, choose_instance
+from acdb_gym.envs.levels import UNSCORED, RewardName, check_choice, check_seed, choose_instance
 
 __all__ = ["DesignVectorEnv"]
 
@@ -150,9 +152,11 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
     ## Episode End
 
     A world terminates on "stop" (or a masked-out action); there is no truncation. Its next
-    step resets it (``"next_step"``) or it resets at once (``"same_step"``). ``info`` holds
-    ``budget``, ``interventions_used``, ``action_mask`` and, for ended worlds, ``score`` (a
-    dict of arrays with Gymnasium's ``_score`` mask).
+    step resets it (``"next_step"``) or it resets at once (``"same_step"``). ``info`` holds the
+    single env's keys for every world at every step (``n_nodes``, ``total_budget``,
+    ``interventions_used``, ``scored``, ``score``: ``(N, len(SCORE_FIELDS))``, -1 but for the
+    worlds that ended this step, and ``instance_seed``, -1 but for those), each beside
+    Gymnasium's ``_key`` mask.
 
     ## Version History
 
@@ -160,17 +164,41 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
 
     Args:
         num_envs: number of worlds ``N``.
-        level, ladder, estimator, observation, max_nodes, shift, alpha, rule,
-            detectable_shift, panel, reward: as
-            :class:`~acdb_gym.envs.design.env.InterventionDesignEnv` (a shipped level).
+        level: a shipped level's name, as the single env's.
+        ladder: its ladder.
+        estimator: ``"pc"``, ``"true_cpdag"`` or ``"bic"``, as the single env's.
+        observation: ``"flat"`` or ``"graph"``, as the single env's.
+        max_nodes: the graph observation's padding, as the single env's.
+        shift: the intervention value in observational sd, as the single env's.
+        alpha: the orientation tests' level, as the single env's.
+        rule, detectable_shift: how a test that finds no shift is read, as the single env's.
+        panel: ``"active"`` or ``"observational"``.
+        reward: as the single env's.
         bank: draw every reset's world from this bank (of the same level) instead of
             generating one; the ``"pc"`` estimator then starts from the bank's stored CPDAG.
         autoreset_mode: ``"next_step"`` (Gymnasium's default: the step after an episode's end
             resets that world and ignores its action) or ``"same_step"`` (reset at once; the
             last observation and info are in ``info["final_obs"]`` / ``info["final_info"]``).
+        render_mode: ``"ansi"`` or ``"rgb_array"``: :meth:`render` returns one frame per
+            world, as the single env draws it (``gym.make_vec(id, n, render_mode="ansi")``).
+
+    Valid actions are read one way, as from Gymnasium's sync and async vector envs:
+    ``np.stack(envs.call("action_masks"))``. :meth:`action_masks` returns the same ``(N, A)``
+    array directly (for MaskablePPO through :class:`~acdb_gym.agents.rl.vec_env.SB3DesignVecEnv`).
+    ``gym.make_vec(id, n, vectorization_mode="vector_entry_point", wrappers=[...])`` is refused
+    by Gymnasium (a vector entry point takes no per-env wrappers): wrap the vector env itself
+    with ``gymnasium.wrappers.vector`` wrappers, or use ``vectorization_mode="sync"`` to wrap
+    each single env.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
+    metadata = {  # noqa: RUF012
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+        "render_modes": ["ansi", "rgb_array"],
+        "render_fps": 1,
+    }
+
+    _PER_WORLD_CALLS = ("action_masks", "details", "hidden_instance", "render")
+    """What :meth:`call` answers per world; any other name must be a setting all worlds share."""
 
     def __init__(
         self,
@@ -189,6 +217,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         reward: RewardName = "directed_f1",
         bank: InstanceBank | None = None,
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        render_mode: str | None = None,
     ) -> None:
         if not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -218,6 +247,8 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             raise ValueError(
                 f"autoreset_mode must be 'next_step' or 'same_step', got {autoreset_mode!r}"
             )
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, tuple(type(self).metadata["render_modes"]))
         if bank is not None and bank.level.spec != self.level.spec:
             raise ValueError(
                 f"bank holds worlds of {bank.level.ladder} {bank.level.name}, "
@@ -235,8 +266,8 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         self.panel: Panel = panel
         self.reward_name: RewardName = reward
         self.bank = bank
-        self.metadata = {"autoreset_mode": mode}
-        self.render_mode = None
+        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
+        self.render_mode = render_mode
         self.single_action_space = spaces.Discrete(self.max_nodes + 1)
         self.action_space = batch_space(self.single_action_space, n)
         self.single_observation_space: spaces.Space[Any] = (
@@ -286,6 +317,8 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         self._scale = np.ones((n, d))
         self._budgets = np.zeros(n, dtype=np.int64)
         self._ended = np.zeros(n, dtype=bool)
+        self._last_actions: list[str | None] = [None] * n  # for render()
+        self._final_scores: list[dict[str, float] | None] = [None] * n
 
     # ------------------------------------------------------------------ gym API
     def reset(
@@ -350,11 +383,14 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         if interveners:
             self._intervene(interveners, [act_list[i] for i in interveners])
         scores: dict[int, dict[str, float]] = {}
+        for i in interveners:
+            self._last_actions[i] = f"intervene on X{act_list[i]}"
         for i in stoppers:
             report, reward = self._score(i)
-            scores[i] = report
+            scores[i] = self._final_scores[i] = report
             rewards[i] = reward
             terminated[i] = True
+            self._last_actions[i] = "stop"
         truncated = np.zeros(n, dtype=bool)
         self._ended = terminated.copy()  # sealed until reset: only "stop" is valid
         info = self._info(scores)
@@ -386,7 +422,139 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         masks[:, self.max_nodes] = True
         return masks
 
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        """The autoreset mode, as Gymnasium's own vector envs expose it (TorchRL reads it)."""
+        mode: AutoresetMode = self.metadata["autoreset_mode"]
+        return mode
+
+    def render(self) -> tuple[Any, ...] | None:
+        """Each world's frame, as the single env renders it (``ansi`` text, ``rgb_array``
+        pictures): budget, experiments and current estimate; for a world whose episode ended
+        this step (``"next_step"`` autoreset), its submission against the true DAG and score."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode=")
+            return None
+        from acdb_gym.envs.rendering import render_rgb, render_text
+
+        draw = render_text if self.render_mode == "ansi" else render_rgb
+        return tuple(draw(self._render_state(i)) for i in range(self.num_envs))
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """Gymnasium's ``VectorEnv.call``: one result per world, as ``SyncVectorEnv`` and
+        ``AsyncVectorEnv`` of the single env return them, so one line reads them from any of
+        the three (``np.stack(envs.call("action_masks"))``, the documented way to read masks).
+
+        Per world: ``action_masks`` (each world's mask), ``details`` (as
+        :meth:`InterventionDesignEnv.details
+        <acdb_gym.envs.design.env.InterventionDesignEnv.details>`), ``hidden_instance`` and
+        ``render``. Any other name is a setting every world shares (``n_nodes``,
+        ``estimator``, ``level``, ``max_nodes``...), given once per world.
+
+        Raises:
+            AttributeError: ``name`` is neither, or is a method of the vector env as a whole
+                (``step``, ``reset``: call it on the vector env itself).
+        """
+        if name in self._PER_WORLD_CALLS:
+            return tuple(self._call_world(name, i, *args, **kwargs) for i in range(self.num_envs))
+        value = getattr(self, name, None)
+        if value is None and not hasattr(self, name):
+            raise AttributeError(f"the vectorized design env has no attribute {name!r}")
+        if callable(value):
+            raise AttributeError(
+                f"{name!r} is a method of the vector env as a whole, not of each world; call "
+                f"it on the env itself (per-world calls: {list(self._PER_WORLD_CALLS)})"
+            )
+        return (value,) * self.num_envs
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """Gymnasium's ``VectorEnv.get_attr``: :meth:`call` of a setting or per-world name."""
+        return self.call(name)
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Gymnasium's ``VectorEnv.set_attr`` for a setting the worlds share, which must then
+        get one value (the same value for every world, or a list of ``N`` equal values).
+
+        Raises:
+            ValueError: different values for different worlds.
+            AttributeError: an unknown attribute or a per-world one.
+        """
+        if isinstance(values, list | tuple):
+            if len(values) != self.num_envs or any(v != values[0] for v in values):
+                raise ValueError(
+                    f"the worlds share their settings: {name!r} takes one value (or "
+                    f"{self.num_envs} equal ones), got {values!r}"
+                )
+            values = values[0]
+        if name in self._PER_WORLD_CALLS or not hasattr(self, name):
+            raise AttributeError(f"{name!r} is not a setting of the vectorized design env")
+        setattr(self, name, values)
+
+    def details(self, i: int) -> dict[str, Any]:
+        """World ``i``'s details (:meth:`InterventionDesignEnv.details
+        <acdb_gym.envs.design.env.InterventionDesignEnv.details>`): ``estimator`` and
+        ``panel``, and once its episode ended, ``score``, ``submission`` and ``instance_seed``."""
+        details: dict[str, Any] = {"estimator": self.estimator, "panel": self.panel}
+        final = self._final_scores[i]
+        if self._ended[i] and final is not None:
+            world = self._worlds[i]
+            assert world is not None
+            details["score"] = dict(final)
+            details["submission"] = self._submission(i)
+            details["instance_seed"] = world.instance.seed
+        return details
+
+    def hidden_instance(self, i: int) -> Instance:
+        """World ``i``'s hidden instance (the harness and privileged agents only)."""
+        world = self._worlds[i]
+        if world is None:
+            raise RuntimeError("call reset() before hidden_instance()")
+        return world.instance
+
     # ------------------------------------------------------------------ internals
+    def _call_world(self, name: str, i: int, *args: Any, **kwargs: Any) -> Any:
+        if name == "action_masks":
+            return self.action_masks()[i]
+        if name == "render":
+            frames = self.render()
+            return None if frames is None else frames[i]
+        method = getattr(self, name)
+        return method(i, *args, **kwargs)
+
+    def _submission(self, i: int) -> PDAG:
+        directed, undirected = self._estimate(i)
+        return PDAG._valid(directed.copy(), undirected.copy())
+
+    def _render_state(self, i: int) -> Any:
+        from acdb_gym.envs.rendering import RenderState
+
+        world = self._worlds[i]
+        if world is None:
+            raise RuntimeError("call reset() before render()")
+        ended = bool(self._ended[i]) and self._final_scores[i] is not None
+        budget = int(self._budgets[i]) if self.panel == PANEL_ACTIVE else 0
+        used = int(self._used[i])
+        estimate = self._submission(i)
+        values = self._mean[i] + self.shift * self._sd[i]
+        final = self._final_scores[i]
+        return RenderState(
+            title=f"{self.level.env_id.replace('ACDB-', 'ACDB-Design-')} world {i} "
+            f"estimator={self.estimator} panel={self.panel}",
+            n_nodes=self.n_nodes,
+            budget=budget,
+            budget_remaining=budget - used if budget else 0,
+            steps=used + int(ended),
+            max_steps=int(self._budgets[i]) + 1,
+            experiments=[(t, float(values[t])) for t in self._targets[i]],
+            last_action=self._last_actions[i],
+            last_error=None,
+            tool_result=None,
+            estimate=None if ended else estimate,
+            submission=estimate if ended else None,
+            truth=world.instance.dag if ended else None,
+            report=ScoreReport(**final) if ended and final is not None else None,  # type: ignore[arg-type]
+        )
+
     def _worlds_for(self, slots: list[int]) -> list[_World]:
         """The next world of each slot: from the bank, or generated from each slot's own
         generator and started by one PC call over all of them (cached starts skipped)."""
@@ -423,6 +591,8 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
 
     def _reset_world(self, i: int, world: _World) -> None:
         self._worlds[i] = world
+        self._last_actions[i] = None
+        self._final_scores[i] = None
         self._samplers[i] = sampler_for(world.instance.scm)
         self._allowed[i] = world.allowed
         self._rngs[i].bit_generator.state = world.rng_state
@@ -590,23 +760,34 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         return {key: np.stack([part[key] for part in parts]) for key in parts[0]}
 
     def _info(self, scores: dict[int, dict[str, float]] | None = None) -> dict[str, Any]:
+        """The single env's info keys for every world, in Gymnasium's vector form (each key an
+                array over worlds beside its ``_key`` mask, all True: every world has every key at
+                every step); ``scored`` is True, and ``score`` and ``instance_seed`` are filled in (else
+        :data:`~acdb_gym.envs.levels.UNSCORED` and -1), for the worlds that ended this step."""
         n = self.num_envs
-        info: dict[str, Any] = {
-            "budget": self._budgets.copy(),
-            "_budget": np.ones(n, dtype=bool),
+        every = np.ones(n, dtype=bool)
+        scores = scores or {}
+        seeds = np.full(n, -1, dtype=np.int64)
+        for i in scores:
+            world = self._worlds[i]
+            assert world is not None
+            seeds[i] = world.instance.seed
+        score = np.full((n, len(SCORE_FIELDS)), UNSCORED)
+        for i, values in scores.items():
+            score[i] = [float(values[field]) for field in SCORE_FIELDS]
+        scored = np.zeros(n, dtype=bool)
+        scored[list(scores)] = True
+        return {
+            "n_nodes": np.full(n, self.n_nodes, dtype=np.int64),
+            "_n_nodes": every,
+            "total_budget": self._budgets.copy(),
+            "_total_budget": every.copy(),
             "interventions_used": self._used.copy(),
-            "_interventions_used": np.ones(n, dtype=bool),
-            "action_mask": self.action_masks(),
-            "_action_mask": np.ones(n, dtype=bool),
+            "_interventions_used": every.copy(),
+            "scored": scored,
+            "_scored": every.copy(),
+            "score": score,
+            "_score": every.copy(),
+            "instance_seed": seeds,
+            "_instance_seed": every.copy(),
         }
-        if scores:
-            ended = np.zeros(n, dtype=bool)
-            ended[list(scores)] = True
-            fields = next(iter(scores.values())).keys()
-            values = {
-                field: np.array([scores[i][field] if i in scores else 0 for i in range(n)])
-                for field in fields
-            }
-            info["score"] = {**values, **{f"_{field}": ended for field in fields}}
-            info["_score"] = ended
-        return info

@@ -48,7 +48,12 @@ def commitment_line(row: AgentRow) -> str:
         return f"- **{row.label}**: no scored episodes."
     gap = precision.mean - recall.mean
     numbers = f"precision {100 * precision.mean:.1f}% vs recall {100 * recall.mean:.1f}%"
-    if abs(gap) < BALANCE_TOLERANCE:
+    if max(precision.mean, recall.mean) < BALANCE_TOLERANCE:
+        verdict = (
+            "orients almost no true edge (an empty or wrong submission), so the balance of "
+            "precision and recall says nothing"
+        )
+    elif abs(gap) < BALANCE_TOLERANCE:
         verdict = "balanced: about as many oriented edges as true edges"
     elif gap > 0:
         verdict = "precision exceeds recall: under-commits (fewer oriented edges than true edges)"

@@ -20,17 +20,20 @@ from acdb_gym.results import RESULTS_FILE, read_results
 
 
 def test_a_named_env_gives_this_worlds_names_at_reset() -> None:
-    env = gym.make("ACDB-Sachs-real", named=True)
+    env = gym.make("ACDB-Real-Sachs-v2", named=True)
     _, info = env.reset(options={"manifest_index": 3})
+    details = env.unwrapped.details()  # type: ignore[attr-defined]
     instance = hidden_instance_of(env)
     assert instance.variable_names is not None
-    assert info["variable_names"] == list(instance.variable_names)
-    assert sorted(info["variable_names"]) == sorted(SACHS_PROTEINS)
-    _, info = gym.make("ACDB-Sachs-real").reset(options={"manifest_index": 3})
-    assert "variable_names" not in info
+    assert details["variable_names"] == list(instance.variable_names)
+    assert sorted(details["variable_names"]) == sorted(SACHS_PROTEINS)
+    assert "variable_names" not in info  # text: in the details an agent is given, not in info
+    unnamed = gym.make("ACDB-Real-Sachs-v2")
+    unnamed.reset(options={"manifest_index": 3})
+    assert "variable_names" not in unnamed.unwrapped.details()  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("env_id", ["ACDB-L2-v1", "ACDB-SF-L3-real"])
+@pytest.mark.parametrize("env_id", ["ACDB-Calibrated-L2-v1", "ACDB-Real-SF-L3-v2"])
 def test_named_is_refused_where_variables_have_no_names(env_id: str) -> None:
     with pytest.raises(ValueError, match="named=True shows the real names"):
         gym.make(env_id, named=True)
@@ -40,12 +43,14 @@ def test_named_is_refused_where_variables_have_no_names(env_id: str) -> None:
 def test_a_named_agent_tells_the_model_and_an_unnamed_one_does_not(
     fake: SimpleNamespace, provider: str
 ) -> None:
-    _, info = gym.make("ACDB-Sachs-real", named=True).reset(options={"manifest_index": 3})
-    pairs = ", ".join(f"X{index} = {name}" for index, name in enumerate(info["variable_names"]))
+    named_env = gym.make("ACDB-Real-Sachs-v2", named=True)
+    named_env.reset(options={"manifest_index": 3})
+    names = named_env.unwrapped.details()["variable_names"]  # type: ignore[attr-defined]
+    pairs = ", ".join(f"X{index} = {name}" for index, name in enumerate(names))
     sessions = {}
     for named in (True, False):
         server = fake.serve(fake.Script([fake.submit_reply([(0, 1)])]))
-        env = gym.make("ACDB-Sachs-real", named=named, **env_kwargs_for("llm_raw"))
+        env = gym.make("ACDB-Real-Sachs-v2", named=named, **env_kwargs_for("llm_raw"))
         result = run_episode(env, fake.agent(server, provider, named=named), manifest_index=3)
         assert result.steps == 1
         sessions[named] = server.requests[0].session
@@ -56,7 +61,7 @@ def test_a_named_agent_tells_the_model_and_an_unnamed_one_does_not(
 
 def test_a_named_agent_on_an_env_without_names_is_refused(fake: SimpleNamespace) -> None:
     server = fake.serve(fake.Script([fake.submit_reply([(0, 1)])]))
-    env = gym.make("ACDB-Sachs-real", **env_kwargs_for("llm_raw"))
+    env = gym.make("ACDB-Real-Sachs-v2", **env_kwargs_for("llm_raw"))
     with pytest.raises(ValueError, match="needs an env made with named=True"):
         run_episode(env, fake.agent(server, "openai", named=True), manifest_index=0)
 

@@ -18,7 +18,7 @@ from acdb_gym.cli import main as cli_main
 from acdb_gym.core.graphs import SACHS_PROTEINS
 from acdb_gym.results import RESULTS_FILE, read_results
 
-CELLS_ID = "ACDB-Cells-sachs-experiments"
+CELLS_ID = "ACDB-SachsExperiments-Cells-v0"
 _TARGETS = re.compile(r"Experiments exist only for ((?:X\d+, )*X\d+);")
 
 
@@ -81,7 +81,7 @@ def test_the_sweep_runs_llm_agents_on_real_experiments_named_and_anonymous(
 
 def test_a_model_plays_a_cause_effect_pair(fake: SimpleNamespace) -> None:
     server = fake.serve(fake.Script([fake.submit_reply([(1, 0)])]))
-    env = gym.make("ACDB-Pairs-tuebingen", **env_kwargs_for("llm_raw"))
+    env = gym.make("ACDB-Tuebingen-Pairs-v0", **env_kwargs_for("llm_raw"))
     result = run_episode(env, fake.agent(server, "anthropic"), manifest_index=0)
     [request] = server.requests
     assert "either X0 -> X1 or X1 -> X0" in request.system

@@ -141,7 +141,8 @@ def test_invalid_action_is_rejected_by_every_variant() -> None:
         env.reset(options={"manifest_index": 0})
         assert env.action_space.contains(INVALID_ACTION)
         _, _, terminated, _, info = env.step(INVALID_ACTION)
-        assert "error" in info and not terminated and env.invalid_actions == 1
+        assert "error" in env.details() and not terminated and env.invalid_actions == 1
+        assert info["invalid_actions"] == 1
 
 
 def test_prompts() -> None:

@@ -16,7 +16,7 @@ from typing import cast
 
 import numpy as np
 
-from acdb_gym.core.graphs import DAG, random_order_dag, scale_free_dag
+from acdb_gym.core.graphs import DAG, orient_by_order, random_order_dag, scale_free_dag
 from acdb_gym.core.graphs.real import topology
 from acdb_gym.core.types import FloatArray
 from acdb_gym.core.worlds.faithfulness import (
@@ -42,6 +42,7 @@ __all__ = [
     "LinearGaussianKind",
     "accepted_linear_world",
     "build_scm",
+    "degree_scales",
     "draw_graph",
     "draw_weights",
     "passes_full_set_check",
@@ -98,13 +99,18 @@ def draw_graph(spec: LevelSpec, rng: np.random.Generator) -> tuple[DAG, tuple[st
     variable names of a fixed topology in the drawn labelling (None for a random graph).
 
     ``"er"`` is :func:`~acdb_gym.core.graphs.random_order_dag` (its draws unchanged),
-    ``"sf"`` :func:`~acdb_gym.core.graphs.scale_free_dag`; a fixed topology's node ``s``
+    ``"sf"`` :func:`~acdb_gym.core.graphs.scale_free_dag`, then with
+    ``orientation="uniform"`` its skeleton oriented by ``rng.permutation(d)``
+    (:func:`~acdb_gym.core.graphs.orient_by_order`); a fixed topology's node ``s``
     becomes node ``order[s]`` for a uniform permutation ``order = rng.permutation(d)``.
     """
     if spec.graph == "er":
         return random_order_dag(spec.d, n_edges=spec.k, rng=rng), None
     if spec.graph == "sf":
-        return scale_free_dag(spec.d, n_edges=spec.k, rng=rng), None
+        dag = scale_free_dag(spec.d, n_edges=spec.k, rng=rng)
+        if spec.orientation == "uniform":
+            dag = orient_by_order(dag, rng.permutation(spec.d))
+        return dag, None
     source = topology(spec.graph)
     order = rng.permutation(spec.d)
     adjacency = np.zeros((spec.d, spec.d), dtype=np.bool_)
@@ -116,12 +122,35 @@ def draw_graph(spec: LevelSpec, rng: np.random.Generator) -> tuple[DAG, tuple[st
 
 
 def draw_weights(spec: LevelSpec, dag: DAG, rng: np.random.Generator) -> FloatArray:
-    """Magnitudes ``U[weight_low, weight_high]``, signs +/-1 with probability 1/2, row-major."""
+    """Magnitudes ``U[weight_low, weight_high]``, signs +/-1 with probability 1/2, row-major;
+    with ``edge_scale="degree"`` each times its edge's :func:`degree_scales` factor."""
     magnitude = rng.uniform(spec.weight_low, spec.weight_high, size=dag.n_edges)
     sign = np.where(rng.random(dag.n_edges) < 0.5, -1.0, 1.0)
     weights = np.zeros((spec.d, spec.d))
     weights[dag.adjacency] = magnitude * sign
+    if spec.edge_scale == "degree":
+        weights *= degree_scales(dag)
     return weights
+
+
+def degree_scales(dag: DAG) -> FloatArray:
+    """``edge_scale="degree"``'s factor of each edge ``i -> j`` (DESIGN §3 step 2):
+    ``sqrt(mean_degree / (deg_i * deg_j))``, with degrees counted in and out and
+    ``mean_degree = 2 k / d``; 0 off the edges.
+
+    A node's precision diagonal, hence its R² from all the others, is one plus the squared
+    unit-noise weights of its edges (plus its parents' covariances), so plain weights make R²
+    a weighted degree; with these factors a node's edges weigh about as much together as one
+    plain edge, whatever its degree.
+
+    >>> degree_scales(DAG.from_edges(3, [(0, 1), (0, 2)]))[0].round(3).tolist()
+    [0.0, 0.816, 0.816]
+    """
+    adjacency = dag.adjacency
+    degree = (adjacency.sum(axis=0) + adjacency.sum(axis=1)).astype(np.float64)
+    mean_degree = 2.0 * dag.n_edges / max(dag.n_nodes, 1)
+    scales = np.sqrt(mean_degree / np.maximum(np.outer(degree, degree), 1.0))
+    return np.where(adjacency, scales, 0.0)
 
 
 def build_scm(spec: LevelSpec, weights: FloatArray) -> LinearGaussianSCM:
@@ -175,6 +204,8 @@ def redraw_weak_edges(
             return dag, scm, cov, draws, n_weak, names
         magnitude = weight_rng.uniform(spec.weight_low, spec.weight_high, size=n_weak)
         sign = np.where(weight_rng.random(n_weak) < 0.5, -1.0, 1.0)
+        if spec.edge_scale == "degree":
+            sign = sign * degree_scales(dag)[weak]
         weights = weights.copy()
         weights[weak] = magnitude * sign
         draws += 1
