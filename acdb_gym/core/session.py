@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from acdb_gym.core import stats, tools
+from acdb_gym.core import statistic_tools, stats
 from acdb_gym.core.graphs import ADMG, DAG, PAG, PDAG
 from acdb_gym.core.scoring import ScoreReport, SubmissionTypeError, check_submission, score
 from acdb_gym.core.types import FloatArray, is_integer, readonly
@@ -281,8 +281,8 @@ class Session:
     # ------------------------------------------------------------------ statistics tools
     def run_tool(
         self, name: str, arguments: Mapping[str, Any], *, regime: Regime = None
-    ) -> tools.ToolResult:
-        """Call the registered statistics tool ``name`` (:mod:`acdb_gym.core.tools`).
+    ) -> statistic_tools.ToolResult:
+        """Call the registered statistics tool ``name`` (:mod:`acdb_gym.core.statistic_tools`).
 
         Args:
             name: the tool, e.g. ``"partial_correlation"``.
@@ -297,7 +297,7 @@ class Session:
             ValueError: an unknown tool, missing or unexpected arguments, a bad node, ``cond``
                 entry or regime, or whatever the tool rejects (naming the value).
         """
-        tool = tools.get_tool(name)
+        tool = statistic_tools.get_tool(name)
         if "regime" not in tool.fields and regime is not None:
             raise ValueError(f"{name} always uses the observational data, got regime {regime!r}")
         data = self._regime_data(regime)
@@ -329,7 +329,7 @@ class Session:
         j: int,
         cond: Sequence[int] = (),
         *,
-        alpha: float = tools.INDEPENDENCE_ALPHA,
+        alpha: float = statistic_tools.INDEPENDENCE_ALPHA,
         regime: Regime = None,
     ) -> stats.IndependenceTest:
         """Fisher-z test of ``X_i ⊥ X_j | X_cond``: statistic, p-value and decision."""
@@ -345,7 +345,7 @@ class Session:
         return result
 
     def _check_tool_arguments(
-        self, tool: tools.StatisticTool, arguments: Mapping[str, Any]
+        self, tool: statistic_tools.StatisticTool, arguments: Mapping[str, Any]
     ) -> dict[str, Any]:
         expected = [field for field in tool.fields if field != "regime"]
         if not isinstance(arguments, Mapping) or sorted(arguments) != sorted(expected):

@@ -28,7 +28,7 @@ def plan_jobs(config: SweepConfig) -> list[Job]:
     """Every job of ``config``, in a deterministic order: agents, their panels, levels,
     manifest indices, repeats."""
     jobs = []
-    specs = {level: config.level_spec(level) for level in config.levels}
+    spec_texts = {level: config.level_spec(level) for level in config.levels}
     for agent, entry in zip(config.agents, config.entries, strict=True):
         options = agent_config(entry, config.agent_options)
         for panel in panels_for(entry, config.panels):
@@ -45,7 +45,7 @@ def plan_jobs(config: SweepConfig) -> list[Job]:
                                 entry.tools,
                                 repeat,
                                 options,
-                                specs[level],
+                                spec_texts[level],
                                 entry=entry,
                             )
                         )

@@ -131,8 +131,8 @@ def _run_locked(config: SweepConfig, start: float) -> SweepSummary:
     _refuse_links(config.out)
     rows = read_results(results, mode="strict", repair=True).rows
     if config.ladder == CUSTOM_LADDER:
-        specs = {level: config.level_spec(level) for level in config.levels}
-        check_custom_levels(specs, rows, results)
+        spec_texts = {level: config.level_spec(level) for level in config.levels}
+        check_custom_levels(spec_texts, rows, results)
     done = {row.job_id for row in rows if row.status == "ok"}
     jobs = plan_jobs(config)
     todo = [job for job in jobs if job.job_id not in done]

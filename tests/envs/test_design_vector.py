@@ -22,7 +22,7 @@ from acdb_gym.envs.design import cache
 from acdb_gym.envs.design.bank import BankError, InstanceBank, build_bank, load_bank
 from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.envs.design.vector import DesignVectorEnv
-from acdb_gym.envs.levels import choose_instance
+from acdb_gym.envs.episode_rules import choose_instance
 
 SEEDS = range(500_000, 500_006)
 NONLINEAR_SEEDS = range(600_000, 600_020)

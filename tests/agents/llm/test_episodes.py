@@ -15,7 +15,7 @@ from acdb_gym.agents.base import Agent, run_episode
 from acdb_gym.agents.llm import env_kwargs_for
 from acdb_gym.core.graphs import DAG, cpdag
 from acdb_gym.core.ladders.shipped import get_level
-from acdb_gym.core.tools import StatisticTool, ToolResult, registered_tool
+from acdb_gym.core.statistic_tools import StatisticTool, ToolResult, registered_tool
 
 PROVIDERS = ("openai", "anthropic")
 INSTANCE = get_level("v0", "L0").instance(0)
