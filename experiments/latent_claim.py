@@ -87,10 +87,14 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=100)
     parser.add_argument("--last", type=int, default=199)
     parser.add_argument("--levels", nargs="+", default=list(LEVEL_NAMES))
+    parser.add_argument(
+        "--block", action="store_true", help="print the claim's Markdown only (no wall time)"
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     print(claim_markdown(args.first, args.last, args.levels), end="")
-    print(f"wall time {time.perf_counter() - start:.0f} s")
+    if not args.block:
+        print(f"wall time {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ the pairs section's weighted accuracy) and written to ``docs/claims/<name>.md``.
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from acdb_gym.core.ladders.shipped import SACHS_EXPERIMENT_LADDER, TUEBINGEN_LADDER
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.report import load_results, paired_test, summarize
 from acdb_gym.report.load import as_rows
 from acdb_gym.report.pairs import pair_accuracies
@@ -287,13 +287,24 @@ BLOCKS = {"real-experiments": block_real_experiments, "tuebingen-pairs": block_t
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="sweep worker processes")
     parser.add_argument("--no-sweep", action="store_true", help="build from the rows present")
+    parser.add_argument(
+        "--sweeps-only", action="store_true", help="run (or resume) the sweeps, build nothing"
+    )
+    parser.add_argument(
+        "--block", choices=list(BLOCKS), help="print this block only (from the rows present)"
+    )
     args = parser.parse_args()
+    if args.block:
+        print(BLOCKS[args.block](), end="")
+        return
     start = time.perf_counter()
     if not args.no_sweep:
         run_sweeps(args.workers)
+    if args.sweeps_only:
+        return
     CLAIMS.mkdir(parents=True, exist_ok=True)
     for name, build in BLOCKS.items():
         text = build()
@@ -303,4 +314,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -2,6 +2,8 @@
 
     python experiments/readme_claims.py --only rl-n3-summary rl-n3-table --no-sweep --paste
 
+(which runs ``python experiments/regime_claims.py --block rl-n3-summary`` and ``... rl-n3-table``)
+
 Both blocks come from the test split, manifest indices 100-199 of v1-n3's six levels:
 ``models/acdb_design_n3/evaluation_test.json`` (``experiments/eval_design_policy.py --ladder
 v1-n3``, run here when the file is missing; it refuses a file without a selection record) and
@@ -21,6 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from acdb_gym.core.scripts import OneLineParser, run_script
 
 ROOT = Path(__file__).resolve().parent.parent
 N3_POLICY = ROOT / "models" / "acdb_design_n3"
@@ -134,9 +138,6 @@ def block_rl_n3_summary() -> str:
 
 
 def block_rl_n3_table() -> str:
-    sys.path.insert(0, str(ROOT / "experiments"))
-    from eval_design_policy import markdown
-
     result = evaluation()
     cells = headroom()
     lines = [
@@ -153,8 +154,23 @@ def block_rl_n3_table() -> str:
             f"({_p(gain['p'])}) | {best:+.3f} | {gain['difference'] / best:.0%} | "
             f"{fresh:+.3f} | {gain['difference'] / fresh:.0%} |"
         )
+    # The table eval_design_policy.py wrote beside its evaluation file.
     return (
-        markdown(result["levels"], result["sum_over_levels"])
+        (N3_POLICY / "evaluation_test.md").read_text()
         + "\nThe headroom of each cell (`experiments/headroom.py` on the same indices) and the "
         "share of it the policy's gain over greedy takes:\n\n" + "\n".join(lines) + "\n"
     )
+
+
+BLOCKS = {"rl-n3-summary": block_rl_n3_summary, "rl-n3-table": block_rl_n3_table}
+
+
+def main() -> None:
+    parser = OneLineParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--block", choices=list(BLOCKS), required=True, help="the block to print")
+    args = parser.parse_args()
+    print(BLOCKS[args.block](), end="")
+
+
+if __name__ == "__main__":
+    run_script(main)
