@@ -56,6 +56,7 @@ from acdb_gym.baselines.targeting import (
     stratified_sign_flip_p_value,
 )
 from acdb_gym.core.ladders.shipped import ALL_LADDERS
+from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.worlds.instance import Instance, generate_instance
 from acdb_gym.discovery import ShiftOrienter
 from acdb_gym.envs.design.graph_obs import graph_observation
@@ -309,7 +310,7 @@ def markdown(summary: dict[str, Any], labels: Sequence[str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--indices", default="100-199", help="manifest indices FIRST-LAST")
     parser.add_argument("--generated", type=int, default=0, help="N generated worlds per level")
@@ -355,4 +356,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -18,7 +18,6 @@ down. The table is Markdown; the exit status is 1 if any case failed.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import io
 import json
@@ -35,6 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from acdb_gym.core.scripts import OneLineParser, run_script
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICY = ROOT / "models" / "acdb_design_l1_v0" / "model.zip"
@@ -806,7 +807,7 @@ CASES: tuple[Case, ...] = (
 
 # ----------------------------------------------------------------------------- main
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", help="run only the cases whose name has a word")
     parser.add_argument("--keep", type=Path, help="keep every case's folder under DIR")
     args = parser.parse_args()
@@ -864,4 +865,4 @@ def _shown(outcome: Outcome, folder: Path) -> str:
 
 if __name__ == "__main__":
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    sys.exit(main())
+    run_script(main)

@@ -159,6 +159,7 @@ def test_no_two_commands_share_an_output_folder() -> None:
     assert not shared, shared
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("document", DOCUMENTS, ids=[str(d.relative_to(ROOT)) for d in DOCUMENTS])
 def test_every_command_of_a_document_runs(document: Path, tmp_path: Path) -> None:
     """The document's runnable commands, in its order, in one scratch folder."""

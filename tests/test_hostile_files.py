@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from acdb_gym.cli import main as cli_main
-from acdb_gym.results import RESULTS_FILE
+from acdb_gym.report.episodes import episode_order
+from acdb_gym.results import RESULTS_FILE, read_results
 from acdb_gym.sweep.run import SweepConfig, run_sweep
 
 NESTED = "[" * 100_000 + "]" * 100_000
@@ -36,6 +37,13 @@ def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _rows(run: Path) -> list[dict[str, Any]]:
     lines = (run / RESULTS_FILE).read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines]
+
+
+def _page_of(run: Path, job_id: str) -> str:
+    """The episode page of row ``job_id``: pages are numbered in the viewer's order."""
+    rows = episode_order(read_results(run / RESULTS_FILE, mode="lenient").rows)
+    index = next(i for i, row in enumerate(rows) if row.job_id == job_id)
+    return (run / "episodes" / f"e{index}.html").read_text(encoding="utf-8")
 
 
 def _planted(clean_run: Path, tmp_path: Path, *lines: str, at: int = 1) -> Path:
@@ -66,6 +74,7 @@ def _resume(run: Path) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- item 2
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("line", "problem"),
     [
@@ -91,6 +100,7 @@ def test_a_hostile_line_is_skipped_by_the_report_and_refused_by_a_resume(
     assert (run / RESULTS_FILE).read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_hostile_transcript_line_is_skipped_and_the_page_still_written(
     clean_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -102,7 +112,7 @@ def test_a_hostile_transcript_line_is_skipped_and_the_page_still_written(
     (run / "transcripts" / f"{job}.jsonl").write_text("\n".join(lines) + "\n")
     code, err = _cli(["report", str(run)], capsys)
     assert code == 0 and "Traceback" not in err
-    page = (run / "episodes" / "e0.html").read_text(encoding="utf-8")
+    page = _page_of(run, job)
     assert "kept before" in page and "2 events" in page and "2 lines skipped" in page
 
 
@@ -153,6 +163,7 @@ def test_rows_that_would_allocate_without_bound_are_skipped_by_file_and_line(
     assert ":4: revision of 200 graphs of 1000 nodes holds 200000000 cells" in warned[2]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("changes", "problem"),
     [
@@ -202,6 +213,7 @@ def test_one_bad_row_is_skipped_and_the_report_written(
     assert len(list((run / "episodes").glob("e*.html"))) == len(_rows(clean_run))
 
 
+@pytest.mark.slow
 def test_a_custom_row_whose_world_cannot_be_regenerated_costs_a_bounded_time(
     clean_run: Path,
     tmp_path: Path,
@@ -221,11 +233,12 @@ def test_a_custom_row_whose_world_cannot_be_regenerated_costs_a_bounded_time(
     code, err = _cli(["report", str(run)], capsys)
     assert code == 0 and "Traceback" not in err
     assert time.perf_counter() - start < 45
-    page = (run / "episodes" / "e1.html").read_text(encoding="utf-8")
+    page = _page_of(run, "custom")
     assert "The true graph could not be regenerated" in page
 
 
 # ----------------------------------------------------------------------------- item 4
+@pytest.mark.slow
 def test_names_from_rows_never_leave_the_run_directory(
     clean_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -249,6 +262,7 @@ def test_names_from_rows_never_leave_the_run_directory(
     assert "SECRET-1" not in pages
 
 
+@pytest.mark.slow
 def test_a_transcript_that_is_a_link_is_not_followed(
     clean_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -304,6 +318,7 @@ def test_named_with_a_custom_level_stops_before_the_first_job(
     assert not (tmp_path / "r" / RESULTS_FILE).exists()
 
 
+@pytest.mark.slow
 def test_the_torn_line_warning_is_one_line_without_source(clean_run: Path, tmp_path: Path) -> None:
     run = _planted(clean_run, tmp_path)
     with (run / RESULTS_FILE).open("a") as handle:

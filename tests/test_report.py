@@ -423,6 +423,7 @@ def _sweep_rows() -> list[dict[str, Any]]:
     return rows
 
 
+@pytest.mark.slow
 def test_write_report_creates_every_file(tmp_path: Path) -> None:
     write_jsonl(tmp_path, _sweep_rows(), tail='{"job_id": "torn"')
     with pytest.warns(UserWarning, match="torn last line"):
@@ -495,6 +496,7 @@ def test_a_single_ladder_has_no_side_by_side_section() -> None:
     assert "oracle (active)" in text
 
 
+@pytest.mark.slow
 def test_shortcut_checks_compare_sortnregress_with_its_random_order_control(
     tmp_path: Path,
 ) -> None:

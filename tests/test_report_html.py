@@ -99,6 +99,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_every_markdown_table_is_a_sortable_html_table_with_the_same_cells(run: Path) -> None:
     page = _parse(run / "report.html")
     md = _md_tables((run / "report.md").read_text(encoding="utf-8"))
@@ -124,33 +125,33 @@ def test_report_html_is_self_contained(run: Path) -> None:
 
 def test_the_viewer_lists_every_row_and_each_page_shows_its_episode(run: Path) -> None:
     # The viewer numbers the rows in its own order (ladder, level, index, agent), not the file's.
-    rows = episode_order(read_results(run / "results.jsonl", mode="strict").as_dicts())
+    rows = episode_order(read_results(run / "results.jsonl", mode="strict").rows)
     viewer = next(t for t in _parse(run / "report.html").tables if t["id"] == "episodes")
     body = viewer["rows"]
     assert isinstance(body, list) and body[0] == list(EPISODE_HEADERS)
     assert len(body) == len(rows) + 1 == len(list((run / "episodes").glob("e*.html"))) + 1
     for index, row in enumerate(rows):
         page = (run / "episodes" / f"e{index}.html").read_text(encoding="utf-8")
-        assert f"Episode {index}: {row['agent']} ({row['panel']})" in page
+        assert f"Episode {index}: {row.agent} ({row.panel})" in page
         assert "http://" not in page and "https://" not in page and "<script" not in page
-        if row["draws"] > 1:
+        if row.draws > 1:
             assert "a mean over several draws" in page
             continue
-        assert row.get("submission") is not None
+        assert row.submission is not None
         counts = next(t for t in _parse(run / "episodes" / f"e{index}.html").tables
                       if t["class"] == "edge-counts")["rows"]  # fmt: skip
         assert isinstance(counts, list)
         named = dict(zip(counts[0][1:], map(int, counts[1][1:]), strict=True))
         # The edge classes count what the score counts.
-        assert named["missing"] == row["shd_missing"]
-        assert named["reversed"] == row["shd_reversed"]
-        assert named["extra"] == row["shd_extra"]
-        assert named["unresolved"] == row["shd_unresolved"]
+        assert named["missing"] == row.shd_missing
+        assert named["reversed"] == row.shd_reversed
+        assert named["extra"] == row.shd_extra
+        assert named["unresolved"] == row.shd_unresolved
         assert page.count('class="edge edge-') >= named["correct"] * 2
-    greedy = next(i for i, r in enumerate(rows) if r["agent"] == "pc_greedy")
+    greedy = next(i for i, r in enumerate(rows) if r.agent == "pc_greedy")
     page = (run / "episodes" / f"e{greedy}.html").read_text(encoding="utf-8")
     experiments = page.split('<table class="experiments">')[1].split("</table>")[0]
-    assert experiments.count("<tr>") - 1 == rows[greedy]["interventions_used"] > 0
+    assert experiments.count("<tr>") - 1 == rows[greedy].interventions_used > 0
     assert "do(X" in experiments
     # Each descendant with the size of its shift (the v0 SCMs are linear).
     assert re.search(r"X\d+ \([+−]\d\.\d\d\)", experiments)

@@ -42,6 +42,7 @@ def test_the_section_means_each_field_over_episodes() -> None:
     assert latent_parts(as_rows([example_row(agent="c")])) == []  # no latent field
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ladder", ["v1-latent"])
 def test_a_latent_sweep_reports_the_section_in_both_files(ladder: str, tmp_path: Path) -> None:
     config = SweepConfig(

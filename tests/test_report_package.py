@@ -15,6 +15,7 @@ PACKAGE_DIR = Path(report.__file__).parent
 MAX_MODULE_LINES = 600
 
 
+@pytest.mark.slow
 def test_importing_the_report_does_not_import_matplotlib() -> None:
     # A fresh interpreter: this test process may already have imported matplotlib.
     code = (

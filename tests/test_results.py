@@ -321,6 +321,7 @@ def test_cli_resume_on_a_corrupt_file_is_a_one_line_error(
     assert re.match(rf"acdb: error: {path}:2: {message}", err)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["job_id a list", "invalid UTF-8"])
 def test_acdb_sweep_resume_on_a_corrupt_file_prints_no_traceback(tmp_path: Path, case: str) -> None:
     path = _write(tmp_path, BAD_LINES[case][0])

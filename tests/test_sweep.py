@@ -141,6 +141,7 @@ def test_sweep_writes_one_row_per_job_and_resumes(tmp_path: Path) -> None:
     assert saved["ladder"] == "v0" and saved["seeds"] == 2
 
 
+@pytest.mark.slow
 def test_same_arguments_give_identical_rows_with_1_and_2_workers(tmp_path: Path) -> None:
     run_sweep(_config(tmp_path / "a"))
     run_sweep(_config(tmp_path / "b"))
@@ -233,6 +234,7 @@ def _cli(out: Path) -> list[str]:
     return [sys.executable, "-m", "acdb_gym.cli", *_SWEEP_ARGS, "--out", str(out)]
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     reference = tmp_path / "reference"
     subprocess.run(_cli(reference), check=True, capture_output=True)
@@ -296,6 +298,7 @@ def test_cli_reports_bad_arguments(capsys: pytest.CaptureFixture[str], tmp_path:
     assert "no results.jsonl" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_ray_backend_gives_the_same_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ray = pytest.importorskip("ray")
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
@@ -310,6 +313,7 @@ def test_ray_backend_gives_the_same_rows(tmp_path: Path, monkeypatch: pytest.Mon
     )
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_times_then_resume(tmp_path: Path) -> None:
     """Several kills at random moments (some may land mid-write), then one resume."""
     reference = tmp_path / "reference"
@@ -340,6 +344,7 @@ def test_sigkill_at_random_times_then_resume(tmp_path: Path) -> None:
     assert _stable(rows) == expected
 
 
+@pytest.mark.slow
 def test_a_script_registering_its_own_agent_runs_it_on_several_workers(tmp_path: Path) -> None:
     # Workers start from a forkserver that imports the script as spawn would, so an agent the
     # script registers at top level exists in every worker.

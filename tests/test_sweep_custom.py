@@ -45,6 +45,7 @@ def _stable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(({k: v for k, v in r.items() if k != "wall_time"} for r in rows), key=str)
 
 
+@pytest.mark.slow
 def test_a_custom_sweep_writes_rows_resumes_and_reports(tmp_path: Path) -> None:
     config = _config(tmp_path, SMALL)
     first = run_sweep(config)

@@ -65,6 +65,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainConfig, Any]
 
 
 # --------------------------------------------------------------------------- the trainer
+@pytest.mark.slow
 def test_training_writes_logs_checkpoints_and_a_loadable_model(trained: Any) -> None:
     config, result = trained
     out = config.out
@@ -256,6 +257,7 @@ def test_a_missing_rl_extra_names_the_install(
     assert "pip install 'acdb_gym[rl]'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_importing_the_rl_modules_loads_no_torch() -> None:
     code = (
         "import sys, acdb_gym.agents.rl.agent, acdb_gym.agents.rl.train, acdb_gym.baselines.targeting\n"

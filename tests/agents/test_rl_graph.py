@@ -167,6 +167,7 @@ def test_the_sweep_runs_a_graph_policy_on_v1(saved: Path, tmp_path: Path) -> Non
     assert row.interventions_used <= LADDERS["v1"]["L3"].instance(0).budget
 
 
+@pytest.mark.slow
 def test_the_trainer_runs_and_writes_a_loadable_policy(tmp_path: Path) -> None:
     """On one ladder and estimator (the paper's levels differ only in the list trained on,
     :func:`~acdb_gym.agents.rl.selection.protocol_levels`), with a checkpoint per validation."""

@@ -132,6 +132,7 @@ def test_a_ladder_selection_scores_that_ladder_and_records_it(
         select.main([*argv, "--ladder", "v9"])
 
 
+@pytest.mark.slow
 def test_eval_script_plays_a_ladders_levels(
     policy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -53,6 +53,7 @@ CHAIN = [(0, 1), (1, 2)]
 COLLIDER = [(0, 2), (1, 2)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent_class", AGENTS)
 @pytest.mark.parametrize(("edges", "seeds"), [(CHAIN, (1, 2, 3)), (COLLIDER, (0, 1, 2))])
 def test_agents_recover_three_node_worlds(
@@ -79,6 +80,7 @@ def test_the_chain_needs_an_experiment_and_one_suffices() -> None:
 # --------------------------------------------------------------------------- protocol
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent_class", AGENTS)
 @pytest.mark.parametrize(("ladder", "level"), [("v0", "L2"), ("v0", "L5"), ("v1", "L4")])
 def test_agents_stay_within_budget_and_act_only_through_step(

@@ -41,6 +41,7 @@ def test_predicted_i_star_is_exact_on_true_cpdags() -> None:
     assert predicted_i_star(DAG.from_edges(3, [(0, 2), (1, 2)]).to_pdag()) == 0
 
 
+@pytest.mark.slow
 def test_the_cap_stops_at_its_prediction_and_buys_eta_not_the_anytime_f1() -> None:
     env = gym.make("ACDB-Calibrated-L3-v1")
     capped_eta, plain_eta, capped_any, plain_any = [], [], [], []

@@ -114,6 +114,7 @@ def test_the_manifest_is_the_first_seeds_that_generate_with_their_digests() -> N
             custom_manifest(spec, seeds)
 
 
+@pytest.mark.slow
 def test_another_process_preflights_the_same_seeds_and_digests() -> None:
     code = (
         "import json; from acdb_gym.core.ladders.custom import *; "

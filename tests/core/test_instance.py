@@ -137,6 +137,7 @@ def test_standardized_scales_each_variable_as_it_is_generated() -> None:
 # --------------------------------------------------------------------------- faithfulness
 
 
+@pytest.mark.slow
 def test_partial_correlation_matches_regression_residuals() -> None:
     inst = generate_instance(SMALL, 11)
     cov = inst.scm.covariance()
@@ -265,6 +266,7 @@ print(inst.d_obs.tobytes().hex(), inst.weights.tobytes().hex(), data.tobytes().h
 """
 
 
+@pytest.mark.slow
 def test_bit_identical_across_processes() -> None:
     runs = [
         subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, check=True)
@@ -363,6 +365,7 @@ def test_random_floor_closed_form_matches_simulation() -> None:
     assert abs(np.mean(f1s) - spec.random_floor) < 0.005
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ladder", list(LADDERS))
 @pytest.mark.parametrize("level", LEVEL_NAMES)
 def test_manifest_digests_catch_generation_drift(ladder: str, level: str) -> None:
@@ -407,6 +410,7 @@ def test_core_imports_only_numpy_scipy_and_itself() -> None:
                     assert name.startswith("acdb_gym.core"), f"{source.name} imports {name}"
 
 
+@pytest.mark.slow
 def test_import_acdb_gym_loads_no_torch_llm_sdk_or_plotting() -> None:
     code = (
         "import sys, acdb_gym\n"

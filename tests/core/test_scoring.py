@@ -484,6 +484,7 @@ def _reference_score(dag: DAG, submission: PDAG, targets: list[int]) -> dict[str
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=250, deadline=None)
 @given(worlds())
 def test_matches_naive_reference(world: tuple[DAG, PDAG, list[int]]) -> None:
@@ -493,6 +494,7 @@ def test_matches_naive_reference(world: tuple[DAG, PDAG, list[int]]) -> None:
         assert report[key] == pytest.approx(value, abs=1e-12), key
 
 
+@pytest.mark.slow
 @settings(max_examples=250, deadline=None)
 @given(worlds())
 def test_general_invariants(world: tuple[DAG, PDAG, list[int]]) -> None:
@@ -532,6 +534,7 @@ def test_general_invariants(world: tuple[DAG, PDAG, list[int]]) -> None:
     assert report.i_star_size == len(minimum_intervention_set(dag))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(worlds())
 def test_essential_without_targets_is_compelled(world: tuple[DAG, PDAG, list[int]]) -> None:
@@ -560,6 +563,7 @@ def test_perfect_submissions(dag: DAG, data: st.DataObject) -> None:
     assert report.essential_f1 == report.skeleton_f1 == report.compelled_f1 == 1.0
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(worlds(), st.randoms(use_true_random=False))
 def test_relabeling_nodes_changes_nothing(

@@ -48,6 +48,7 @@ def test_orienting_by_an_order_keeps_the_skeleton_and_follows_the_order() -> Non
         orient_by_order(dag, np.array([0, 0, *range(2, 20)]))
 
 
+@pytest.mark.slow
 def test_hubs_are_parents_under_attachment_and_either_way_under_a_uniform_order() -> None:
     model = LevelSpec(20, 30, 1000, 200, 1.0, 1, standardized=True, graph="sf")
     uniform = replace(model, orientation="uniform")
@@ -134,6 +135,7 @@ def _largest_gain(spec: LevelSpec, seeds: list[int]) -> tuple[float, tuple[str, 
     return gains[order], order
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["SF-L3", "SF-Nonlinear-L3"])
 def test_no_marginal_order_sorts_the_scale_free_levels(name: str) -> None:
     level = REAL_LADDER[name]
@@ -144,6 +146,7 @@ def test_no_marginal_order_sorts_the_scale_free_levels(name: str) -> None:
     assert gain < 0.10, (name, order, gain)
 
 
+@pytest.mark.slow
 def test_the_real_v1_generator_is_sortable_on_the_same_level() -> None:
     old = replace(REAL_LADDER["SF-L3"].spec, orientation="model", edge_scale="none")
     seeds = [entry.seed for entry in preflight(old, 400_000, SEEDS)]

@@ -32,6 +32,7 @@ def test_the_regression_removes_a_smooth_mean() -> None:
     assert np.std(residual) < 0.2  # of the standardized y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_anm_orients_nonlinear_additive_noise_pairs(seed: int) -> None:
     rng = np.random.default_rng([seed, 7])
@@ -48,6 +49,7 @@ def test_anm_refuses_constant_or_tiny_data() -> None:
         anm_direction(np.arange(4.0), np.arange(4.0) ** 2)
 
 
+@pytest.mark.slow
 def test_anm_graph_orients_a_pair_always_and_larger_graphs_without_cycles() -> None:
     rng = np.random.default_rng(4)
     x = rng.uniform(-2, 2, 200)

@@ -19,6 +19,7 @@ from acdb_gym.core.stats import fisher_z_test, partial_correlation
 from acdb_gym.core.worlds.instance import Instance, generate_instance
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
+from acdb_gym.envs.episode_rules import UNSCORED
 from acdb_gym.testing import SCORE_FIELDS, find_hidden_leak
 
 Action = tuple[int, dict[str, Any]]
@@ -463,8 +464,11 @@ def test_truncation_at_the_step_limit_scores_the_empty_graph(
     assert (terminated, truncated) == (False, True)
     assert observation["steps_remaining"] == 0
     assert set(unwrapped(env).details()["score"]) == set(SCORE_FIELDS)
+    # A field the episode leaves undefined (NaN: the anytime F1 of an unstated graph) is
+    # UNSCORED in the info.
     assert info["score"].tolist() == [
-        float(unwrapped(env).details()["score"][f]) for f in SCORE_FIELDS
+        UNSCORED if np.isnan(value) else value
+        for value in (float(unwrapped(env).details()["score"][f]) for f in SCORE_FIELDS)
     ]
     used = unwrapped(env).session.interventions_used
     expected = score(instance, PDAG.empty(D), interventions_used=used, targets=[1] * used)

@@ -76,6 +76,7 @@ def test_every_registered_id_is_checked() -> None:
     assert set(DESIGN_IDS + FEW_SAMPLE_DESIGN_IDS) <= set(CURRENT_IDS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", CURRENT_IDS)
 def test_gymnasium_check_env_on_every_id(env_id: str) -> None:
     env = gym.make(env_id)
@@ -89,6 +90,7 @@ def test_gymnasium_check_env_on_every_id(env_id: str) -> None:
         assert not messages  # bounded features only
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "env_id",
     [env_id for env_id in CURRENT_IDS if env_id.startswith(("ACDB-Flat-", "ACDB-Design-"))],

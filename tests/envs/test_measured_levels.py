@@ -144,6 +144,7 @@ def test_the_prompt_says_the_experiments_are_real_perturbations() -> None:
     assert unchanged == task_prompt("llm_raw", panel="active", n_nodes=11, **world_options({}))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", ["pc_greedy", "pc_active", "bic_active", "fci_active"])
 def test_the_active_baselines_intervene_only_where_experiments_exist(agent: str) -> None:
     for env_id in (CELLS_ID, "ACDB-SachsExperiments-Fitted-v0"):

@@ -90,6 +90,7 @@ def test_same_seed_gives_the_same_soft_episode(mode: str) -> None:
             assert np.array_equal(got[key], want[key])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("env_id", "mode", "observation"),
     [

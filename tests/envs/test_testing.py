@@ -157,6 +157,7 @@ BROKEN = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("wrap", "message"),
     [(wrap, message) for _, wrap, message in BROKEN],

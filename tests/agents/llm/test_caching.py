@@ -54,6 +54,7 @@ def marked_paths(body: Any, path: str = "") -> list[str]:
     return []
 
 
+@pytest.mark.slow
 def test_anthropic_marks_tools_system_data_block_and_newest_message(
     fake: SimpleNamespace,
 ) -> None:

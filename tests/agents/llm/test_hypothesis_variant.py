@@ -107,6 +107,7 @@ def test_a_bad_hypothesis_makes_the_call_invalid(
     assert is_error and message in text
 
 
+@pytest.mark.slow
 def test_the_sweep_flag_writes_revision_rows_and_the_report_section(
     fake: SimpleNamespace, tmp_path: Path
 ) -> None:

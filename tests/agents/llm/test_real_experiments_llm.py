@@ -57,6 +57,7 @@ def test_a_model_runs_real_experiments_and_is_refused_elsewhere(
     assert is_error and "has no experiment on this level; experiments exist for" in text
 
 
+@pytest.mark.slow
 def test_the_sweep_runs_llm_agents_on_real_experiments_named_and_anonymous(
     fake: SimpleNamespace, tmp_path: Path
 ) -> None:
