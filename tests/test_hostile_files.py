@@ -140,6 +140,7 @@ def test_an_mcp_server_starts_beside_a_hostile_results_file(
 
 
 # ----------------------------------------------------------------------------- item 3
+@pytest.mark.slow
 def test_rows_that_would_allocate_without_bound_are_skipped_by_file_and_line(
     clean_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

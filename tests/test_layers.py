@@ -144,6 +144,7 @@ def test_core_rooms_point_one_way() -> None:
     assert _back_up(_graph(), CORE_ROOMS, _core_room) == []
 
 
+@pytest.mark.slow
 def test_no_import_circle_between_modules() -> None:
     assert _circles(_graph()) == []
 

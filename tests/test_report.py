@@ -460,6 +460,7 @@ def test_write_report_creates_every_file(tmp_path: Path) -> None:
     }
 
 
+@pytest.mark.slow
 def test_report_markdown_has_every_section(tmp_path: Path) -> None:
     write_jsonl(tmp_path, _sweep_rows())
     text = write_report(tmp_path).markdown.read_text(encoding="utf-8")

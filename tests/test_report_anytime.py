@@ -63,6 +63,7 @@ def test_the_plot_is_a_png_with_a_panel_per_level(tmp_path: Path) -> None:
         plot_anytime([], tmp_path / "none.png")
 
 
+@pytest.mark.slow
 def test_the_report_has_the_anytime_section_csv_and_plot(tmp_path: Path) -> None:
     rows = []
     for index in (0, 1):

@@ -350,6 +350,7 @@ def test_the_report_and_an_episode_page_in_headless_chromium(
     assert _is_png_with_content(browser.screenshot(shots / "episode.png"))
 
 
+@pytest.mark.slow
 def test_the_report_reads_with_javascript_off(run: Path, browser: Browser, tmp_path: Path) -> None:
     browser.call("Emulation.setScriptExecutionDisabled", session=True, value=True)
     browser.open(run / "report.html")

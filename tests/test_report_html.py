@@ -157,6 +157,7 @@ def test_the_viewer_lists_every_row_and_each_page_shows_its_episode(run: Path) -
     assert re.search(r"X\d+ \([+−]\d\.\d\d\)", experiments)
 
 
+@pytest.mark.slow
 def test_shift_effects_are_the_mean_shifts_of_a_one_sd_experiment() -> None:
     instance = get_level("v0", "L2").instance(3)
     (row,) = typed(example_row(ladder="v0", level="L2", seed=instance.seed))
@@ -191,6 +192,7 @@ def test_edge_classes_cover_each_case() -> None:
     assert parsed is not None and (parsed.directed == submitted.directed).all()
 
 
+@pytest.mark.slow
 def test_leaderboard_merges_runs_and_tests_shared_seeds(run: Path, tmp_path: Path) -> None:
     other = _sweep(tmp_path / "other", ("pc", "oracle"))
     write_report(other)
@@ -275,6 +277,7 @@ def test_a_link_target_is_a_relative_path_after_browser_normalization(target: st
     assert "<a " not in text, text
 
 
+@pytest.mark.slow
 def test_a_model_name_cannot_smuggle_a_link_into_the_report(tmp_path: Path) -> None:
     run = _sweep(tmp_path / "run", ("pc",), seeds=1)
     path = run / "results.jsonl"

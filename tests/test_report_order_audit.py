@@ -116,6 +116,7 @@ def test_the_markdown_names_the_strongest_order_and_the_kurtosis_order_off_gauss
     assert order_audit_parts([]) == []
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_audit_of_a_custom_ladder_and_writes_its_csv(tmp_path: Path) -> None:
     run = write_jsonl(tmp_path / "run", [_custom_row(i) for i in range(3)])
     files = write_report(run)

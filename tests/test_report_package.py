@@ -59,6 +59,7 @@ def test_every_section_module_is_one_line_of_the_table() -> None:
         assert all(callable(getattr(section, m)) for m in ("compute", "write", "parts"))
 
 
+@pytest.mark.slow
 def test_a_new_section_needs_only_its_module_and_a_table_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

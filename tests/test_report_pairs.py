@@ -50,6 +50,7 @@ def test_the_weighted_accuracy_counts_each_pair_with_its_dataset_weight() -> Non
     assert pairs_parts(as_rows([example_row(ladder="v1")])) == []
 
 
+@pytest.mark.slow
 def test_a_pairs_sweep_reports_the_section_in_both_files(tmp_path: Path) -> None:
     config = SweepConfig(
         out=tmp_path, ladder="tuebingen", levels=("Pairs",), seeds=3,

@@ -145,6 +145,7 @@ def test_a_record_of_another_size_names_the_row() -> None:
         summarize_revisions(typed(row))
 
 
+@pytest.mark.slow
 def test_sweep_rows_of_the_active_baselines_carry_revisions(tmp_path: Path) -> None:
     config = SweepConfig(
         out=tmp_path,

@@ -123,6 +123,7 @@ def test_config_errors_name_the_bad_value() -> None:
         _config(Path("x"), panels=("sideways",))
 
 
+@pytest.mark.slow
 def test_sweep_writes_one_row_per_job_and_resumes(tmp_path: Path) -> None:
     config = _config(tmp_path)
     first = run_sweep(config)

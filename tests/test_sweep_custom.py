@@ -74,6 +74,7 @@ def test_a_custom_sweep_writes_rows_resumes_and_reports(tmp_path: Path) -> None:
     assert "## Ladder custom" in files.markdown.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_the_report_reads_rows_of_a_ladder_it_does_not_know(tmp_path: Path) -> None:
     run_sweep(_config(tmp_path / "run", SMALL, seeds=1, agents=("pc", "pc_greedy")))
     rows = _rows(tmp_path / "run")
@@ -135,6 +136,7 @@ def test_a_bad_custom_config_is_refused(kwargs: dict[str, Any], message: str) ->
         SweepConfig(Path("u"), CUSTOM_LADDER, ("small", "small"), custom_levels=(custom, custom))
 
 
+@pytest.mark.slow
 def test_the_cli_runs_a_custom_level_and_refuses_bad_specs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -167,6 +169,7 @@ def test_the_committed_policy_acts_on_a_d40_custom_level(tmp_path: Path) -> None
     assert row.value("directed_f1") > 0.5
 
 
+@pytest.mark.slow
 def test_a_custom_level_that_cannot_be_generated_stops_the_sweep_before_any_job(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

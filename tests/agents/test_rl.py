@@ -91,6 +91,7 @@ def test_training_writes_logs_checkpoints_and_a_loadable_model(trained: Any) -> 
     assert loaded == metadata and model.action_space.n == L1.spec.d + 1
 
 
+@pytest.mark.slow
 def test_ppo_without_masks_trains_too(tmp_path: Path) -> None:
     pytest.importorskip("stable_baselines3")
     config = TrainConfig(

@@ -100,6 +100,7 @@ def test_agents_stay_within_budget_and_act_only_through_step(
         assert len(set(targets)) == len(targets)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent_class", AGENTS)
 def test_agents_are_deterministic(agent_class: type[Agent]) -> None:
     env = gym.make("ACDB-Calibrated-L2-v1")
@@ -127,6 +128,7 @@ def test_observational_panel_submits_the_observational_estimate() -> None:
     assert result.interventions == 0 and bic.graph == expected.essential_graph
 
 
+@pytest.mark.slow
 def test_stop_rule_submits_once_nothing_is_undirected() -> None:
     env = gym.make("ACDB-L0-v0")
     instance = tiny_world(CHAIN, 2, budget=4)
@@ -162,6 +164,7 @@ def test_agents_reject_bad_settings(factory: Any, message: str) -> None:
         factory()
 
 
+@pytest.mark.slow
 def test_bic_agent_beats_pc_greedy_on_v0_l3() -> None:
     from acdb_gym.baselines import PCGreedyAgent
 
@@ -187,6 +190,7 @@ def test_gies_active_is_a_deprecated_alias_of_bic_active() -> None:
     assert baselines.BICActiveAgent is BICActiveAgent
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_gies_active_plays_the_episodes_of_bic_active() -> None:
     env = gym.make("ACDB-Calibrated-L2-v1")

@@ -46,6 +46,7 @@ def test_random_baseline_matches_the_closed_form(level: str) -> None:
     assert abs(np.mean(f1) - spec.random_floor) < 0.012
 
 
+@pytest.mark.slow
 def test_random_agent_through_the_env_matches_the_closed_form() -> None:
     spec = LADDERS["v0"]["L0"].spec
     env = gym.make("ACDB-L0-v0")

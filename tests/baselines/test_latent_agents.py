@@ -69,6 +69,7 @@ def test_experiments_settle_circles_and_bidirected_candidates() -> None:
     assert untouched == codable_graph(pag)
 
 
+@pytest.mark.slow
 def test_fci_active_beats_fci_on_directed_f1_and_both_are_registered() -> None:
     level = resolve_level("custom", "LAT", LATENT, 6)
     fci, active = [], []

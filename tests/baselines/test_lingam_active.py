@@ -20,6 +20,7 @@ def _mean_f1(agent: object, env_id: str, seeds: range) -> float:
     return float(np.mean(scores))
 
 
+@pytest.mark.slow
 def test_experiments_correct_lingam_where_its_order_is_at_chance() -> None:
     # Gaussian noise: LiNGAM's order carries no information, the experiments' shifts do.
     env_id = LADDERS["v1"]["L0"].env_id
@@ -28,6 +29,7 @@ def test_experiments_correct_lingam_where_its_order_is_at_chance() -> None:
     assert active > alone + 0.2
 
 
+@pytest.mark.slow
 def test_on_non_gaussian_worlds_it_keeps_what_lingam_found() -> None:
     env_id = LADDERS["v1-nongaussian"]["L0"].env_id
     alone = _mean_f1(DirectLiNGAMAgent(), env_id, range(6))

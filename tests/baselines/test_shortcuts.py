@@ -71,6 +71,7 @@ def test_cap_is_registered_for_agents_that_state_hypotheses_only() -> None:
         CappedAgent(PCAgent())
 
 
+@pytest.mark.slow
 def test_the_hub_order_puts_high_degree_nodes_first_and_regresses_in_it() -> None:
     level = ALL_LADDERS["v1"]["L3"]
     instance = level.instance(0)
@@ -82,6 +83,7 @@ def test_the_hub_order_puts_high_degree_nodes_first_and_regresses_in_it() -> Non
     assert get_agent("hub").constructor.endswith("HubOrderAgent")
 
 
+@pytest.mark.slow
 def test_the_parent_rich_probe_gains_only_from_the_old_estimator_default() -> None:
     """On the few-sample ladder a test of 3 rows cannot see a shift: the old rule ("always")
     scored the probe's silent experiments as right; the default ("power") does not."""

@@ -163,6 +163,7 @@ def test_sizes_and_ranges_are_bounded_before_anything_is_allocated(text: str, me
     assert len(str(error.value)) < 1_000
 
 
+@pytest.mark.slow
 def test_a_level_that_cannot_be_generated_fails_naming_the_fields_to_change() -> None:
     """Every draw of this spec fails the faithfulness check (about 4 s per seed); preflight
     gives up at its time bound (45 s by default, 2 s here) and says which fields to change."""

@@ -500,6 +500,7 @@ def test_edge_labelling_matches_causallearn_on_a_large_sparse_graph() -> None:
     assert cpdag(dag) == _causallearn_cpdag(dag)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", BRUTE_FORCE_SEEDS)
 def test_essential_graph_matches_interventional_class(seed: int) -> None:
     dag, klass = _case(seed)
@@ -572,6 +573,7 @@ def _dag_with_unshielded_triple(rng: np.random.Generator, n_nodes: int) -> np.nd
             return adjacency
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_markov_equivalence_is_d_separation_equivalence(seed: int) -> None:
     # Verma & Pearl: DAGs on one skeleton imply the same d-separations iff they share

@@ -348,6 +348,7 @@ def test_ladder_tables_verbatim() -> None:
     assert round(mean_floor, 3) == 0.238
 
 
+@pytest.mark.slow
 def test_random_floor_closed_form_matches_simulation() -> None:
     spec = LADDERS["v0"]["L1"].spec
     rng = np.random.default_rng(0)
@@ -391,6 +392,7 @@ def test_get_level_errors_list_choices() -> None:
         LADDERS["v0"]["L0"].manifest_seed(200)
 
 
+@pytest.mark.slow
 def test_core_imports_only_numpy_scipy_and_itself() -> None:
     """DESIGN §1: acdb_gym/core imports numpy and scipy only (plus the standard library)."""
     core = Path(acdb_gym.core.__file__).parent

@@ -543,6 +543,7 @@ def test_essential_without_targets_is_compelled(world: tuple[DAG, PDAG, list[int
     assert report.essential_f1 == report.compelled_f1
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(dags(), st.data())
 def test_perfect_submissions(dag: DAG, data: st.DataObject) -> None:

@@ -25,6 +25,7 @@ def test_hsic_sees_a_dependence_without_correlation() -> None:
     assert hsic_test(x, y)[1] < 1e-6
 
 
+@pytest.mark.slow
 def test_the_regression_removes_a_smooth_mean() -> None:
     rng = np.random.default_rng(3)
     x = rng.uniform(-2, 2, 400)

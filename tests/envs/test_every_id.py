@@ -104,6 +104,7 @@ def test_stable_baselines3_check_env_on_every_flat_and_design_id(env_id: str) ->
     assert not _undocumented(messages, unbounded_allowed=True), messages
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("action", ["box", "discrete"])
 @pytest.mark.parametrize("observation", ["raw", "stats", "compact"])
 def test_both_checkers_on_the_flat_options(action: str, observation: str) -> None:

@@ -54,6 +54,7 @@ def test_the_manifests_regenerate(name: str) -> None:
         assert level.instance(index).digest() == level.manifest[index].digest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "env_id", [CELLS_ID, "ACDB-SachsExperiments-Fitted-v0", "ACDB-Tuebingen-Pairs-1000-v0"]
 )

@@ -201,6 +201,7 @@ def test_job_cost_by_hand(tmp_path: Path) -> None:
     assert costs[1].cost == pytest.approx(costs[1].cost_uncached)
 
 
+@pytest.mark.slow
 def test_report_with_prices_writes_costs_per_job_and_per_agent(
     fake: SimpleNamespace, tmp_path: Path
 ) -> None:

@@ -49,6 +49,7 @@ def test_two_rate_limits_then_success(fake: SimpleNamespace, provider: str) -> N
     assert server.requests[0].body == server.requests[2].body
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize("kind", ["500", "529", "hang", "drop"])
 def test_one_transient_failure_is_retried(fake: SimpleNamespace, provider: str, kind: str) -> None:
@@ -59,6 +60,7 @@ def test_one_transient_failure_is_retried(fake: SimpleNamespace, provider: str, 
     assert len(server.requests) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize("kind", ["429", "500", "hang", "drop"])
 def test_persistent_failure_raises_provider_error(
