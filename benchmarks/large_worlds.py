@@ -62,7 +62,8 @@ from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.discovery.pc_batched import pc_batched
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
-from acdb_gym.envs.observations import ObservationMode, _zero_block
+from acdb_gym.envs.observations import ObservationMode
+from acdb_gym.envs.slot_blocks import _zero_block
 
 MIB = 1024 * 1024
 SIZES = (100, 200, 500, 1000, 2000)

@@ -18,6 +18,7 @@ down. The table is Markdown; the exit status is 1 if any case failed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -116,9 +117,13 @@ def run(argv: list[str], folder: Path, stdin: str | None = None) -> Outcome:
         killed: list[str] = []
         if stdin is not None:
             threading.Thread(target=_feed, args=(process, stdin), daemon=True).start()
-        watchdog = threading.Thread(target=_watch, args=(process, start, killed), daemon=True)
+        finished = threading.Event()
+        watchdog = threading.Thread(
+            target=_watch, args=(process.pid, start, killed, finished), daemon=True
+        )
         watchdog.start()
         _, status, usage = os.wait4(process.pid, 0)
+        finished.set()
         process.returncode = os.waitstatus_to_exitcode(status)
         seconds = time.perf_counter() - start
     peak = usage.ru_maxrss * 1024
@@ -154,16 +159,18 @@ def _group_rss(pid: int) -> int:
     return total + sum(_group_rss(int(child)) for child in children)
 
 
-def _watch(process: subprocess.Popen[bytes], start: float, killed: list[str]) -> None:
-    while process.poll() is None:
-        if _group_rss(process.pid) > KILL_MEMORY:
+def _watch(pid: int, start: float, killed: list[str], finished: threading.Event) -> None:
+    """Kill the case's process group past the bounds. It never waits on the child (a poll
+    would reap it before the main thread's ``wait4`` reads its usage)."""
+    while not finished.wait(0.1):
+        if _group_rss(pid) > KILL_MEMORY:
             killed.append("killed past 3 GB")
         elif time.perf_counter() - start > KILL_SECONDS:
             killed.append(f"killed past {KILL_SECONDS:g} s")
         if killed:
-            os.killpg(process.pid, 9)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, 9)
             return
-        time.sleep(0.1)
 
 
 def acdb(*args: str) -> list[str]:

@@ -91,6 +91,8 @@ D40 = "D40:d=40,k=60,n_obs=1000,n_int=200,slack=0,standardized=true"
 POLICY_AGENT = "rl:models/acdb_design_graph/model.zip"
 D40_AGENTS = ("pc", "pc_greedy", "pc_active", POLICY_AGENT)
 V1_AGENTS = ("random", "pc", "pc_greedy", "oracle", "sortnregress", "randregress")
+V1_SHORTCUTS = ("msort:r2:desc", "hub")
+"""The orders the shortcut gate measures on v1 (descending R², the hub order; DESIGN §7)."""
 V0_AGENTS = ("random", "pc", "pc_greedy", "sortnregress", "randregress", "pc_active", "bic_active")
 FAMILY_AGENTS = ("random", "pc", "pc_greedy", "oracle", "sortnregress", "lingam", "pc_rank")
 FAMILY_LEVELS = ("L0", "L1", "L2")
@@ -114,6 +116,8 @@ SWEEPS = (
     Sweep("v1", "v1", ("lingam", "lingam_active"), ("L0", "L3")),
     Sweep("v1", "v1", ("bic_active",)),
     Sweep("v1", "v1", ("cap:pc_active", "cap:bic_active")),
+    # The shortcuts the gate finds on v1 (DESIGN §7): carried as rows of v1's tables.
+    Sweep("v1", "v1", ("randregress", *V1_SHORTCUTS)),
     Sweep("d40", "custom", D40_AGENTS, ("D40",), custom=D40, count=50),
     Sweep("v1-nonlinear", "v1-nonlinear", REAL_AGENTS, ("L3",)),
     Sweep("real", "real", REAL_AGENTS, REAL_LEVELS),
@@ -341,6 +345,25 @@ def block_v1_tables() -> str:
         f"random floor is {mean_f1(v0_rows, 'random'):.1f} % on v0 and "
         f"{mean_f1(rows, 'random'):.1f} % on v1 ({max(floors):.1f} % at most at any level)."
     )
+    return "\n".join(lines) + "\n"
+
+
+def block_v1_shortcuts() -> str:
+    """The orders the shortcut gate finds on v1 (DESIGN §7), as rows on the test split."""
+    rows = [row for row in rows_of("v1", "v1") if row["agent"] in ("randregress", *V1_SHORTCUTS)]
+    table = ladder_table(rows, "v1", ("randregress", *V1_SHORTCUTS))
+    lines = ["Directed F1 per level (%), test split:", ""]
+    lines += md_table(("agent", *table.levels, "overall"), table3_body(table, ci=False))
+    body = []
+    for agent in V1_SHORTCUTS:
+        cells = [
+            _level_cell(pair(rows, agent, "randregress", level=level)) for level in table.levels
+        ]
+        body.append(
+            [f"`{agent}` − randregress", *cells, _level_cell(pair(rows, agent, "randregress"))]
+        )
+    lines += ["Against the same regressions in a random order (points, sign-flip p):", ""]
+    lines += md_table(("A − B", *table.levels, f"pooled ({len(table.levels) * COUNT})"), body)
     return "\n".join(lines) + "\n"
 
 
@@ -681,7 +704,11 @@ def block_rl_n3_table() -> str:
     return script_output("regime_claims.py", "--block", "rl-n3-table")
 
 
-CAPPED = ("pc_active", "bic_active")
+def block_rl_n3_replay() -> str:
+    return script_output("regime_claims.py", "--block", "rl-n3-replay")
+
+
+CAPPED = ("pc_active",)
 
 
 def block_capped_efficiency() -> str:
@@ -747,6 +774,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "v0-beyond": block_v0_beyond,
     "v1-tables": block_v1_tables,
     "capped-efficiency": block_capped_efficiency,
+    "v1-shortcuts": block_v1_shortcuts,
     "families": block_families,
     "lingam-active": block_lingam_active,
     "latent": block_latent,
@@ -756,6 +784,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "rl-graph-table": block_rl_graph_table,
     "rl-n3-summary": block_rl_n3_summary,
     "rl-n3-table": block_rl_n3_table,
+    "rl-n3-replay": block_rl_n3_replay,
     "d40": block_d40,
     "real-transfer": block_real_transfer,
     "real-experiments": block_real_experiments,

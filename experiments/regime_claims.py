@@ -1,23 +1,30 @@
-"""The claims about the policy trained on the few-sample ladder ``v1-n3`` (README, models/README).
+"""The claims about the few-sample ladder ``v1-n3`` and the policies trained there (README,
+models/README).
 
-    python experiments/readme_claims.py --only rl-n3-summary rl-n3-table --no-sweep --paste
+    python experiments/readme_claims.py --only rl-n3-summary rl-n3-replay rl-n3-table \\
+        --no-sweep --paste
 
-(which runs ``python experiments/regime_claims.py --block rl-n3-summary`` and ``... rl-n3-table``)
+Every block comes from the test split, manifest indices 100-199 of v1-n3's six levels, or from
+generated worlds no training, validation or manifest seed reaches:
 
-Both blocks come from the test split, manifest indices 100-199 of v1-n3's six levels:
-``models/acdb_design_n3/evaluation_test.json`` (``experiments/eval_design_policy.py --ladder
-v1-n3``, run here when the file is missing; it refuses a file without a selection record) and
-the headroom of the same indices, ``experiments/results/headroom_n3_test.csv``
-(``experiments/headroom.py``, see ``experiments/results/headroom_n3_test.md``). The headroom of a
-(level, estimator) cell is hindsight-best minus greedy targeting there; the policy's share of it
-is its mean gain over greedy on the design env divided by that headroom, both averaged over the
-six levels (the headroom script draws its own samples per target, so its greedy differs a little
-from the env's: the share compares means, not paired episodes).
+* ``models/acdb_design_n3_power/evaluation_test.json``: the policy retrained under the default
+  orientation rule (``power``), played in the design env (``experiments/eval_design_policy.py``,
+  run here when the file is missing);
+* ``experiments/results/few_sample_replay/test/summary.json`` and ``.../generated/summary.json``:
+  ``experiments/few_sample_replay.py`` on common random numbers (an experiment on ``X_i`` has the
+  same samples whatever the order or the targeter) for the same indices and for 100 generated
+  worlds per level (seeds ``3 * 10**9 + i``): every targeter's sequence from the old env
+  re-scored under each rule, every targeter native under the default rule, and hindsight-best
+  (the headroom). Run here when missing (without the pooled-BIC estimator);
+* ``experiments/results/few_sample_replay/bic_l1/summary.json``: the same on the pooled BIC, L1
+  only (the slow part; its command is in ``experiments/results/few_sample_replay/README.md``).
+
+``old`` is ``models/acdb_design_n3`` (trained under the old rule ``always``), ``new`` is
+``models/acdb_design_n3_power``.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import subprocess
 import sys
@@ -27,22 +34,29 @@ from typing import Any
 from acdb_gym.core.scripts import OneLineParser, run_script
 
 ROOT = Path(__file__).resolve().parent.parent
-N3_POLICY = ROOT / "models" / "acdb_design_n3"
-HEADROOM = ROOT / "experiments" / "results" / "headroom_n3_test.csv"
+POLICY = ROOT / "models" / "acdb_design_n3_power"
+OLD_POLICY = ROOT / "models" / "acdb_design_n3"
+REPLAY = ROOT / "experiments" / "results" / "few_sample_replay"
 FIRST, COUNT = 100, 100
+GENERATED = 100
 BAR = 0.01
-"""The p-value the issue asks the policy to beat greedy and ``pc_active``'s rule at."""
+"""The p-value a policy must beat greedy and ``pc_active``'s rule at to be called better."""
 ESTIMATORS = {"true_cpdag": "true CPDAG", "pc": "PC"}
 WITH = {"true_cpdag": "the true CPDAG", "pc": "PC"}
 HEURISTICS = {"greedy": "greedy max-degree targeting", "pc_active": "`pc_active`'s rule"}
+RULES = ("always", "band05", "band20", "significant", "power")
+"""The replay's rules (``experiments/few_sample_replay.py``): ``always`` is the old default."""
+OLD_HEADROOM = {"true_cpdag": 0.118, "pc": 0.106}
+"""Mean hindsight-best − greedy per level under the old rule on the same indices (the README's
+figure before 0.2, ``experiments/results/headroom_n3_test.md``)."""
 
 
 def evaluation() -> dict[str, Any]:
-    """The policy's test evaluation (made by ``eval_design_policy.py`` when missing)."""
-    path = N3_POLICY / "evaluation_test.json"
+    """The retrained policy's test evaluation in the design env (made when missing)."""
+    path = POLICY / "evaluation_test.json"
     if not path.exists():
         command = [sys.executable, str(ROOT / "experiments" / "eval_design_policy.py")]
-        command += ["--ladder", "v1-n3", "--model", str(N3_POLICY / "model.zip")]
+        command += ["--ladder", "v1-n3", "--model", str(POLICY / "model.zip")]
         command += ["--first-index", str(FIRST), "--instances", str(COUNT)]
         command += ["--custom-instances", "0", "--out", str(path)]
         subprocess.run(command, check=True)
@@ -52,117 +66,156 @@ def evaluation() -> dict[str, Any]:
     return result
 
 
-def headroom() -> dict[tuple[str, str], dict[str, float]]:
-    """(level, estimator) -> the headroom script's means on the same indices."""
-    with HEADROOM.open() as handle:
-        rows = list(csv.DictReader(handle))
-    if {row["ladder"] for row in rows} != {"v1-n3"} or {row["n"] for row in rows} != {"100"}:
-        raise SystemExit(f"{HEADROOM} is not the headroom of v1-n3's 100 test indices")
-    return {
-        (row["level"], row["estimator"]): {
-            name: float(row[name]) for name in ("greedy", "best", "best_fresh", "greedy_fresh")
-        }
-        for row in rows
-    }
+def replay(name: str) -> dict[str, Any]:
+    """One replay's summary (``test``, ``generated`` or ``bic_l1``), made when missing."""
+    path = REPLAY / name / "summary.json"
+    if not path.exists() and name != "bic_l1":
+        command = [sys.executable, str(ROOT / "experiments" / "few_sample_replay.py")]
+        command += ["--out", str(path.parent), "--no-bic"]
+        command += ["--policy", f"old={OLD_POLICY / 'model.zip'}"]
+        command += ["--policy", f"new={POLICY / 'model.zip'}"]
+        command += (
+            ["--generated", str(GENERATED)]
+            if name == "generated"
+            else ["--indices", f"{FIRST}-{FIRST + COUNT - 1}"]
+        )
+        subprocess.run(command, check=True)
+    if not path.exists():
+        raise SystemExit(f"{path} is missing: see {REPLAY / 'README.md'}")
+    summary: dict[str, Any] = json.loads(path.read_text())
+    return summary
 
 
 def _p(p: float) -> str:
     return "p < 1e-4" if p < 1e-4 else f"p = {p:.2g}"
 
 
-def _gains(result: dict[str, Any], estimator: str) -> tuple[float, float, float]:
-    """Mean over levels of policy − greedy (env), best − greedy and best − greedy on fresh
-    samples (headroom script)."""
-    cells = headroom()
-    rows = [row for row in result["levels"] if row["estimator"] == estimator]
-    policy = sum(row["vs_greedy"]["f1"]["difference"] for row in rows) / len(rows)
-    room = [cells[row["level"], estimator] for row in rows]
-    best = sum(c["best"] - c["greedy"] for c in room) / len(room)
-    fresh = sum(c["best_fresh"] - c["greedy_fresh"] for c in room) / len(room)
-    return policy, best, fresh
+def _sum(summary: dict[str, Any], estimator: str, key: str) -> str:
+    test = summary["sums"][estimator][key]
+    return f"{test['difference']:+.3f} ({_p(test['p'])})"
 
 
-def _verdict(result: dict[str, Any], estimator: str) -> tuple[bool, str]:
-    totals = result["sum_over_levels"][estimator]
-    beats = all(totals[n]["difference"] > 0 and totals[n]["p"] < BAR for n in HEURISTICS)
-    sums = " and ".join(
-        f"{totals[n]['difference']:+.3f} against {HEURISTICS[n]} ({_p(totals[n]['p'])})"
-        for n in HEURISTICS
+def _cells(summary: dict[str, Any], estimator: str) -> list[dict[str, Any]]:
+    return [cell for cell in summary["cells"] if cell["estimator"] == estimator]
+
+
+def headroom(summary: dict[str, Any], estimator: str) -> float:
+    """Mean over the levels of hindsight-best − greedy under the default rule."""
+    cells = _cells(summary, estimator)
+    return sum(c["native"]["best"] - c["native"]["greedy"] for c in cells) / len(cells)
+
+
+def _rule_sum(summary: dict[str, Any], estimator: str, name: str, rule: str) -> float:
+    """Sum over the levels of ``name`` − greedy, the sequences of the old env under ``rule``."""
+    return sum(
+        c["replay"][name][rule] - c["replay"]["greedy"][rule] for c in _cells(summary, estimator)
     )
-    return beats, sums
-
-
-def _cells(result: dict[str, Any], sign: int) -> list[str]:
-    out = []
-    for row in result["levels"]:
-        for name in HEURISTICS:
-            test = row[f"vs_{name}"]["f1"]
-            if test["p"] < BAR and test["difference"] * sign > 0:
-                out.append(f"{row['level']} {ESTIMATORS[row['estimator']]} vs {name}")
-    return out
 
 
 def block_rl_n3_summary() -> str:
-    result = evaluation()
+    env, test, generated = evaluation(), replay("test"), replay("generated")
     parts = []
     for estimator, shown in WITH.items():
-        beats, sums = _verdict(result, estimator)
-        policy, best, fresh = _gains(result, estimator)
-        word = "**beats both**" if beats else "**does not beat both**"
-        parts.append(
-            f"With {shown} it {word} at p < {BAR} (sum over the six levels of the mean "
-            f"differences in directed F1: {sums}); its mean gain over greedy per level, "
-            f"{policy:+.3f}, is {policy / best:.0%} of the headroom (hindsight-best − greedy, "
-            f"{best:+.3f}) and {policy / fresh:.0%} of what the hindsight-best sequences keep "
-            f"on fresh samples ({fresh:+.3f})."
+        totals = env["sum_over_levels"][estimator]
+        in_env = " and ".join(
+            f"{totals[n]['difference']:+.3f} against {HEURISTICS[n]} ({_p(totals[n]['p'])})"
+            for n in HEURISTICS
         )
-    wins, losses = _cells(result, 1), _cells(result, -1)
-    rows = result["levels"]
-    same = max(abs(r["policy"]["interventions"] - r["pc_active"]["interventions"]) for r in rows)
-    budget = (
-        f" It spends as many experiments as `pc_active`'s rule on every level and estimator (the "
-        f"whole budget; largest difference of the means {same:.2f}), so its gain over that rule "
-        "is in where it intervenes, not in how often."
-        if same < 0.05
-        else ""
+        beats = all(
+            summary["sums"][estimator][f"new-{n}:native"]["difference"] > 0
+            and summary["sums"][estimator][f"new-{n}:native"]["p"] < BAR
+            for summary in (test, generated)
+            for n in HEURISTICS
+        )
+        parts.append(
+            f"With {shown}: in the design env {in_env}; on common random numbers "
+            f"{_sum(test, estimator, 'new-greedy:native')} against greedy on the test split "
+            f"and {_sum(generated, estimator, 'new-greedy:native')} on the generated worlds, "
+            f"so it {'beats' if beats else '**does not reliably beat**'} greedy at p < {BAR}. "
+            f"The headroom itself is small: hindsight-best − greedy is "
+            f"{headroom(test, estimator):+.3f} a level on the test split "
+            f"({headroom(generated, estimator):+.3f} on the generated worlds), against "
+            f"{OLD_HEADROOM[estimator]:+.3f} under the old rule."
+        )
+    strong = next(cell for cell in replay("bic_l1")["cells"] if "bic" in cell)
+    bic = strong["bic"]
+    parts.append(
+        f"Where the estimator is strong (the pooled BIC, `bic_active`'s score; {strong['level']}'s "
+        f"{strong['n']} test instances) every targeter but random reaches about 95% directed F1: "
+        f"greedy {bic['greedy']:.3f}, `pc_active`'s rule {bic['pc_active']:.3f}, the retrained "
+        f"policy {bic['new']:.3f}, the old policy {bic['old']:.3f}, random {bic['random']:.3f}."
     )
     return (
-        f"On v1-n3's test split (manifest indices {FIRST}–{FIRST + COUNT - 1} of its six "
-        "levels, both estimators, every targeter on the same instances and samples; "
-        "`models/README.md` has every level) the policy is compared with greedy max-degree "
-        "targeting and `pc_active`'s rule. " + " ".join(parts) + f" Per level and estimator it is "
-        f"above a heuristic at p < {BAR} in {len(wins)} of the {2 * len(rows)} level × estimator "
-        f"× heuristic cells and below in {len(losses)}"
-        f"{' (' + '; '.join(losses) + ')' if losses else ''}.{budget}\n"
+        f"The policy retrained under the default rule (`models/acdb_design_n3_power`, the same "
+        f"network and protocol) on v1-n3's test split (manifest indices {FIRST}–"
+        f"{FIRST + COUNT - 1}, sums over the six levels of the mean differences in directed F1, "
+        f"stratified sign-flip p) and on {GENERATED} generated worlds a level (seeds "
+        "`3 * 10**9 + i`, never used in training or selection). " + " ".join(parts) + "\n"
+    )
+
+
+def block_rl_n3_replay() -> str:
+    test = replay("test")
+    lines = [
+        "| estimator | targeter | " + " | ".join(f"`{rule}`" for rule in RULES) + " |",
+        "|---|---|" + "---|" * len(RULES),
+    ]
+    for estimator, shown in ESTIMATORS.items():
+        for name, label in (
+            ("pc_active", "`pc_active`'s rule"),
+            ("random", "random"),
+            ("old", "old policy"),
+            ("new", "retrained policy"),
+        ):
+            values = " | ".join(f"{_rule_sum(test, estimator, name, r):+.3f}" for r in RULES)
+            lines.append(f"| {shown} | {label} | {values} |")
+    old = {e: _sum(test, e, "old-greedy:native") for e in ESTIMATORS}
+    return (
+        "Each targeter acts in the old env (rule `always`) on the test split; its exact target "
+        "sequence is then re-scored on the same samples under each rule. Sum over the six "
+        "levels of (targeter − greedy) in directed F1:\n\n" + "\n".join(lines) + "\n\n"
+        "The old policy's lead exists only under `always` (the rule it was trained on); under "
+        "any rule that abstains on weak evidence it falls to or below greedy, and acting under "
+        f"the default rule it is below greedy ({old['true_cpdag']} with the true CPDAG, "
+        f"{old['pc']} with PC).\n"
     )
 
 
 def block_rl_n3_table() -> str:
-    result = evaluation()
-    cells = headroom()
+    test, generated = replay("test"), replay("generated")
     lines = [
-        "| level | est. | policy − greedy (p) | hindsight-best − greedy | share | "
-        "best − greedy, fresh samples | share |",
-        "|---|---|---|---|---|---|---|",
+        "| level | est. | greedy | `pc_active` | random | old policy | retrained | "
+        "hindsight-best | best − greedy | retrained − greedy (p) | generated: retrained − "
+        "greedy (p) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for row in result["levels"]:
-        gain = row["vs_greedy"]["f1"]
-        cell = cells[row["level"], row["estimator"]]
-        best, fresh = cell["best"] - cell["greedy"], cell["best_fresh"] - cell["greedy_fresh"]
+    others = {(c["level"], c["estimator"]): c for c in generated["cells"]}
+    for cell in test["cells"]:
+        native, tests = cell["native"], cell["tests"]["new-greedy"]["native"]
+        far = others[cell["level"], cell["estimator"]]["tests"]["new-greedy"]["native"]
         lines.append(
-            f"| {row['level']} | {row['estimator']} | {gain['difference']:+.3f} "
-            f"({_p(gain['p'])}) | {best:+.3f} | {gain['difference'] / best:.0%} | "
-            f"{fresh:+.3f} | {gain['difference'] / fresh:.0%} |"
+            f"| {cell['level']} | {cell['estimator']} | {native['greedy']:.3f} | "
+            f"{native['pc_active']:.3f} | {native['random']:.3f} | {native['old']:.3f} | "
+            f"{native['new']:.3f} | {native['best']:.3f} | "
+            f"{native['best'] - native['greedy']:+.3f} | {tests['difference']:+.3f} "
+            f"({_p(tests['p'])}) | {far['difference']:+.3f} ({_p(far['p'])}) |"
         )
-    # The table eval_design_policy.py wrote beside its evaluation file.
+    evaluation()  # the evaluation file and its table, made when missing
+    table = (POLICY / "evaluation_test.md").read_text()  # as eval_design_policy.py wrote it
     return (
-        (N3_POLICY / "evaluation_test.md").read_text()
-        + "\nThe headroom of each cell (`experiments/headroom.py` on the same indices) and the "
-        "share of it the policy's gain over greedy takes:\n\n" + "\n".join(lines) + "\n"
+        "Common random numbers, every targeter acting under the default rule (test split, "
+        f"{COUNT} instances a cell; the last column {GENERATED} generated worlds a cell):\n\n"
+        + "\n".join(lines)
+        + "\n\nThe retrained policy in the design env (its own sample stream per targeter, "
+        "as the env serves them):\n\n" + table
     )
 
 
-BLOCKS = {"rl-n3-summary": block_rl_n3_summary, "rl-n3-table": block_rl_n3_table}
+BLOCKS = {
+    "rl-n3-summary": block_rl_n3_summary,
+    "rl-n3-replay": block_rl_n3_replay,
+    "rl-n3-table": block_rl_n3_table,
+}
 
 
 def main() -> None:

@@ -36,6 +36,8 @@ SCRIPTS = (
     "report_html.py",
     "real_reset.py",
     "wiring_weight_rules.py",
+    "main_command.py",
+    "stats_step.py",
 )
 WITH_PEERS = (
     "cpdag_vs_peers.py",

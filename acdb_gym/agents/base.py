@@ -136,6 +136,10 @@ def _describe(env: gym.Env[Any, Any], action: Any) -> str:
     from acdb_gym.envs import actions
 
     base = env.unwrapped
+    decoded_action = getattr(base, "decoded_action", None)
+    decoded = decoded_action(action) if callable(decoded_action) else None
+    if decoded is not None:  # the env decoded this very action in its step: not twice
+        return repr(decoded)
     n_nodes = getattr(base, "n_nodes", None)
     if isinstance(action, tuple) and n_nodes is not None:
         try:

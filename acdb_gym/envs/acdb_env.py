@@ -345,6 +345,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             if observation == "raw" and observations.is_large(spec)
             else None
         )
+        # The stats mode hands out its means from a pool too (a step writes the new row).
+        self._mean_blocks = (
+            observations.SlotBlocks((observations.observation_slots(spec) + 1, spec.d))
+            if observation == "stats"
+            else None
+        )
         self._instance: Instance | None = None
         self._session: Session | None = None
 
@@ -379,7 +385,12 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         # Large worlds read the instance's read-only sample, copied into pooled blocks.
         sample = self._instance.d_obs if observations.is_large(spec) else session.observe()
         self._data = observations.make_observer(
-            self.observation_mode, self._blocks, sample, spec, self._sample_blocks
+            self.observation_mode,
+            self._blocks,
+            sample,
+            spec,
+            self._sample_blocks,
+            mean_blocks=self._mean_blocks,
         )
         self._targets = np.full(m, spec.d, dtype=np.int64)
         self._values = np.zeros(m)
@@ -419,6 +430,8 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         # The one membership check; the common action is recognised without the space's own.
         # A typed Submit of a PAG is how circle marks reach a level with hidden confounders
         # (the code matrix has none); it is taken as it is.
+        received = action
+        self._decoded: tuple[Any, Action] | None = None
         typed = action if self.latent and isinstance(action, actions.Submit) else None
         request = None if typed is not None else actions.intervene_request(action, self.n_nodes)
         codes = None
@@ -440,7 +453,9 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             elif typed is not None:
                 self._apply(typed)
             else:  # decoding an element can still fail (a cyclic graph): an invalid action
-                self._apply(actions.decode(action, n_nodes=self.n_nodes, latent=self.latent))
+                decoded = actions.decode(action, n_nodes=self.n_nodes, latent=self.latent)
+                self._decoded = (received, decoded)
+                self._apply(decoded)
         except (ValueError, SessionError) as error:
             self._last_error = str(error)
             self._invalid_actions += 1
@@ -482,6 +497,16 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     def session(self) -> Session:
         """The live session (budget, experiments, submission); never exposes the graph."""
         return self._require_session()
+
+    def decoded_action(self, action: Any) -> Action | None:
+        """The typed action the last step decoded from ``action`` (the very object that step
+        was given), so a caller describing the step need not decode it again; None for another
+        object, before any step, or when the step did not decode it (the intervene fast path,
+        a typed action, an element that failed to decode)."""
+        decoded = getattr(self, "_decoded", None)
+        if decoded is None or decoded[0] is not action:
+            return None
+        return decoded[1]
 
     @property
     def invalid_actions(self) -> int:

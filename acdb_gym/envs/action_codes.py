@@ -233,6 +233,26 @@ def graph_to_codes(graph: PDAG | ADMG | PAG) -> np.ndarray:
     return codes
 
 
+def _codes_in_range(codes: np.ndarray, top: int) -> bool:
+    """Whether integer ``codes`` all lie in ``0..top`` (the cheap test of a well-formed matrix;
+    other dtypes take :func:`_check_code_values`)."""
+    if codes.dtype.kind not in "iu" or codes.size == 0:
+        return False
+    return bool(codes.min() >= 0 and codes.max() <= top)
+
+
+def _check_code_values(codes: np.ndarray, allowed: tuple[int, ...], latent: bool) -> None:
+    """Raise ValueError naming the first entry of ``codes`` outside ``allowed``."""
+    bad = ~np.isin(codes, allowed)
+    if not bad.any():
+        return
+    i, j = (int(v) for v in np.argwhere(bad)[0])
+    if latent:
+        raise ValueError(f"graph codes must be 0 to 3, got {codes[i, j]} at ({i}, {j})")
+    hint = " (3, i <-> j, only on levels with hidden confounders)" if codes[i, j] == 3 else ""
+    raise ValueError(f"graph codes must be 0, 1 or 2, got {codes[i, j]} at ({i}, {j}){hint}")
+
+
 def graph_from_codes(codes: np.ndarray, *, latent: bool = False) -> PDAG | ADMG | PAG:
     """Decode a code matrix; raises ValueError naming the offending edges when it is not a
     valid mixed graph (self-loops, one-sided undirected marks, pairs directed both ways, pairs
@@ -246,13 +266,8 @@ def graph_from_codes(codes: np.ndarray, *, latent: bool = False) -> PDAG | ADMG 
     allowed = (
         (NO_EDGE, DIRECTED, UNDIRECTED, BIDIRECTED) if latent else (NO_EDGE, DIRECTED, UNDIRECTED)
     )
-    bad = ~np.isin(codes, allowed)
-    if bad.any():
-        i, j = (int(v) for v in np.argwhere(bad)[0])
-        if latent:
-            raise ValueError(f"graph codes must be 0 to 3, got {codes[i, j]} at ({i}, {j})")
-        hint = " (3, i <-> j, only on levels with hidden confounders)" if codes[i, j] == 3 else ""
-        raise ValueError(f"graph codes must be 0, 1 or 2, got {codes[i, j]} at ({i}, {j}){hint}")
+    if not _codes_in_range(codes, allowed[-1]):
+        _check_code_values(codes, allowed, latent)
     bidirected = codes == BIDIRECTED
     if not bidirected.any():
         return PDAG(codes == DIRECTED, codes == UNDIRECTED)

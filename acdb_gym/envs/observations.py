@@ -19,10 +19,7 @@ itself (read-only, the same array all episode) instead of a copy per step.
 
 from __future__ import annotations
 
-import mmap
-import sys
-from collections.abc import Sequence
-from typing import Literal, TypedDict, get_args, overload
+from typing import Literal, TypedDict, get_args
 
 import numpy as np
 from gymnasium import spaces
@@ -30,6 +27,7 @@ from gymnasium import spaces
 from acdb_gym.core.types import FloatArray, IntArray
 from acdb_gym.core.worlds.linear import DO_MATRIX_MAX_D
 from acdb_gym.core.worlds.spec import LevelSpec
+from acdb_gym.envs.slot_blocks import SlotBlocks
 
 __all__ = [
     "COMPACT_KEYS",
@@ -185,111 +183,11 @@ def regime_statistics(samples: FloatArray) -> tuple[FloatArray, FloatArray]:
     return mean, (centered.T @ centered) / (len(samples) - 1)
 
 
-class SlotBlocks:
-    """Read-only copies of a write-once, zero-padded block of slots, one per observation.
-
-    Within an episode slot ``k`` is filled once and never changes, so a block handed out earlier
-    and since let go of by the caller differs from the current state only in the slots filled
-    after it: :meth:`snapshot` reuses such a block and writes just those. A block is let go of
-    when nothing but this pool refers to it (each handed-out array is a view of its block, so a
-    caller who keeps the observation, or any slice of it, keeps the block). Blocks are
-    read-only outside :meth:`snapshot` and so are their views, so a caller cannot change a block
-    the pool will reuse.
-
-    Args:
-        shape: the block's shape; slot ``k`` is ``block[k]``.
-        pool_size: blocks kept for reuse (a caller who drops each observation at the next step
-            leaves one free at every step with 3).
-    """
-
-    def __init__(self, shape: tuple[int, ...], *, pool_size: int = 3) -> None:
-        self._shape = shape
-        self._pool_size = pool_size
-        self._episode = 0
-        # Each entry: [block, slots filled in it, episode they belong to].
-        self._entries: list[list[object]] = []
-
-    def __getstate__(self) -> dict[str, object]:
-        """Pickles without the pool: its blocks are a cache of what :meth:`snapshot` rebuilds
-        (an unpickled read-only block could not be made writable again to be reused)."""
-        return {**self.__dict__, "_entries": []}
-
-    def new_episode(self) -> None:
-        """Forget the episode's slots: a reused block is cleared of them before it is reused."""
-        self._episode += 1
-
-    def snapshot(self, filled: Sequence[FloatArray]) -> FloatArray:
-        """A read-only array equal to the block with ``filled[k]`` in slot ``k`` and zeros in
-        the other slots, sharing memory with no array handed out earlier that is still held."""
-        entry = self._free_entry()
-        if entry is None:
-            block = _zero_block(self._shape)
-            start = 0
-            entry = [block, 0, self._episode]
-            if len(self._entries) >= self._pool_size:
-                self._entries.pop(0)  # the oldest is still held; the caller keeps it
-            self._entries.append(entry)
-        else:
-            block = entry[0]  # type: ignore[assignment]
-            start = int(entry[1])  # type: ignore[call-overload]
-            block.flags.writeable = True
-            if entry[2] != self._episode or start > len(filled):
-                block[:start] = 0.0
-                start = 0
-        for slot in range(start, len(filled)):
-            block[slot] = filled[slot]
-        block.flags.writeable = False
-        entry[1] = len(filled)
-        entry[2] = self._episode
-        return block[...]
-
-    def _free_entry(self) -> list[object] | None:
-        """The pooled block no caller holds with the most slots of this episode, if any."""
-        best: list[object] | None = None
-        for entry in self._entries:
-            # References: the entry's list and getrefcount's own argument.
-            if sys.getrefcount(entry[0]) > _UNHELD_REFCOUNT:
-                continue
-            if best is None or _reuse_rank(entry, self._episode) > _reuse_rank(best, self._episode):
-                best = entry
-        return best
-
-
-_LAZY_BLOCK_BYTES = 1 << 30
-"""Blocks from this size up are mapped with ``MAP_NORESERVE`` on Linux (see :func:`_zero_block`)."""
-
-_MAP_NORESERVE = 0x4000
-"""Linux's ``MAP_NORESERVE`` (Python's ``mmap`` module does not export it)."""
-
-
-def _zero_block(shape: tuple[int, ...]) -> FloatArray:
-    """A zero block whose pages the OS provides, zero-filled, only once written.
-
-    ``np.zeros`` does that too, but Linux's default overcommit rule refuses one allocation
-    larger than the machine's memory, which a stats block of a large world is (30 GB at
-    d = 2,000); a private anonymous mapping with ``MAP_NORESERVE`` is not refused, and only the
-    slots an episode fills become resident.
-    """
-    size = int(np.prod(shape)) * 8
-    if size < _LAZY_BLOCK_BYTES or not sys.platform.startswith("linux"):
-        return np.zeros(shape)
-    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE
-    # One array straight on the mapping, so views of the block name it as their base (the
-    # pool's reference count).
-    return np.ndarray(shape, dtype=np.float64, buffer=mmap.mmap(-1, size, flags=flags))
-
-
-def _reuse_rank(entry: list[object], episode: int) -> int:
-    return int(entry[1]) if entry[2] == episode else -1  # type: ignore[call-overload]
-
-
-def _refcount_of_a_list_item() -> int:
-    entry = [np.zeros(1)]
-    return sys.getrefcount(entry[0])
-
-
-_UNHELD_REFCOUNT = _refcount_of_a_list_item()
-"""``sys.getrefcount`` of an array referred to only by one list (measured, not assumed)."""
+def _covariance_into(centered: FloatArray, out: FloatArray) -> None:
+    """Write :func:`regime_statistics`'s covariance of the rows whose centred values are
+    ``centered`` into ``out`` (the same products and division, so bit for bit the same)."""
+    np.matmul(centered.T, centered, out=out)
+    out /= len(centered) - 1
 
 
 class DataObserver:
@@ -338,42 +236,27 @@ class RawObserver(DataObserver):
         self._experiments.append(samples)
 
 
-class _Regimes(Sequence[FloatArray]):
-    """The regimes' covariances: the first ``count`` read from the block handed out last, then
-    the ones computed since (so each covariance is kept once, in the blocks)."""
-
-    def __init__(self, latest: FloatArray | None, count: int, pending: list[FloatArray]) -> None:
-        self._latest = latest
-        self._count = count
-        self._pending = pending
-
-    def __len__(self) -> int:
-        return self._count + len(self._pending)
-
-    @overload
-    def __getitem__(self, index: int) -> FloatArray: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[FloatArray]: ...
-    def __getitem__(self, index: int | slice) -> FloatArray | Sequence[FloatArray]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < self._count:
-            assert self._latest is not None
-            return self._latest[index]
-        return self._pending[index - self._count]
-
-
 class StatsObserver(DataObserver):
     """Per regime (0: observational, ``k``: experiment ``k``): sample size, mean, covariance.
 
-    Each regime's statistics are computed once, when its data arrives. A covariance is kept
-    only until it is written to a block: after that the block handed out last holds it (the
-    pool never reuses that block while this observer refers to it), so covariances take the
-    memory of the two blocks a caller who keeps the last observation holds, not a third copy.
+    Each regime's size and mean are computed when its data arrives; its covariance is computed
+    once, straight into the slot of the block handed out next (:meth:`SlotBlocks.fill_snapshot`;
+    until then the observer keeps the regime's centred rows, ``n_int x d``, not a ``d x d``
+    matrix). After that the block handed out last holds it (the pool never reuses that block
+    while this observer refers to it) and later blocks copy it from there: a step writes the
+    new regime's covariance and copies those a reused block lacks, and allocates no covariance.
     """
 
-    def __init__(self, blocks: SlotBlocks, observational: FloatArray, n_regimes: int) -> None:
+    def __init__(
+        self,
+        blocks: SlotBlocks,
+        observational: FloatArray,
+        n_regimes: int,
+        *,
+        mean_blocks: SlotBlocks | None = None,
+    ) -> None:
         self._blocks = blocks
+        self._mean_blocks = mean_blocks
         self._sizes = np.zeros(n_regimes, dtype=np.int64)
         self._means = np.zeros((n_regimes, observational.shape[1]))
         self._latest: FloatArray | None = None
@@ -382,24 +265,40 @@ class StatsObserver(DataObserver):
         self._add(observational)
 
     def observe(self) -> dict[str, np.ndarray]:
-        regimes = _Regimes(self._latest, self._count, self._pending)
-        covariance = self._blocks.snapshot(regimes)
-        self._latest, self._count, self._pending = covariance, len(regimes), []
+        count = self._count + len(self._pending)
+        covariance = self._blocks.fill_snapshot(count, self._fill)
+        self._latest, self._count, self._pending = covariance, count, []
+        means = self._means
+        pool = self._mean_blocks
         return {
             "sample_size": self._sizes.copy(),
-            "mean": self._means.copy(),
+            # With a pool: a block whose rows of regimes added since it was last handed out
+            # are the only ones written (a full copy is (m + 1) x d floats a step).
+            "mean": means.copy() if pool is None else pool.fill_snapshot(count, self._fill_mean),
             "covariance": covariance,
         }
 
     def add_experiment(self, samples: FloatArray) -> None:
         self._add(samples)
 
+    def _fill(self, regime: int, out: FloatArray) -> None:
+        """Write regime ``regime``'s covariance into ``out``: copied from the block handed out
+        last, or computed from the centred rows of a regime added since."""
+        if regime < self._count:
+            assert self._latest is not None
+            out[...] = self._latest[regime]
+        else:
+            _covariance_into(self._pending[regime - self._count], out)
+
+    def _fill_mean(self, regime: int, out: FloatArray) -> None:
+        out[...] = self._means[regime]
+
     def _add(self, samples: FloatArray) -> None:
         regime = self._count + len(self._pending)
-        mean, covariance = regime_statistics(samples)
+        mean = samples.mean(axis=0)  # regime_statistics' steps, the covariance left for later
         self._sizes[regime] = len(samples)
         self._means[regime] = mean
-        self._pending.append(covariance)
+        self._pending.append(samples - mean)
 
 
 class CompactObserver(DataObserver):
@@ -458,18 +357,23 @@ def make_observer(
     observational: FloatArray,
     spec: LevelSpec,
     sample_blocks: SlotBlocks | None = None,
+    *,
+    mean_blocks: SlotBlocks | None = None,
 ) -> DataObserver:
     """The observer of a new episode in ``mode`` (``blocks`` from :func:`block_shape`;
     ``sample_blocks``, of shape ``(1, n_obs, d)``, pools the raw mode's observational sample
-    on large worlds)."""
+    on large worlds; ``mean_blocks``, of shape ``(m + 1, d)``, the stats mode's means)."""
     blocks.new_episode()
-    if sample_blocks is not None:
-        sample_blocks.new_episode()
+    for pool in (sample_blocks, mean_blocks):
+        if pool is not None:
+            pool.new_episode()
     if mode == "compact":
         return CompactObserver(observational, observation_slots(spec))
     if mode == "raw":
         return RawObserver(blocks, observational, sample_blocks=sample_blocks)
-    return StatsObserver(blocks, observational, observation_slots(spec) + 1)
+    return StatsObserver(
+        blocks, observational, observation_slots(spec) + 1, mean_blocks=mean_blocks
+    )
 
 
 def block_shape(spec: LevelSpec, mode: ObservationMode) -> tuple[int, ...]:

@@ -34,6 +34,7 @@ import numpy as np
 from acdb_gym.core.graphs import DAG
 from acdb_gym.report.document import Image, Part, Table
 from acdb_gym.report.order import level_order
+from acdb_gym.report.png_cache import plot_key, save_png
 from acdb_gym.report.revision import revised_episodes, truth_and_budget
 from acdb_gym.report.statistics import bootstrap_ci
 from acdb_gym.report.tables import format_percent, format_percent_ci
@@ -189,9 +190,10 @@ def plot_anytime(rows: Sequence[AnytimeRow], path: str | Path) -> Path:
     Raises:
         ValueError: no rows.
     """
-    target = Path(path)
-    anytime_figure(rows).savefig(target, dpi=100)
-    return target
+    if not rows:
+        raise ValueError("no anytime rows to plot")
+    # Drawn once per content: a report rewritten over the same rows keeps the PNG.
+    return save_png(path, plot_key("anytime", tuple(rows)), lambda: anytime_figure(rows), dpi=100)
 
 
 def anytime_figure(rows: Sequence[AnytimeRow]) -> Any:

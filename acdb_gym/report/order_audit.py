@@ -30,23 +30,26 @@ instance with one BLAS thread, which :func:`order_audit_rows` sets for the audit
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from acdb_gym import __version__
 from acdb_gym.core.ladders.custom import RegenerationError, parse_level_spec, regenerate_instance
 from acdb_gym.core.ladders.shipped import ALL_LADDERS
-from acdb_gym.core.scoring import score
+from acdb_gym.core.scoring import directed_f1_of, score
 from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.discovery.sortability import MARGINAL_FEATURES, feature_sortability
 from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS, feature_order, regress_in_order
 from acdb_gym.report.aggregation import Prepared
+from acdb_gym.report.audit_cache import as_float, load_cache, save_cache
 from acdb_gym.report.document import Part, Table
 from acdb_gym.report.order import level_order
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_is_exact, sign_flip_pvalue
@@ -145,7 +148,10 @@ def instance_order_audit(spec: LevelSpec, seed: int) -> InstanceOrderAudit:
         key = tuple(int(node) for node in order)
         if key not in by_order:
             graph = regress_in_order(data, order, alpha=AUDIT_ALPHA)
-            by_order[key] = float(score(instance, graph).directed_f1)
+            if instance.latent_truth is None:  # score()'s directed F1, without the rest
+                by_order[key] = float(directed_f1_of(adjacency, graph.directed))
+            else:
+                by_order[key] = float(score(instance, graph).directed_f1)
         return by_order[key]
 
     sortability: dict[str, float] = {}
@@ -197,11 +203,16 @@ def known_instances(prepared: Prepared) -> set[AuditedInstance]:
     return keys
 
 
-def order_audit_rows(prepared: Prepared) -> tuple[MarginalOrderRow, ...]:
+def order_audit_rows(
+    prepared: Prepared, *, cache: Path | None = None
+) -> tuple[MarginalOrderRow, ...]:
     """The marginal-order audit per ladder, level and feature of every known instance in a run.
 
     Args:
         prepared: the run's prepared rows.
+        cache: a file of instance audits (:mod:`acdb_gym.report.audit_cache`): those it holds
+            are read from it, and it is rewritten with the run's instances when any was
+            computed.
 
     Returns:
         Per ladder (in name order) and level (L0, L1, ... first, then other names in order,
@@ -210,16 +221,25 @@ def order_audit_rows(prepared: Prepared) -> tuple[MarginalOrderRow, ...]:
     """
     audits: dict[str, dict[str, list[InstanceOrderAudit]]] = {}
     families: dict[tuple[str, str], set[str]] = {}
+    instances = sorted(known_instances(prepared), key=_instance_order)
+    found = _cached_audits(instances, cache)
+    missing = [key for key in instances if key not in found]
     # Hundreds of small least-squares fits: BLAS threads only contend on them (one thread is
     # 5-15x faster on a busy machine, and gives the same numbers).
-    with threadpool_limits(limits=1, user_api="blas"):
-        for ladder, level, spec, seed in sorted(known_instances(prepared), key=_instance_order):
+    with threadpool_limits(limits=1, user_api="blas") if missing else contextlib.nullcontext():
+        for key in missing:
             try:
-                audit = instance_order_audit(spec, seed)
+                found[key] = instance_order_audit(key[2], key[3])
             except RegenerationError:
                 continue  # a row naming a world that cannot be regenerated: no audit of it
+    for ladder, level, spec, seed in instances:
+        if (ladder, level, spec, seed) in found:
+            audit = found[(ladder, level, spec, seed)]
             audits.setdefault(ladder, {}).setdefault(level, []).append(audit)
             families.setdefault((ladder, level), set()).add(str(spec.family))
+    if cache is not None and missing:
+        entries = {f"{key[2]!r}|{key[3]}": _to_entry(audit) for key, audit in found.items()}
+        save_cache(cache, _cache_key(), entries)
     rows: list[MarginalOrderRow] = []
     for ladder, levels in sorted(audits.items()):
         ordered = sorted(levels, key=level_order)
@@ -229,6 +249,51 @@ def order_audit_rows(prepared: Prepared) -> tuple[MarginalOrderRow, ...]:
             family = tuple(sorted(set().union(*(families[(ladder, name)] for name in names))))
             rows += [_row(ladder, level, feature, strata, family) for feature in MARGINAL_FEATURES]
     return tuple(rows)
+
+
+def _cached_audits(
+    instances: Sequence[AuditedInstance], cache: Path | None
+) -> dict[AuditedInstance, InstanceOrderAudit]:
+    """The audits of ``instances`` that the cache file holds (none without one)."""
+    cached = {} if cache is None else load_cache(cache, _cache_key())
+    found = {}
+    for key in instances:
+        audit = _from_entry(cached.get(f"{key[2]!r}|{key[3]}"))
+        if audit is not None:
+            found[key] = audit
+    return found
+
+
+def _cache_key() -> str:
+    """What an instance's audit depends on besides the instance: the package's version and the
+    audit's constants."""
+    constants = (N_RANDOM_ORDERS, RANDOM_ORDER_STREAM, AUDIT_ALPHA)
+    return repr((__version__, MARGINAL_FEATURES, SORT_DIRECTIONS, *constants))
+
+
+def _to_entry(audit: InstanceOrderAudit) -> dict[str, Any]:
+    return {
+        "sortability": dict(audit.sortability),
+        "order_f1": [[f, d, value] for (f, d), value in audit.order_f1.items()],
+        "random_f1": audit.random_f1,
+    }
+
+
+def _from_entry(entry: object) -> InstanceOrderAudit | None:
+    """A cached audit back, or None when ``entry`` is missing or not what :func:`_to_entry`
+    writes for the audited features."""
+    if not isinstance(entry, dict):
+        return None
+    try:
+        sortability = {str(k): as_float(v) for k, v in entry["sortability"].items()}
+        order_f1 = {(str(f), str(d)): as_float(value) for f, d, value in entry["order_f1"]}
+        random_f1 = as_float(entry["random_f1"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    wanted = {(f, d) for f in MARGINAL_FEATURES for d in SORT_DIRECTIONS}
+    if set(sortability) != set(MARGINAL_FEATURES) or set(order_f1) != wanted:
+        return None
+    return InstanceOrderAudit(sortability, order_f1, random_f1)
 
 
 def _instance_order(key: AuditedInstance) -> tuple[str, str, int]:

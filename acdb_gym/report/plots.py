@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from acdb_gym.report.png_cache import plot_key, save_png
 from acdb_gym.report.types import AgentRow, Estimate, LadderSummary
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -62,19 +63,21 @@ def plot_precision_recall(table: LadderSummary, path: str | Path) -> Path:
 
 
 def _plot(table: LadderSummary, path: str | Path, *, size: Size, draw: Draw) -> Path:
-    """Draw the agent rows with scored episodes on a new figure and save it as a PNG."""
-    target = Path(path)
-    _figure(table, size=size, draw=draw).savefig(target, dpi=110)
-    return target
+    """Draw the agent rows with scored episodes on a new figure and save it as a PNG, unless
+    the PNG there already shows this table (:func:`~acdb_gym.report.png_cache.save_png`)."""
+    key = plot_key(f"{draw.__name__}:{size.__name__}", table)
+    return save_png(path, key, lambda: _figure(table, size=size, draw=draw, drawn=False), dpi=110)
 
 
-def _figure(table: LadderSummary, *, size: Size, draw: Draw) -> Figure:
-    """The figure :func:`_plot` saves (its layout drawn, so its artists have their places)."""
+def _figure(table: LadderSummary, *, size: Size, draw: Draw, drawn: bool = True) -> Figure:
+    """The figure :func:`_plot` saves; with ``drawn``, its layout drawn, so its artists have
+    their places (saving draws it anyway)."""
     rows = [row for row in table.rows if row.n_seeds > 0]
     figure = _new_figure(*size(table, len(rows)))
     axes = figure.add_subplot()
     draw(figure, axes, table, rows)
-    figure.canvas.draw()
+    if drawn:
+        figure.canvas.draw()
     return figure
 
 

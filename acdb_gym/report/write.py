@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from acdb_gym.core.untrusted import UntrustedInputError
 from acdb_gym.report.aggregation import group_rows, summarize_prepared
+from acdb_gym.report.audit_cache import AUDIT_CACHE_FILE
 from acdb_gym.report.comparison import compare_agents
 from acdb_gym.report.document import markdown_text
 from acdb_gym.report.episodes import EPISODES_DIR
@@ -29,7 +30,15 @@ from acdb_gym.report.types import ReportFiles
 
 __all__ = ["OUTPUT_PATTERNS", "refuse_links", "write_report"]
 
-OUTPUT_PATTERNS: Final = ("report.md", HTML_FILE, "*.csv", "*.png", EPISODES_DIR)
+OUTPUT_PATTERNS: Final = (
+    "report.md",
+    HTML_FILE,
+    "*.csv",
+    "*.png",
+    EPISODES_DIR,
+    AUDIT_CACHE_FILE,
+    f"{AUDIT_CACHE_FILE}.partial",
+)
 """What the report writes in a run directory (file names and patterns)."""
 
 

@@ -94,3 +94,18 @@ def test_the_oracle_receives_the_hidden_instance_of_a_wrapped_env() -> None:
     oracle = OracleAgent()
     result = run_episode(gym.make("ACDB-L1-v0"), oracle, manifest_index=3)
     assert result.score.shd == 0
+
+
+def test_a_submission_is_described_from_the_env_s_own_decoding() -> None:
+    """The runner describes a decoded action by the env's decoding of that very object (not a
+    second decoding), with the same text a decoding gives; another object gets None."""
+    env = gym.make("ACDB-L1-v0")
+    env.reset(options={"manifest_index": 0})
+    graph = PDAG.from_edges(6, directed=[(0, 1)], undirected=[(2, 3)])
+    action = actions.submit(graph)
+    env.step(action)
+    decoded = env.unwrapped.decoded_action(action)
+    assert repr(decoded) == repr(actions.decode(action, n_nodes=6))
+    assert env.unwrapped.decoded_action(actions.submit(graph)) is None  # an equal, other object
+    result = run_episode(env, RandomDAGAgent(seed=3), manifest_index=0)
+    assert result.trajectory[-1].action == repr(actions.Submit(result.submission))

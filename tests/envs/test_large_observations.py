@@ -3,6 +3,7 @@ bound arrays, the observational sample handed out once; levels up to d = 40 keep
 
 from __future__ import annotations
 
+import mmap
 import pickle
 import warnings
 
@@ -17,12 +18,8 @@ from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.actions import TernaryGrid
-from acdb_gym.envs.observations import (
-    RealBox,
-    _zero_block,
-    observation_slots,
-    regime_statistics,
-)
+from acdb_gym.envs.observations import RealBox, observation_slots, regime_statistics
+from acdb_gym.envs.slot_blocks import _zero_block
 
 
 @pytest.mark.parametrize(("d", "k"), [(41, 60), (50, 75), (60, 600), (80, 3000), (120, 180)])
@@ -133,3 +130,57 @@ def test_a_ternary_grid_keeps_no_arrays_and_behaves_as_a_multidiscrete() -> None
     large.reset(options={"manifest_index": 0})
     held = large._data.observe()["observational"]
     assert not held.flags.writeable and held.tobytes() == large._instance.d_obs.tobytes()
+
+
+def test_a_mapped_block_is_populated_once_and_filled_in_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A lazily mapped pool block: slots written by ``fill`` straight into the block, the same
+    values as copies, fresh slots populated once (never again once touched), zeros elsewhere."""
+    from acdb_gym.envs import slot_blocks as observations
+
+    monkeypatch.setattr(observations, "_LAZY_BLOCK_BYTES", 1)  # map every block
+    populated: list[tuple[int, int]] = []
+    real = observations._populate
+
+    def spy(block: np.ndarray, start: int, stop: int) -> None:
+        populated.append((start, stop))
+        real(block, start, stop)
+
+    monkeypatch.setattr(observations, "_populate", spy)
+    blocks = observations.SlotBlocks((5, 3, 3), pool_size=2)
+    values = [np.full((3, 3), float(k + 1)) for k in range(5)]
+
+    def fill(slot: int, out: np.ndarray) -> None:
+        out[...] = values[slot]
+
+    first = blocks.fill_snapshot(2, fill)
+    assert isinstance(first.base.base, mmap.mmap)
+    second = blocks.fill_snapshot(3, fill)  # first is held: a second block
+    del first
+    third = blocks.fill_snapshot(4, fill)  # reuses the first block: slots 2 and 3 only
+    assert [third[k].tolist() for k in range(4)] == [values[k].tolist() for k in range(4)]
+    assert not third[4].any() and not np.shares_memory(second, third)
+    assert populated == [(0, 2), (0, 3), (2, 4)]
+    del second, third
+    blocks.new_episode()
+    again = blocks.fill_snapshot(1, fill)  # a reused block: its pages are resident already
+    assert populated[-1][0] >= populated[-1][1]  # an empty range: nothing to fault in
+    assert again[0].tolist() == values[0].tolist() and not again[1:].any()
+
+
+def test_stats_observations_are_unchanged_bit_for_bit_across_episodes() -> None:
+    """Covariances computed into reused blocks, and means from their pool, over two episodes
+    whose caller keeps only the last observation: every regime's statistics exactly."""
+    env = ACDBEnv("L1", ladder="large", observation="stats")
+    for _ in range(2):
+        observation, _ = env.reset(options={"manifest_index": 0})
+        for slot in range(5):
+            observation = env.step(actions.intervene(slot, 1.0))[0]
+        samples = [env.session.observe(), *(e.samples for e in env.session.experiments)]
+        for regime, data in enumerate(samples):
+            mean, covariance = regime_statistics(data)
+            assert observation["mean"][regime].tobytes() == mean.tobytes()
+            assert observation["covariance"][regime].tobytes() == covariance.tobytes()
+        assert not observation["mean"][len(samples) :].any()
+        assert not observation["mean"].flags.writeable

@@ -170,6 +170,14 @@ class DAG:
         object.__setattr__(self, "adjacency", readonly(adjacency))
 
     @classmethod
+    def _valid(cls, adjacency: BoolMatrix) -> DAG:
+        """A DAG from a fresh boolean matrix that is acyclic by construction (the forward pairs
+        of an order), without the checks, which cost more than drawing a small DAG."""
+        dag = object.__new__(cls)
+        object.__setattr__(dag, "adjacency", readonly(adjacency))
+        return dag
+
+    @classmethod
     def from_edges(cls, n_nodes: int, edges: Iterable[Edge]) -> DAG:
         """Build a DAG from ``(i, j)`` pairs meaning ``i -> j``."""
         adjacency = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
@@ -231,7 +239,8 @@ class DAG:
 
     def to_pdag(self) -> PDAG:
         """The same graph as a fully directed :class:`PDAG`."""
-        return PDAG(self.adjacency, np.zeros_like(self.adjacency))
+        # The adjacency is a valid DAG's (read-only, so it can be shared): no checks to redo.
+        return PDAG._valid(self.adjacency, np.zeros_like(self.adjacency))
 
     def to_networkx(self) -> nx.DiGraph:
         """A ``networkx.DiGraph`` with nodes ``0..d-1``."""
@@ -295,13 +304,15 @@ class PDAG:
         if not np.array_equal(undirected, undirected.T):
             bad = _edge_list(undirected & ~undirected.T)
             raise ValueError(f"undirected must be symmetric; missing mirror of {_fmt(bad, '-')}")
-        both_ways = np.triu(directed & directed.T)
+        # Both matrices below are symmetric with an empty diagonal (no loops, undirected
+        # symmetric), so any entry means an offending pair; the upper triangle names each once.
+        both_ways = directed & directed.T
         if both_ways.any():
-            bad = _edge_list(both_ways)
+            bad = _edge_list(np.triu(both_ways))
             raise ValueError(f"pairs directed both ways: {_fmt(bad, '<->')}")
-        mixed = np.triu((directed | directed.T) & undirected)
+        mixed = (directed | directed.T) & undirected
         if mixed.any():
-            bad = _edge_list(mixed)
+            bad = _edge_list(np.triu(mixed))
             raise ValueError(f"pairs both directed and undirected: {_fmt(bad, '-')}")
         cycle = find_cycle(directed)
         if cycle is not None:

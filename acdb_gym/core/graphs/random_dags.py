@@ -81,7 +81,7 @@ def random_order_dag(n_nodes: int, *, n_edges: EdgeCount, rng: np.random.Generat
     chosen = rng.choice(n_pairs, size=count, replace=False)
     adjacency = np.zeros((n_nodes, n_nodes), dtype=np.bool_)
     adjacency[order[rows[chosen]], order[cols[chosen]]] = True
-    return DAG(adjacency)
+    return DAG._valid(adjacency)  # forward pairs of an order: acyclic, no loops
 
 
 def parent_quotas(n_nodes: int, n_edges: int) -> IntArray:

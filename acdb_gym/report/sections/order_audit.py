@@ -5,6 +5,7 @@ random order). File: ``order_audit.csv``."""
 from __future__ import annotations
 
 from acdb_gym.report.document import Part
+from acdb_gym.report.audit_cache import AUDIT_CACHE_FILE
 from acdb_gym.report.order_audit import order_audit_parts, order_audit_rows, write_order_audit_csv
 from acdb_gym.report.section import ReportContext, SectionFiles, Slot
 from acdb_gym.report.types import MarginalOrderRow
@@ -20,7 +21,7 @@ class OrderAudit:
     files_order = 40
 
     def compute(self, context: ReportContext) -> tuple[MarginalOrderRow, ...]:
-        return order_audit_rows(context.prepared)
+        return order_audit_rows(context.prepared, cache=context.run_dir / AUDIT_CACHE_FILE)
 
     def write(self, result: tuple[MarginalOrderRow, ...], context: ReportContext) -> SectionFiles:
         path = context.run_dir / "order_audit.csv"

@@ -155,7 +155,9 @@ class SeedStreams:
 
     def sequence(self, index: int) -> np.random.SeedSequence:
         """Stream ``index``'s seed sequence (:data:`GRAPH` ... :data:`CALIBRATION`)."""
-        return np.random.SeedSequence(self.seed).spawn(CALIBRATION + 1)[index]
+        # ``SeedSequence(seed).spawn(n)[k]`` is ``SeedSequence(seed, spawn_key=(k,))``: the
+        # same stream without building the others.
+        return np.random.SeedSequence(self.seed, spawn_key=(index,))
 
     def rng(self, index: int) -> np.random.Generator:
         """A new generator on stream ``index``."""
