@@ -4,8 +4,8 @@ random order). File: ``order_audit.csv``."""
 
 from __future__ import annotations
 
-from acdb_gym.report.document import Part
 from acdb_gym.report.audit_cache import AUDIT_CACHE_FILE
+from acdb_gym.report.document import Part
 from acdb_gym.report.order_audit import order_audit_parts, order_audit_rows, write_order_audit_csv
 from acdb_gym.report.section import ReportContext, SectionFiles, Slot
 from acdb_gym.report.types import MarginalOrderRow
