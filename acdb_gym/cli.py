@@ -487,7 +487,7 @@ def _report(args: argparse.Namespace) -> int:
 def _audit(args: argparse.Namespace) -> int:
     from acdb_gym.report.aggregation import prepare
     from acdb_gym.report.gate import gate_agents, gate_levels, gate_markdown, write_gate_csv
-    from acdb_gym.report.load import load_results
+    from acdb_gym.report.load import load_rows
     from acdb_gym.sweep.run import SweepConfig, parse_indices, parse_list
 
     ladder = ALL_LADDERS[args.ladder]
@@ -512,7 +512,7 @@ def _audit(args: argparse.Namespace) -> int:
         status = max(status, _run_one_sweep(config))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a resumed run's repeated rows are reported by sweep
-        rows = [row for row in load_results(out) if row.get("ladder") == args.ladder]
+        rows = [row for row in load_rows(out) if row.ladder == args.ladder]
     indices = range(first_index, first_index + seeds)
     gates = [
         gate for gate in gate_levels(prepare(rows), design_indices=indices) if gate.level in levels

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from acdb_gym.core.tools import TOOLS_RAW, TOOLS_STATS, Tools
+from acdb_gym.core.statistic_tools import TOOLS_RAW, TOOLS_STATS, ToolSet
 from acdb_gym.core.types import PANEL_ACTIVE, PANEL_OBSERVATIONAL, PANELS, Panel
 
 __all__ = [
@@ -103,7 +103,7 @@ class AgentEntry:
     summary: str
     construction: Construction = "plain"
     panels: tuple[Panel, ...] = (PANEL_OBSERVATIONAL,)
-    tools: Tools = TOOLS_RAW
+    tools: ToolSet = TOOLS_RAW
     draws: int = 1
     max_steps: int | None = None
     extras: tuple[Extra, ...] = ()

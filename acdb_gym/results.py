@@ -38,19 +38,25 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from acdb_gym.core.graphs import PDAG
+from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.untrusted import Line, UntrustedInputError, iter_lines, loads, open_nofollow
+from acdb_gym.envs.hypotheses import RevisionRecord, graph_from_text
 from acdb_gym.row_values import check_row_values, row_problem
 
 __all__ = [
     "MAX_LINE_BYTES",
+    "NUMERIC_COLUMNS",
     "RESULTS_FILE",
     "Location",
+    "NumericField",
     "ReadMode",
     "ResultRow",
     "ResultsAppender",
     "ResultsFileError",
     "ResultsRead",
     "check_row_values",
+    "example_row",
     "format_row",
     "load_run",
     "read_results",
@@ -107,6 +113,21 @@ class ResultsFileError(ValueError):
 
 
 # --------------------------------------------------------------------------- the row
+_LATENT_FIELDS: Final = (
+    "bidirected_precision",
+    "bidirected_recall",
+    "bidirected_f1",
+    "pag_arrowhead_precision",
+    "pag_arrowhead_recall",
+    "pag_arrowhead_f1",
+    "pag_tail_precision",
+    "pag_tail_recall",
+    "pag_tail_f1",
+    "shd_mistyped",
+)
+"""The further score columns of a latent level's rows (the names of
+:data:`acdb_gym.core.scoring.LATENT_SCORE_FIELDS`, checked equal by the tests)."""
+
 _OPTIONAL: Final = frozenset(
     {
         "agent_stats",
@@ -117,14 +138,59 @@ _OPTIONAL: Final = frozenset(
         "submission",
         "tokens_cached_in",
         "tokens_cache_write",
+        *_LATENT_FIELDS,
     }
 )
 """Keys a row may lack: failed rows carry no agent statistics, rows written before rows
 recorded privileged access do not say, only agents that state hypotheses have a revision
 record, rows written before it and episodes whose anytime F1 is undefined have no
 ``anytime_f1``, only agents that report prompt caching (LLM agents) have its token counts, and only
-custom levels' rows carry their spec, and only single-draw jobs whose env reports the scored
-graph have a submission."""
+custom levels' rows carry their spec, only single-draw jobs whose env reports the scored
+graph have a submission, and only rows of a level with hidden confounders have the latent
+score columns."""
+
+NumericField = Literal[
+    "skeleton_precision",
+    "skeleton_recall",
+    "skeleton_f1",
+    "compelled_precision",
+    "compelled_recall",
+    "compelled_f1",
+    "directed_precision",
+    "directed_recall",
+    "directed_f1",
+    "shd",
+    "shd_extra",
+    "shd_missing",
+    "shd_reversed",
+    "shd_unresolved",
+    "interventions_used",
+    "i_star_size",
+    "efficiency",
+    "essential_f1",
+    "anytime_f1",
+    "bidirected_precision",
+    "bidirected_recall",
+    "bidirected_f1",
+    "pag_arrowhead_precision",
+    "pag_arrowhead_recall",
+    "pag_arrowhead_f1",
+    "pag_tail_precision",
+    "pag_tail_recall",
+    "pag_tail_f1",
+    "shd_mistyped",
+    "steps",
+    "invalid_actions",
+    "wall_time",
+    "tokens_in",
+    "tokens_out",
+]
+"""The numeric columns of a row (:meth:`ResultRow.value`): every score field, the latent
+ones, steps, invalid actions, the wall time and the token counts."""
+
+NUMERIC_COLUMNS: Final[tuple[NumericField, ...]] = typing.get_args(NumericField)
+"""Every :data:`NumericField`, in order: the score fields (those of
+:data:`~acdb_gym.core.scoring.SCORE_FIELDS`, then the latent ones), then the rest."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,6 +207,8 @@ class ResultRow:
         anytime_f1: the anytime F1 (DESIGN §6); absent (None) when it is undefined (the agent
             spent experiments without stating a graph with the first) and in rows written
             before it existed.
+        bidirected_precision ... shd_mistyped: the further score fields of a level with
+            hidden confounders (DESIGN §6.3); absent (None) on every other level.
         tokens_in: prompt tokens, including those read from or written to a prompt cache.
         tokens_cached_in: of ``tokens_in``, those read from the provider's prompt cache (billed
             at the cached-input price); None for agents that do not report it.
@@ -195,6 +263,16 @@ class ResultRow:
     efficiency: float | None
     essential_f1: float | None
     anytime_f1: float | None = None
+    bidirected_precision: float | None = None
+    bidirected_recall: float | None = None
+    bidirected_f1: float | None = None
+    pag_arrowhead_precision: float | None = None
+    pag_arrowhead_recall: float | None = None
+    pag_arrowhead_f1: float | None = None
+    pag_tail_precision: float | None = None
+    pag_tail_recall: float | None = None
+    pag_tail_f1: float | None = None
+    shd_mistyped: float | None = None
     steps: float | None
     invalid_actions: int | None
     truncated: bool | None
@@ -247,6 +325,80 @@ class ResultRow:
             raise ResultsFileError(where, f"missing keys {', '.join(missing[:5])}{more}")
         extras = {key: value for key, value in data.items() if key not in _ROW_FIELDS}
         return cls(**values, extras=extras)
+
+    @classmethod
+    def parse(cls, data: object, *, where: Location) -> ResultRow:
+        """:meth:`from_dict` and the values' ranges (:func:`check_row_values`): the row the
+        reader accepts, or :class:`ResultsFileError` naming what it refuses.
+
+        Raises:
+            ResultsFileError: as :meth:`from_dict`, or a value out of its range.
+        """
+        row = cls.from_dict(data, where=where)
+        problem = row_problem(row)
+        if problem is not None:
+            raise ResultsFileError(where, problem)
+        return row
+
+    @property
+    def ok(self) -> bool:
+        """Whether the job succeeded (``status == "ok"``)."""
+        return self.status == "ok"
+
+    @property
+    def instance_key(self) -> tuple[str, str, int]:
+        """``(ladder, level, manifest_index)``: the instance the job ran on."""
+        return (self.ladder, self.level, self.manifest_index)
+
+    @property
+    def model(self) -> str | None:
+        """The model an LLM agent's config names, or None."""
+        model = self.agent_config.get("model")
+        return model if isinstance(model, str) else None
+
+    def value(self, name: NumericField) -> float:
+        """A numeric column as a float; NaN where the row holds none (a failed row's scores,
+        an undefined anytime F1, a latent column on a causally sufficient level).
+
+        >>> row = ResultRow.parse(example_row(directed_f1=0.5), where=Location(Path("-")))
+        >>> row.value("directed_f1"), row.value("bidirected_f1")
+        (0.5, nan)
+        """
+        value = getattr(self, name)
+        return math.nan if value is None else float(value)
+
+    def revision_record(self) -> RevisionRecord | None:
+        """The ``revision`` record as its type, or None for a row without one.
+
+        Raises:
+            ValueError: a record that does not parse (never for a row the reader accepted:
+                :func:`check_row_values` parses it).
+        """
+        return None if self.revision is None else RevisionRecord.from_dict(self.revision)
+
+    def submitted_graph(self) -> PDAG | None:
+        """The graph of ``submission``, else the revision record's final graph, or None.
+
+        Raises:
+            ValueError: a recorded graph that does not parse (as :meth:`revision_record`).
+        """
+        if self.submission is not None:
+            n_nodes = self.submission.get("n_nodes")
+            if isinstance(n_nodes, bool) or not isinstance(n_nodes, int):
+                raise ValueError(f"submission n_nodes must be an integer, got {n_nodes!r}")
+            return graph_from_text(self.submission.get("graph"), n_nodes=n_nodes)  # type: ignore[arg-type]
+        record = self.revision_record()
+        return None if record is None else record.final
+
+    def score_columns(self) -> tuple[tuple[str, float | None], ...]:
+        """The score columns (:data:`~acdb_gym.core.scoring.SCORE_FIELDS`) the row holds, in
+        the contract's order, with their values (a failed row's are None; an absent
+        ``anytime_f1`` is left out)."""
+        return tuple(
+            (name, getattr(self, name))
+            for name in SCORE_FIELDS
+            if name not in _OPTIONAL or getattr(self, name) is not None
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The row as written to the file: equal to the dict :meth:`from_dict` was given."""
@@ -324,6 +476,46 @@ def _short_repr(value: object, limit: int = 60) -> str:
 
 _ROW_FIELDS: Final = _row_fields()
 """Every key of a row and its type, in declaration order."""
+
+
+def example_row(**fields: Any) -> dict[str, Any]:
+    """A complete ``ok`` row as the file holds it (agent ``pc`` on v0 L0, manifest index 0,
+    every score 0 but η 1), with ``fields`` replacing or adding keys: for examples, tests and
+    hand-made rows. ``status="failed"`` makes a failed row (no scores, no steps, no draws).
+
+    >>> example_row(directed_f1=0.5)["directed_f1"], example_row()["status"]
+    (0.5, 'ok')
+    """
+    row: dict[str, Any] = {
+        "job_id": "example",
+        "ladder": "v0",
+        "level": "L0",
+        "manifest_index": 0,
+        "seed": 0,
+        "agent": "pc",
+        "agent_config": {},
+        "panel": "observational",
+        "tools": "raw",
+        "repeat": 0,
+        "version": "0",
+        "status": "ok",
+        "error": None,
+        **{name: 0 for name in SCORE_FIELDS if name != "anytime_f1"},
+        "efficiency": 1.0,
+        "steps": 1,
+        "invalid_actions": 0,
+        "truncated": False,
+        "draws": 1,
+        "tokens_in": None,
+        "tokens_out": None,
+        "wall_time": 0.0,
+    }
+    if fields.get("status") == "failed":
+        row.update(row_scores(dict.fromkeys(SCORE_FIELDS), failed=True))
+        row.update(steps=None, invalid_actions=None, truncated=None, draws=0)
+        row["error"] = "failed"
+    row.update(fields)
+    return row
 
 
 # --------------------------------------------------------------------------- writing
@@ -446,16 +638,6 @@ def _decode(line: Line, where: Location) -> object:
         raise ResultsFileError(where, f"{error}{torn}") from None
 
 
-def _row(value: object, where: Location) -> ResultRow:
-    """The row of a parsed line: its types (:meth:`ResultRow.from_dict`) and its values'
-    ranges (:func:`check_row_values`) checked."""
-    row = ResultRow.from_dict(value, where=where)
-    problem = row_problem(row)
-    if problem is not None:
-        raise ResultsFileError(where, problem)
-    return row
-
-
 def read_results(path: Path, *, mode: ReadMode, repair: bool = False) -> ResultsRead:
     """Read a results file; a missing file has no rows.
 
@@ -491,7 +673,7 @@ def _read_lenient(path: Path) -> ResultsRead:
         for line in iter_lines(handle, max_line_bytes=MAX_LINE_BYTES):
             where = Location(path, line.number)
             try:
-                rows.append(_row(_decode(line, where), where))
+                rows.append(ResultRow.parse(_decode(line, where), where=where))
             except ResultsFileError as error:
                 problems.append(f"{error}; skipped")
     return ResultsRead(tuple(rows), tuple(problems))
@@ -529,7 +711,7 @@ def _read_strict(path: Path, *, repair: bool) -> ResultsRead:
                 # Only the appender's last write can be cut short: the line is torn, not corrupt.
                 torn = _drop_torn(path, line, size - line.offset, repair=repair)
                 return ResultsRead(tuple(rows), (torn,))
-            rows.append(_row(value, where))
+            rows.append(ResultRow.parse(value, where=where))
     return ResultsRead(tuple(rows), ())
 
 

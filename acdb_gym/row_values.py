@@ -14,7 +14,8 @@ input"):
   :data:`ERROR_CHARS`), the agent at 4,096, the model an LLM row names at 256 (it becomes the
   agent row's label), ``panel``, ``tools`` and ``version`` at 64, a custom ``level_spec`` at
   4,096, and the spec must parse (within the custom level bounds) on ladder ``custom``.
-- **Numbers**: fractions (precision, recall, F1, efficiency) in ``[0, 1]``; counts, steps and
+- **Numbers** (the score fields of a latent level too): fractions (precision, recall, F1,
+  efficiency) in ``[0, 1]``; counts, steps and
   times finite in ``[0, 10**12]``; token counts integers in ``[0, 10**15]``; ``manifest_index``
   in ``[0, 999]``; ``seed`` in ``[0, 2**63)``; ``repeat`` and ``draws`` in ``[0, 10**6]``.
 - **Graphs**: a ``submission`` or ``revision`` has ``n_nodes`` in ``[1, 2000]`` (the largest
@@ -32,7 +33,7 @@ from typing import Any, Final, Protocol
 
 from acdb_gym.core.ladders.custom import CUSTOM_BOUNDS, CUSTOM_LADDER, parse_level_spec
 from acdb_gym.core.ladders.shipped import ALL_LADDERS
-from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS
 from acdb_gym.core.untrusted import check_name, is_safe_name
 from acdb_gym.envs.hypotheses import RevisionRecord, graph_from_text
 
@@ -130,8 +131,15 @@ _TEXT_LIMITS: Final = {
     "level_spec": 4096,
 }
 _UNIT_SUFFIXES: Final = ("_precision", "_recall", "_f1", "efficiency")
-_NUMBER_FIELDS: Final = (*SCORE_FIELDS, "steps", "invalid_actions", "wall_time")
-"""Scores, steps and times: fractions (by their suffix) in [0, 1], the rest counts."""
+_NUMBER_FIELDS: Final = (
+    *SCORE_FIELDS,
+    *LATENT_SCORE_FIELDS,
+    "steps",
+    "invalid_actions",
+    "wall_time",
+)
+"""Scores (a latent level's further ones too), steps and times: fractions (by their suffix) in
+[0, 1], the rest counts."""
 _INDEX_FIELDS: Final = {
     "manifest_index": _MAX_MANIFEST_INDEX,
     "seed": _MAX_SEED,

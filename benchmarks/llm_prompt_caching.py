@@ -36,6 +36,8 @@ from _common import base_parser, load_test_server, markdown_table, print_header 
 from acdb_gym.agents.base import run_episode  # noqa: E402
 from acdb_gym.agents.llm import LLMAgent, env_kwargs_for  # noqa: E402
 from acdb_gym.report.cost import job_costs, load_prices  # noqa: E402
+from acdb_gym.report.load import as_rows  # noqa: E402
+from acdb_gym.results import example_row  # noqa: E402
 
 LEVEL, INDEX, VARIANT = "L3", 1, "llm_stats"
 MODELS = {"openai": "openai-style-model", "anthropic": "anthropic-style-model"}
@@ -86,16 +88,15 @@ def play(module: Any, provider: str, *, prompt_cache: bool) -> dict[str, Any]:
         server.close()
     assert not server.failures, server.failures
     assert result.extra["invalid_tool_calls"] == 0, "the scripted calls must all be valid"
-    return {
-        "job_id": provider,
-        "agent": VARIANT,
-        "panel": "active",
-        "status": "ok",
-        "agent_config": {"model": MODELS[provider]},
-        "steps": result.steps,
+    return example_row(
+        job_id=provider,
+        agent=VARIANT,
+        panel="active",
+        agent_config={"model": MODELS[provider]},
+        steps=result.steps,
         **{k: result.extra[k] for k in ("tokens_in", "tokens_out", "llm_calls")},
         **{k: result.extra[k] for k in ("tokens_cached_in", "tokens_cache_write")},
-    }
+    )
 
 
 def main() -> None:
@@ -115,7 +116,7 @@ def main() -> None:
     )
     table = []
     for provider, caching, row in runs:
-        (cost,) = job_costs([row], prices)
+        (cost,) = job_costs(as_rows([row]), prices)
         plain = row["tokens_in"] - row["tokens_cached_in"] - row["tokens_cache_write"]
         table.append(
             [

@@ -568,7 +568,22 @@ def main() -> None:
         "--write", action="store_true", help="write the blocks to docs/claims/ (like readme_claims)"
     )
     parser.add_argument("--paste", action="store_true", help="--write, then paste into the READMEs")
+    parser.add_argument(
+        "--sweeps-only", action="store_true", help="run the sweeps, build nothing (readme_claims)"
+    )
+    parser.add_argument(
+        "--block",
+        choices=list(BLOCKS),
+        help="print this block alone, from the rows present (readme_claims)",
+    )
     args = parser.parse_args()
+    if args.sweeps_only:
+        run_sweeps(args.workers, ladders=not args.frontier_only)
+        return
+    if args.block:
+        globals()["COUNT"] = max(1, complete_count())
+        print(BLOCKS[args.block](), end="")
+        return
     count = args.count
     if count is None:
         count = complete_count() if args.no_sweep else COUNT

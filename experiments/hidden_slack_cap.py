@@ -103,9 +103,9 @@ def run_level(level: Level, indices: Sequence[int]) -> dict[str, list[Episode]]:
                 Episode(
                     level.name,
                     index,
-                    float(result.score["efficiency"]),
-                    float(result.score["directed_f1"]),
-                    float(result.score["anytime_f1"]),
+                    float(result.score.efficiency),
+                    float(result.score.directed_f1),
+                    float(result.score.anytime_f1),
                 )
             )
     env.close()

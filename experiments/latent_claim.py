@@ -23,14 +23,16 @@ from acdb_gym.agents.base import run_episode
 from acdb_gym.baselines.classical import OracleAgent
 from acdb_gym.baselines.latent import FCIActiveAgent, FCIAgent
 from acdb_gym.core.ladders.shipped import LATENT_LADDER, LEVEL_NAMES
+from acdb_gym.core.scoring import ScoreReport
 from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.report.statistics import sign_flip_pvalue
 
 
-def _perfect(score: dict[str, float]) -> bool:
-    rates = [v for k, v in score.items() if k.endswith(("precision", "recall", "f1"))]
-    return all(v == 1.0 for v in rates) and score["shd"] == 0
+def _perfect(score: ScoreReport) -> bool:
+    fields = score.to_dict()
+    rates = [v for k, v in fields.items() if k.endswith(("precision", "recall", "f1"))]
+    return all(v == 1.0 for v in rates) and score.shd == 0
 
 
 def claim_markdown(first: int, last: int, levels: Sequence[str] = LEVEL_NAMES) -> str:
@@ -52,10 +54,10 @@ def claim_markdown(first: int, last: int, levels: Sequence[str] = LEVEL_NAMES) -
             oracle = run_episode(ACDBEnv(level), OracleAgent(), manifest_index=index).score
             perfect += _perfect(oracle)
             total += 1
-            rows["fci"].append(fci["directed_f1"])
-            rows["fci_active"].append(active["directed_f1"])
-            rows["fci_bi"].append(fci["bidirected_f1"])
-            rows["act_bi"].append(active["bidirected_f1"])
+            rows["fci"].append(fci.directed_f1)
+            rows["fci_active"].append(active.directed_f1)
+            rows["fci_bi"].append(fci.bidirected_f1)
+            rows["act_bi"].append(active.bidirected_f1)
         lines.append(_line(name, rows))
         for key in pooled:
             pooled[key].extend(rows[key])
@@ -85,10 +87,14 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=100)
     parser.add_argument("--last", type=int, default=199)
     parser.add_argument("--levels", nargs="+", default=list(LEVEL_NAMES))
+    parser.add_argument(
+        "--block", action="store_true", help="print the claim's Markdown only (no wall time)"
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     print(claim_markdown(args.first, args.last, args.levels), end="")
-    print(f"wall time {time.perf_counter() - start:.0f} s")
+    if not args.block:
+        print(f"wall time {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":

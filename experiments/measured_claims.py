@@ -35,6 +35,7 @@ import numpy as np
 from acdb_gym.core.ladders.shipped import SACHS_EXPERIMENT_LADDER, TUEBINGEN_LADDER
 from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.report import load_results, paired_test, summarize
+from acdb_gym.report.load import as_rows
 from acdb_gym.report.pairs import pair_accuracies
 from acdb_gym.report.tables import format_p_value, md_table
 from acdb_gym.report.types import PairedTest
@@ -239,7 +240,7 @@ def block_tuebingen_pairs() -> str:
             for row in _rows("tuebingen", 0, len(level.manifest), PAIR_AGENTS)
             if row["level"] == name
         ]
-    accuracies = pair_accuracies(rows)
+    accuracies = pair_accuracies(as_rows(rows))
     levels = list(TUEBINGEN_LADDER)
     by_agent: dict[str, dict[str, Any]] = {}
     for a in accuracies:
@@ -289,10 +290,21 @@ def main() -> None:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="sweep worker processes")
     parser.add_argument("--no-sweep", action="store_true", help="build from the rows present")
+    parser.add_argument(
+        "--sweeps-only", action="store_true", help="run (or resume) the sweeps, build nothing"
+    )
+    parser.add_argument(
+        "--block", choices=list(BLOCKS), help="print this block only (from the rows present)"
+    )
     args = parser.parse_args()
+    if args.block:
+        print(BLOCKS[args.block](), end="")
+        return
     start = time.perf_counter()
     if not args.no_sweep:
         run_sweeps(args.workers)
+    if args.sweeps_only:
+        return
     CLAIMS.mkdir(parents=True, exist_ok=True)
     for name, build in BLOCKS.items():
         text = build()

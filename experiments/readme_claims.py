@@ -51,8 +51,8 @@ from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS
 from acdb_gym.report import load_results, paired_test, summarize
 from acdb_gym.report.aggregation import prepare
 from acdb_gym.report.document import markdown_lines
+from acdb_gym.report.load import as_rows
 from acdb_gym.report.shortcuts import sortability_rows
-from acdb_gym.report.statistics import sign_flip_pvalue
 from acdb_gym.report.tables import format_p_value, md_table, table2_body, table3_body
 from acdb_gym.report.transfer import transfer_parts
 from acdb_gym.report.types import LadderSummary, PairedTest
@@ -139,13 +139,8 @@ def run_sweeps(workers: int) -> None:
     # test split.
     for (ladder, level), agent in sorted(chosen_orders().items()):
         run_one(Sweep("orders", ladder, (agent,), (level,)), workers)
-    sys.path.insert(0, str(ROOT / "experiments"))
-    import measured_claims
-
-    measured_claims.run_sweeps(workers)
-    import frontier_claims
-
-    frontier_claims.run_sweeps(workers)
+    script_output("measured_claims.py", "--workers", str(workers), "--sweeps-only")
+    script_output("frontier_claims.py", "--workers", str(workers), "--sweeps-only")
 
 
 def run_one(sweep: Sweep, workers: int) -> None:
@@ -170,20 +165,40 @@ def run_one(sweep: Sweep, workers: int) -> None:
         raise SystemExit(f"jobs of {sweep} failed or did not run; rerun to retry them")
 
 
+def script_output(script: str, *arguments: str) -> str:
+    """What the sibling script ``experiments/<script>`` prints on stdout, run as a process
+    (experiments are scripts, never imported); its stderr passes through.
+
+    Raises:
+        SystemExit: the script failed (its one-line error is on stderr).
+    """
+    command = [sys.executable, str(ROOT / "experiments" / script), *arguments]
+    result = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
+    if result.returncode != 0:
+        raise SystemExit(f"{' '.join(command[1:])} failed with status {result.returncode}")
+    return result.stdout
+
+
+ORDERS_DEV = RUNS / "orders-dev" / "results.jsonl"
+"""The twelve ``msort`` agents' rows on development indices, which choose the orders."""
+
+
 def chosen_orders() -> dict[tuple[str, str], str]:
     """Per real-transfer column ``(ladder, level)``, the ``msort`` agent of the highest mean
-    directed F1 on development indices 0 .. ORDER_SELECTION - 1 (``runs/claims/orders-dev``)."""
-    real_transfer = _real_transfer()
-    rows = [row for row in load_results(RUNS / "orders-dev") if row["status"] == "ok"]
-    per_seed = real_transfer.per_seed(rows, 0, ORDER_SELECTION - 1, "directed_f1")
-    return real_transfer.best_orders(per_seed)
+    directed F1 on development indices 0 .. ORDER_SELECTION - 1 (``runs/claims/orders-dev``),
+    as ``experiments/real_transfer.py --print-orders`` chooses it."""
+    printed = script_output(
+        "real_transfer.py", str(ORDERS_DEV), "--select-indices", _selection(), "--print-orders"
+    )
+    orders = {}
+    for line in printed.splitlines():
+        ladder, level, agent = line.split("\t")
+        orders[(ladder, level)] = agent
+    return orders
 
 
-def _real_transfer() -> Any:
-    sys.path.insert(0, str(ROOT / "experiments"))
-    import real_transfer
-
-    return real_transfer
+def _selection() -> str:
+    return f"0-{ORDER_SELECTION - 1}"
 
 
 def rows_of(run: str, ladder: str) -> Rows:
@@ -373,7 +388,7 @@ def _family_shift(rows: Rows, agent: str, ladder: str) -> PairedTest:
 
 def block_families() -> str:
     rows = family_rows()
-    table = [part for part in transfer_parts(rows) if not isinstance(part, str)]
+    table = [part for part in transfer_parts(as_rows(rows)) if not isinstance(part, str)]
     lines = markdown_lines(table)
     ng, nl = "v1-nongaussian", "v1-nonlinear"
     shift = {(a, f): _family_shift(rows, a, f) for a in FAMILY_AGENTS for f in (ng, nl)}
@@ -428,12 +443,13 @@ def block_lingam_active() -> str:
 
 
 def block_latent() -> str:
-    sys.path.insert(0, str(ROOT / "experiments"))
-    import latent_claim
-
     path = RUNS / "latent.md"
     if not path.exists():
-        path.write_text(latent_claim.claim_markdown(FIRST, FIRST + COUNT - 1))
+        last = FIRST + COUNT - 1
+        block = script_output(
+            "latent_claim.py", "--first", str(FIRST), "--last", str(last), "--block"
+        )
+        path.write_text(block)
     return path.read_text()
 
 
@@ -462,7 +478,9 @@ def _graph_policy_evaluation() -> dict[str, Any]:
 
 
 def _f1_p(p: float) -> str:
-    return "p < 1e-4" if p < 1e-4 else f"p = {p:.2g}"
+    """A p-value of the evaluation file as the report prints one (``p = 0.034``, ``p < 1e-4``)."""
+    text = format_p_value(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
 def _losses(result: dict[str, Any], sign: int = -1) -> list[str]:
@@ -509,11 +527,9 @@ def block_rl_graph_summary() -> str:
 
 
 def block_rl_graph_table() -> str:
-    sys.path.insert(0, str(ROOT / "experiments"))
-    from eval_design_policy import markdown
-
-    result = _graph_policy_evaluation()
-    return markdown(result["levels"], result["sum_over_levels"])
+    """The table ``eval_design_policy.py`` wrote beside its evaluation file."""
+    _graph_policy_evaluation()
+    return (GRAPH_POLICY / "evaluation_test.md").read_text()
 
 
 def _l1_evaluation(estimator: str) -> dict[str, Any]:
@@ -649,7 +665,9 @@ def block_d40() -> str:
 
 
 def block_real_transfer() -> str:
-    real_transfer = _real_transfer()
+    """``experiments/real_transfer.py --claim`` on the test split's rows of the ER levels, the
+    real ladder and each column's chosen order (written to ``runs/claims/real-transfer.jsonl``
+    for it)."""
     orders = chosen_orders()
     rows = [
         *(row for row in rows_of("v1", "v1") if row["level"] == "L3"),
@@ -663,65 +681,32 @@ def block_real_transfer() -> str:
         for row in rows_of("orders", ladder)
         if orders.get((ladder, row["level"])) == row["agent"]
     ]
-    last = FIRST + COUNT - 1
-    per_seed = real_transfer.per_seed(rows, FIRST, last, "directed_f1")
-    tables = real_transfer.tables(per_seed, orders)
-    merged = real_transfer.with_best_orders(per_seed, orders)
-    better, worse = _paired_columns(real_transfer, merged, ("pc_greedy", "active"))
-    above, below = _paired_columns(real_transfer, merged, real_transfer.SHORTCUT)
-    summary = (
-        f"pc_greedy is above pc on {len(better)} of the {len(better) + len(worse)} kinds of world "
-        f"where they differ at p < {ALPHA}"
-        + (f" and below it on {', '.join(worse)}" if worse else "")
-        + ". The best marginal order (each column's best of the twelve `msort` agents on "
-        f"development indices 0–{ORDER_SELECTION - 1}, a structure-blind shortcut) is above pc "
-        f"on {len(above)} kinds of world"
-        + (f" ({', '.join(above)})" if above else "")
-        + f" and below it on {len(below)} at p < {ALPHA}."
+    path = RUNS / "real-transfer.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    indices = f"{FIRST}-{FIRST + COUNT - 1}"
+    return script_output(
+        "real_transfer.py",
+        str(path),
+        "--indices",
+        indices,
+        "--orders-from",
+        str(ORDERS_DEV),
+        "--select-indices",
+        _selection(),
+        "--claim",
     )
-    return (
-        f"On the test split (manifest indices {FIRST}–{last} of every level; the ER columns are "
-        "v1 L3 and v1-nonlinear L3, the SF columns the real ladder's levels of the same size). "
-        f"{summary}\n\n" + tables.rstrip("\n") + "\n"
-    )
-
-
-def _paired_columns(
-    real_transfer: Any, per_seed: dict[Any, dict[int, float]], row: tuple[str, str]
-) -> tuple[list[str], list[str]]:
-    """The columns where ``row`` is above and below pc at p < ALPHA (paired sign-flip)."""
-    above, below = [], []
-    for ladder, level, column in real_transfer.LEVELS:
-        first = per_seed.get((ladder, level, *row), {})
-        pc = per_seed.get((ladder, level, "pc", "observational"), {})
-        shared = sorted(set(first) & set(pc))
-        if not shared:
-            continue
-        difference = np.array([first[i] - pc[i] for i in shared])
-        if sign_flip_pvalue(difference) < ALPHA:
-            (above if difference.mean() > 0 else below).append(column)
-    return above, below
 
 
 def block_rl_n3_summary() -> str:
-    sys.path.insert(0, str(ROOT / "experiments"))
-    import regime_claims
-
-    return regime_claims.block_rl_n3_summary()
+    return script_output("regime_claims.py", "--block", "rl-n3-summary")
 
 
 def block_rl_n3_table() -> str:
-    sys.path.insert(0, str(ROOT / "experiments"))
-    import regime_claims
-
-    return regime_claims.block_rl_n3_table()
+    return script_output("regime_claims.py", "--block", "rl-n3-table")
 
 
 def block_rl_n3_replay() -> str:
-    sys.path.insert(0, str(ROOT / "experiments"))
-    import regime_claims
-
-    return regime_claims.block_rl_n3_replay()
+    return script_output("regime_claims.py", "--block", "rl-n3-replay")
 
 
 CAPPED = ("pc_active",)
@@ -779,17 +764,11 @@ def block_capped_efficiency() -> str:
 
 
 def block_real_experiments() -> str:
-    sys.path.insert(0, str(ROOT / "experiments"))
-    import measured_claims
-
-    return measured_claims.block_real_experiments()
+    return script_output("measured_claims.py", "--block", "real-experiments")
 
 
 def block_tuebingen_pairs() -> str:
-    sys.path.insert(0, str(ROOT / "experiments"))
-    import measured_claims
-
-    return measured_claims.block_tuebingen_pairs()
+    return script_output("measured_claims.py", "--block", "tuebingen-pairs")
 
 
 def _frontier_block(name: str) -> Callable[[], str]:
@@ -797,11 +776,7 @@ def _frontier_block(name: str) -> Callable[[], str]:
     has complete (the block says how many when fewer than 100)."""
 
     def build() -> str:
-        sys.path.insert(0, str(ROOT / "experiments"))
-        import frontier_claims
-
-        frontier_claims.COUNT = max(1, frontier_claims.complete_count())
-        return frontier_claims.BLOCKS[name]()
+        return script_output("frontier_claims.py", "--block", name)
 
     return build
 

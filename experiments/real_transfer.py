@@ -11,6 +11,10 @@ the indices asked for, so claims use ``--indices 100-199`` and exploration ``0-9
         Sachs-Fitted-Spline,DREAM4-5 --seeds 200 --agents $A --out runs/real-transfer
 
 then ``python experiments/real_transfer.py runs/real-transfer/results.jsonl --indices 100-199``.
+``--orders-from`` reads the ``msort`` rows that choose the orders from another results file,
+``--print-orders`` prints the chosen order of each column (``ladder level agent``, tab-separated)
+and ``--claim`` the README's claim (a summary of the paired tests, then the tables);
+``experiments/readme_claims.py`` runs the script for both.
 
 It prints, in markdown, directed F1 per agent row and level (mean and 95 % bootstrap CI over
 seeds, from ``acdb_gym.report``), then per level the paired sign-flip tests of each pair of
@@ -66,6 +70,9 @@ AGENT_PAIRS = (
     (("pc", "observational"), ("sortnregress", "observational")),
     (("pc", "observational"), SHORTCUT),
 )
+
+ALPHA = 0.05
+"""The two-sided level of the claim's paired tests (``--claim``)."""
 
 PerSeed = dict[tuple[str, str, str, str], dict[int, float]]
 Orders = dict[tuple[str, str], str]
@@ -191,6 +198,51 @@ def tables(per_seed: PerSeed, orders: Mapping[tuple[str, str], str] | None = Non
     return "\n".join(out)
 
 
+def paired_columns(per_seed: PerSeed, row: tuple[str, str]) -> tuple[list[str], list[str]]:
+    """The columns where agent row ``row`` is above and below pc at p < :data:`ALPHA` (paired
+    sign-flip test on the seeds both ran)."""
+    above, below = [], []
+    for ladder, level, column in LEVELS:
+        first = per_seed.get((ladder, level, *row), {})
+        pc = per_seed.get((ladder, level, "pc", "observational"), {})
+        shared = sorted(set(first) & set(pc))
+        if not shared:
+            continue
+        difference = np.array([first[i] - pc[i] for i in shared])
+        if sign_flip_pvalue(difference) < ALPHA:
+            (above if difference.mean() > 0 else below).append(column)
+    return above, below
+
+
+def claim(per_seed: PerSeed, orders: Orders, first: int, last: int, select_last: int) -> str:
+    """The README's claim on indices ``first .. last``: where pc_greedy and the best marginal
+    order (chosen on development indices ``0 .. select_last``) stand against pc, then the
+    tables."""
+    merged = with_best_orders(per_seed, orders)
+    better, worse = paired_columns(merged, ("pc_greedy", "active"))
+    above, below = paired_columns(merged, SHORTCUT)
+    summary = (
+        f"pc_greedy is above pc on {len(better)} of the {len(better) + len(worse)} kinds of world "
+        f"where they differ at p < {ALPHA}"
+        + (f" and below it on {', '.join(worse)}" if worse else "")
+        + ". The best marginal order (each column's best of the twelve `msort` agents on "
+        f"development indices 0–{select_last}, a structure-blind shortcut) is above pc "
+        f"on {len(above)} kinds of world"
+        + (f" ({', '.join(above)})" if above else "")
+        + f" and below it on {len(below)} at p < {ALPHA}."
+    )
+    return (
+        f"On the test split (manifest indices {first}–{last} of every level; the ER columns are "
+        "v1 L3 and v1-nonlinear L3, the SF columns the real ladder's levels of the same size). "
+        f"{summary}\n\n" + tables(per_seed, orders).rstrip("\n") + "\n"
+    )
+
+
+def _index_range(text: str) -> tuple[int, int]:
+    first, last = (int(part) for part in text.split("-"))
+    return first, last
+
+
 def main() -> None:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="a results.jsonl with the sweeps' rows")
@@ -201,11 +253,29 @@ def main() -> None:
         default="0-39",
         help="development indices FIRST-LAST whose msort rows choose each level's best order",
     )
+    parser.add_argument(
+        "--orders-from",
+        type=Path,
+        default=None,
+        help="the msort rows' results file (default: results)",
+    )
+    parser.add_argument(
+        "--print-orders", action="store_true", help="print each column's chosen order and stop"
+    )
+    parser.add_argument("--claim", action="store_true", help="print the README's claim block")
     args = parser.parse_args()
-    first, last = (int(part) for part in args.indices.split("-"))
-    low, high = (int(part) for part in args.select_indices.split("-"))
-    orders = best_orders(load(args.results, low, high, args.metric))
-    print(tables(load(args.results, first, last, args.metric), orders or None))
+    first, last = _index_range(args.indices)
+    low, high = _index_range(args.select_indices)
+    orders = best_orders(load(args.orders_from or args.results, low, high, args.metric))
+    if args.print_orders:
+        for (ladder, level), agent in sorted(orders.items()):
+            print(f"{ladder}\t{level}\t{agent}")
+        return
+    per_seed = load(args.results, first, last, args.metric)
+    if args.claim:
+        print(claim(per_seed, orders, first, last, high), end="")
+        return
+    print(tables(per_seed, orders or None))
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from acdb_gym.core.scripts import OneLineParser, run_script
+
 ROOT = Path(__file__).resolve().parent.parent
 POLICY = ROOT / "models" / "acdb_design_n3_power"
 OLD_POLICY = ROOT / "models" / "acdb_design_n3"
@@ -198,14 +200,30 @@ def block_rl_n3_table() -> str:
             f"{native['best'] - native['greedy']:+.3f} | {tests['difference']:+.3f} "
             f"({_p(tests['p'])}) | {far['difference']:+.3f} ({_p(far['p'])}) |"
         )
-    sys.path.insert(0, str(ROOT / "experiments"))
-    from eval_design_policy import markdown
-
-    result = evaluation()
+    evaluation()  # the evaluation file and its table, made when missing
+    table = (POLICY / "evaluation_test.md").read_text()  # as eval_design_policy.py wrote it
     return (
         "Common random numbers, every targeter acting under the default rule (test split, "
         f"{COUNT} instances a cell; the last column {GENERATED} generated worlds a cell):\n\n"
         + "\n".join(lines)
         + "\n\nThe retrained policy in the design env (its own sample stream per targeter, "
-        "as the env serves them):\n\n" + markdown(result["levels"], result["sum_over_levels"])
+        "as the env serves them):\n\n" + table
     )
+
+
+BLOCKS = {
+    "rl-n3-summary": block_rl_n3_summary,
+    "rl-n3-replay": block_rl_n3_replay,
+    "rl-n3-table": block_rl_n3_table,
+}
+
+
+def main() -> None:
+    parser = OneLineParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--block", choices=list(BLOCKS), required=True, help="the block to print")
+    args = parser.parse_args()
+    print(BLOCKS[args.block](), end="")
+
+
+if __name__ == "__main__":
+    run_script(main)

@@ -45,6 +45,7 @@ def test_the_audit_runs_on_every_shipped_ladder(ladder: str, tmp_path: Path) -> 
         assert all(float(row["eta_gain"]) >= 0 for row in caps)
 
 
+@pytest.mark.slow
 def test_the_gate_fails_a_level_whose_variance_sorts_the_order(tmp_path: Path) -> None:
     arguments = ["--ladder", "v0", "--levels", "L0", "--indices", "0:12", "--out", str(tmp_path)]
     status = main(["audit", *arguments, "--no-progress", "--strict"])

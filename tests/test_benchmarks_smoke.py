@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 SCRIPTS = (
     "cpdag_vs_peers.py",
@@ -89,6 +91,7 @@ def _is_table(output: str) -> bool:
     )
 
 
+@pytest.mark.slow
 def test_every_script_runs_and_prints_a_table() -> None:
     # One test rather than one per script: with pytest-xdist, a shared fixture would run once
     # per worker, and the scripts are cheapest started together.
@@ -101,6 +104,7 @@ def test_every_script_runs_and_prints_a_table() -> None:
     assert not failures, "\n\n".join(failures)
 
 
+@pytest.mark.slow
 def test_scripts_without_peers_run_their_own_side(tmp_path: Path) -> None:
     # A package that fails to import stands in for a peer that is not installed.
     for package in PEER_PACKAGES:
@@ -115,6 +119,7 @@ def test_scripts_without_peers_run_their_own_side(tmp_path: Path) -> None:
         assert "peer not installed" in stdout, script
 
 
+@pytest.mark.slow
 def test_run_all_writes_results(tmp_path: Path) -> None:
     out = tmp_path / "RESULTS.md"
     process = subprocess.run(

@@ -58,6 +58,7 @@ def test_unknown_agent_is_an_error_listing_the_known_ones(
     assert not (tmp_path / "results.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_report_on_a_corrupt_results_file_warns_by_file_and_line(tmp_path: Path) -> None:
     args = ["sweep", "--agents", "oracle", "--levels", "L0", "--seeds", "1"]
     assert cli_main([*args, "--out", str(tmp_path), "--no-progress", "--no-report"]) == 0
@@ -126,6 +127,7 @@ def test_file_system_errors_are_one_line(
         assert err.startswith("acdb: error: ") and err.count("\n") == 1, (command, err)
 
 
+@pytest.mark.slow
 def test_python_dash_m_acdb_gym_runs_the_cli() -> None:
     root = str(Path(__file__).resolve().parents[1])
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)

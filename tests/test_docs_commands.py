@@ -163,6 +163,7 @@ def _without_pythonpath(environment: dict[str, str]) -> dict[str, str]:
     return {key: value for key, value in environment.items() if key != "PYTHONPATH"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("document", DOCUMENTS, ids=[str(d.relative_to(ROOT)) for d in DOCUMENTS])
 def test_every_command_of_a_document_runs(document: Path, tmp_path: Path) -> None:
     """The document's runnable commands, in its order, in one scratch folder."""

@@ -62,6 +62,7 @@ def test_block_is_the_file_section(check: str, code: str) -> None:
     assert code == _section(DOCS / file_name, section), f"{check} differs from the page"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", [code for check, code in _blocks() if check == "run"])
 def test_runnable_block_runs(code: str, tmp_path: Path) -> None:
     script = tmp_path / "block.py"
@@ -81,6 +82,7 @@ def _text_blocks() -> list[str]:
     return re.findall(r"```text\n(.*?)```", PAGE.read_text(), re.S)
 
 
+@pytest.mark.slow
 def test_example_script_runs_end_to_end(tmp_path: Path) -> None:
     # The page's command, so the output it shows is checked too (about 25 fast jobs).
     out = tmp_path / "run"

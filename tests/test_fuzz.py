@@ -86,6 +86,7 @@ def _action(draw: st.DrawFn, d: int, m: int) -> Any:
     return kind, payload
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("ladder", "level", "panel", "tools"), VARIANTS)
 def test_fuzz_env_variant(ladder: str, level: str, panel: str, tools: str) -> None:
     env = gym.make(ladder_env_id(ladder, level), panel=panel, tools=tools).unwrapped

@@ -9,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+import pytest
 
 from acdb_gym.baselines.headroom import CRNWorld, directed_f1
 from acdb_gym.baselines.targeting import GreedyTargeting
@@ -41,6 +42,7 @@ def test_samples_are_common_and_scores_match_the_scorer() -> None:
         assert directed_f1(instance.dag, graph) == score(instance, graph).directed_f1
 
 
+@pytest.mark.slow
 def test_best_is_never_below_a_heuristic_and_rows_resume(tmp_path: Path) -> None:
     script = _script()
     argv = ["--out", str(tmp_path), "--levels", "v1:L1", "--indices", "0-2", "--fresh"]

@@ -23,6 +23,7 @@ def _script() -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_capped_episodes_stop_at_budget_minus_the_margin() -> None:
     script = _script()
     for ladder in ("v1", "v1-hidden"):
@@ -36,6 +37,7 @@ def test_capped_episodes_stop_at_budget_minus_the_margin() -> None:
         assert all(e.efficiency == 1.0 for e in episodes.get("capped_high", []))
 
 
+@pytest.mark.slow
 def test_the_script_prints_both_ladders(capsys: pytest.CaptureFixture[str]) -> None:
     _script().main(["--indices", "0:2", "--levels", "L0"])
     out = capsys.readouterr().out

@@ -66,6 +66,7 @@ def _resume(run: Path) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- item 2
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("line", "problem"),
     [
@@ -99,6 +100,7 @@ def _page_of(run: Path, job: str) -> str:
     return found[0]
 
 
+@pytest.mark.slow
 def test_a_hostile_transcript_line_is_skipped_and_the_page_still_written(
     clean_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -138,6 +140,7 @@ def test_an_mcp_server_starts_beside_a_hostile_results_file(
 
 
 # ----------------------------------------------------------------------------- item 3
+@pytest.mark.slow
 def test_rows_that_would_allocate_without_bound_are_skipped_by_file_and_line(
     clean_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -161,6 +164,7 @@ def test_rows_that_would_allocate_without_bound_are_skipped_by_file_and_line(
     assert ":4: revision of 200 graphs of 1000 nodes holds 200000000 cells" in warned[2]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("changes", "problem"),
     [
@@ -210,6 +214,7 @@ def test_one_bad_row_is_skipped_and_the_report_written(
     assert len(list((run / "episodes").glob("e*.html"))) == len(_rows(clean_run))
 
 
+@pytest.mark.slow
 def test_a_custom_row_whose_world_cannot_be_regenerated_costs_a_bounded_time(
     clean_run: Path,
     tmp_path: Path,
@@ -234,6 +239,7 @@ def test_a_custom_row_whose_world_cannot_be_regenerated_costs_a_bounded_time(
 
 
 # ----------------------------------------------------------------------------- item 4
+@pytest.mark.slow
 def test_names_from_rows_never_leave_the_run_directory(
     clean_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -257,6 +263,7 @@ def test_names_from_rows_never_leave_the_run_directory(
     assert "SECRET-1" not in pages
 
 
+@pytest.mark.slow
 def test_a_transcript_that_is_a_link_is_not_followed(
     clean_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -312,6 +319,7 @@ def test_named_with_a_custom_level_stops_before_the_first_job(
     assert not (tmp_path / "r" / RESULTS_FILE).exists()
 
 
+@pytest.mark.slow
 def test_the_torn_line_warning_is_one_line_without_source(clean_run: Path, tmp_path: Path) -> None:
     run = _planted(clean_run, tmp_path)
     with (run / RESULTS_FILE).open("a") as handle:
@@ -335,7 +343,7 @@ def test_a_job_whose_row_is_out_of_range_is_a_failed_row(
 ) -> None:
     """The writer refuses what the reader would skip; the sweep's worker turns such a row into
     a failed one (with a long error cut), so the one writer never meets it."""
-    from acdb_gym.results import Location, ResultRow, format_row
+    from acdb_gym.results import format_row
     from acdb_gym.sweep import jobs
 
     scored = jobs._scored_row
@@ -345,15 +353,16 @@ def test_a_job_whose_row_is_out_of_range_is_a_failed_row(
 
     monkeypatch.setattr(jobs, "_scored_row", out_of_range)
     row = jobs.run_job(jobs.Job("v0", "L0", 0, "pc", "observational", "raw", 0), {}, tmp_path)
-    assert row["status"] == "failed" and "directed_f1 must be in [0, 1], got 2.0" in row["error"]
-    format_row(ResultRow.from_dict(row, where=Location(tmp_path)))  # writable
+    assert row.status == "failed" and row.error is not None
+    assert "directed_f1 must be in [0, 1], got 2.0" in row.error
+    format_row(row)  # writable
 
     def raising(*args: Any) -> dict[str, Any]:
         raise ValueError("x" * 100_000)
 
     monkeypatch.setattr(jobs, "_scored_row", raising)
     row = jobs.run_job(jobs.Job("v0", "L0", 0, "pc", "observational", "raw", 0), {}, tmp_path)
-    assert row["status"] == "failed" and len(row["error"]) < 4_100
+    assert row.status == "failed" and row.error is not None and len(row.error) < 4_100
 
 
 def test_a_transcript_writer_never_writes_through_a_link(tmp_path: Path) -> None:

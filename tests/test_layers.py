@@ -11,6 +11,8 @@ import ast
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 import acdb_gym
 
 PACKAGE = Path(acdb_gym.__file__).parent
@@ -126,19 +128,23 @@ def _circles(graph: dict[str, set[str]]) -> list[str]:
     return circles
 
 
+@pytest.mark.slow
 def test_no_import_runs_back_up_the_layers() -> None:
     assert _back_up(_graph(), LAYERS, _room) == []
 
 
+@pytest.mark.slow
 def test_every_room_has_a_floor() -> None:
     rooms = {_room(module) for module in _graph()} - {"__init__"}
     assert rooms <= set(LAYERS), f"rooms without a floor in LAYERS: {rooms - set(LAYERS)}"
 
 
+@pytest.mark.slow
 def test_core_rooms_point_one_way() -> None:
     assert _back_up(_graph(), CORE_ROOMS, _core_room) == []
 
 
+@pytest.mark.slow
 def test_no_import_circle_between_modules() -> None:
     assert _circles(_graph()) == []
 

@@ -64,6 +64,7 @@ def test_the_progress_label_says_what_earlier_runs_did(
     assert "sweep (2 of 3 done by earlier runs)" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_paper_grid_script_explains_and_shrinks_its_grid(tmp_path: Path) -> None:
     env = {**os.environ, "MPLBACKEND": "Agg"}
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
@@ -100,6 +101,7 @@ def test_paper_grid_script_explains_and_shrinks_its_grid(tmp_path: Path) -> None
     assert "skipping the openai rows" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_report_leaves_out_an_unmeasured_random_floor(tmp_path: Path) -> None:
     args = ["sweep", "--agents", "oracle", "--levels", "L0", "--seeds", "1", "--out",
             str(tmp_path), "--no-progress"]  # fmt: skip

@@ -10,6 +10,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 import acdb_gym
 
 REPO = Path(acdb_gym.__file__).parents[1]
@@ -38,6 +40,7 @@ def _build_wheel(tmp_path: Path) -> Path:
     return dist / done.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_an_installed_wheel_finds_the_shipped_manifests(tmp_path: Path) -> None:
     wheel = _build_wheel(tmp_path)
     with zipfile.ZipFile(wheel) as archive:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from acdb_gym.report import load_results, summarize
 from acdb_gym.report.tables import format_number
 from acdb_gym.sweep.run import SweepConfig, run_sweep
@@ -35,6 +37,7 @@ def _readme_rows() -> dict[str, list[str]]:
     return rows
 
 
+@pytest.mark.slow
 def test_the_readme_v0_table_matches_a_fresh_run(tmp_path: Path) -> None:
     run_sweep(SweepConfig(out=tmp_path, ladder="v0", workers=2, progress=False))
     (table,) = summarize(load_results(tmp_path)).ladders

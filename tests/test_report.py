@@ -26,6 +26,7 @@ from acdb_gym.report import (
     summarize,
     write_report,
 )
+from acdb_gym.results import Location, ResultRow
 
 _counter = iter(range(10**9))
 
@@ -72,6 +73,17 @@ def make_row(
     if status == "failed":
         del row["anytime_f1"]  # optional: absent, never null
     return row
+
+
+def make_typed(agent: str = "pc", **fields: Any) -> ResultRow:
+    """:func:`make_row` as the report holds it: a typed row."""
+    return ResultRow.parse(make_row(agent, **fields), where=Location(Path("<test>")))
+
+
+def typed(*rows: dict[str, Any]) -> list[ResultRow]:
+    """Rows as the report holds them, their types checked but not their ranges, so that a row
+    the reader would skip can reach the function under test."""
+    return [ResultRow.from_dict(row, where=Location(Path("<test>"))) for row in rows]
 
 
 def write_jsonl(run_dir: Path, rows: list[dict[str, Any]], tail: str = "") -> Path:
@@ -411,6 +423,7 @@ def _sweep_rows() -> list[dict[str, Any]]:
     return rows
 
 
+@pytest.mark.slow
 def test_write_report_creates_every_file(tmp_path: Path) -> None:
     write_jsonl(tmp_path, _sweep_rows(), tail='{"job_id": "torn"')
     with pytest.warns(UserWarning, match="torn last line"):
@@ -453,6 +466,7 @@ def test_write_report_creates_every_file(tmp_path: Path) -> None:
     }
 
 
+@pytest.mark.slow
 def test_report_markdown_has_every_section(tmp_path: Path) -> None:
     write_jsonl(tmp_path, _sweep_rows())
     text = write_report(tmp_path).markdown.read_text(encoding="utf-8")
@@ -489,6 +503,7 @@ def test_a_single_ladder_has_no_side_by_side_section() -> None:
     assert "oracle (active)" in text
 
 
+@pytest.mark.slow
 def test_shortcut_checks_compare_sortnregress_with_its_random_order_control(
     tmp_path: Path,
 ) -> None:

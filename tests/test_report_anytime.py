@@ -18,7 +18,7 @@ from acdb_gym.report.anytime import (
 )
 from acdb_gym.report.document import markdown_lines
 from acdb_gym.report.revision import truth_and_budget
-from tests.test_report import make_row, write_jsonl
+from tests.test_report import make_row, typed, write_jsonl
 from tests.test_report_revision import LEVEL, _row
 
 
@@ -33,7 +33,7 @@ def test_the_curve_carries_unstated_graphs_and_the_submission_to_the_budget() ->
 
 def test_scripted_episodes_have_their_hand_computed_curves_and_areas() -> None:
     # Episode 0 (budget 3): F1 0, 1/2, 1/2, 8/13; episode 1 (budget 4): the truth throughout.
-    rows = [_row(0) | {"efficiency": 1.0}, _row(1) | {"efficiency": 0.5}]
+    rows = typed(_row(0) | {"efficiency": 1.0}, _row(1) | {"efficiency": 0.5})
     assert [truth_and_budget(row)[1] for row in rows] == [3, 4]
     (summary,) = anytime_rows(rows)
     assert (summary.ladder, summary.level, summary.label) == ("v0", "L0", "scripted (active)")
@@ -50,19 +50,20 @@ def test_scripted_episodes_have_their_hand_computed_curves_and_areas() -> None:
 def test_rows_without_revisions_or_a_known_level_are_left_out() -> None:
     unknown = _row(0) | {"ladder": "v9"}
     plain = {k: v for k, v in _row(1).items() if k != "revision"}
-    assert anytime_rows([unknown, plain]) == ()
+    assert anytime_rows(typed(unknown, plain)) == ()
     with pytest.raises(ValueError, match="row 'job0': bad revision record"):
-        anytime_rows([_row(0) | {"revision": {"n_nodes": 5}}])
+        anytime_rows(typed(_row(0) | {"revision": {"n_nodes": 5}}))
 
 
 def test_the_plot_is_a_png_with_a_panel_per_level(tmp_path: Path) -> None:
-    rows = anytime_rows([_row(0), _row(1)])
+    rows = anytime_rows(typed(_row(0), _row(1)))
     path = plot_anytime(rows, tmp_path / "anytime.png")
     assert imread(path).shape[2] in (3, 4)
     with pytest.raises(ValueError, match="no anytime rows"):
         plot_anytime([], tmp_path / "none.png")
 
 
+@pytest.mark.slow
 def test_the_report_has_the_anytime_section_csv_and_plot(tmp_path: Path) -> None:
     rows = []
     for index in (0, 1):

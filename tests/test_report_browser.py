@@ -227,6 +227,7 @@ def _is_png_with_content(path: Path) -> bool:
     return image.shape[0] > 200 and image.shape[1] > 200 and float(image[..., :3].std()) > 0.02
 
 
+@pytest.mark.slow
 def test_the_report_and_an_episode_page_in_headless_chromium(
     run: Path, browser: Browser, tmp_path: Path
 ) -> None:
@@ -349,6 +350,7 @@ def test_the_report_and_an_episode_page_in_headless_chromium(
     assert _is_png_with_content(browser.screenshot(shots / "episode.png"))
 
 
+@pytest.mark.slow
 def test_the_report_reads_with_javascript_off(run: Path, browser: Browser, tmp_path: Path) -> None:
     browser.call("Emulation.setScriptExecutionDisabled", session=True, value=True)
     browser.open(run / "report.html")
@@ -377,6 +379,7 @@ def test_the_report_reads_with_javascript_off(run: Path, browser: Browser, tmp_p
     assert _is_png_with_content(browser.screenshot(_shots(tmp_path) / "report-no-js.png"))
 
 
+@pytest.mark.slow
 def test_the_leaderboard_page_in_headless_chromium(
     run: Path, browser: Browser, tmp_path: Path
 ) -> None:
@@ -409,7 +412,7 @@ def test_the_plots_keep_their_labels_apart(run: Path) -> None:
     point P = R = 0), and whole numbers of experiments on the anytime axes."""
     from acdb_gym.report.aggregation import summarize
     from acdb_gym.report.anytime import anytime_figure, anytime_rows
-    from acdb_gym.report.load import load_results
+    from acdb_gym.report.load import as_rows, load_results
     from acdb_gym.report.plots import f1_figure, precision_recall_figure
 
     rows = load_results(run)
@@ -434,7 +437,7 @@ def test_the_plots_keep_their_labels_apart(run: Path) -> None:
     title = axes.title.get_window_extent(renderer)
     assert not any(_overlap(box, title) for box in boxes)
 
-    curves = anytime_figure(anytime_rows(rows))
+    curves = anytime_figure(anytime_rows(as_rows(rows)))
     curves.canvas.draw()
     for panel in curves.axes:
         ticks = [

@@ -20,8 +20,9 @@ from acdb_gym.report.episodes import episode_order
 from acdb_gym.report.html import EPISODE_HEADERS, prose_html
 from acdb_gym.report.leaderboard import merge_runs, write_leaderboard
 from acdb_gym.report.revision import shift_effects_of
-from acdb_gym.results import read_results
+from acdb_gym.results import example_row, read_results
 from acdb_gym.sweep.run import SweepConfig, run_sweep
+from tests.test_report import typed
 
 
 class _Tables(HTMLParser):
@@ -98,6 +99,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_every_markdown_table_is_a_sortable_html_table_with_the_same_cells(run: Path) -> None:
     page = _parse(run / "report.html")
     md = _md_tables((run / "report.md").read_text(encoding="utf-8"))
@@ -123,41 +125,43 @@ def test_report_html_is_self_contained(run: Path) -> None:
 
 def test_the_viewer_lists_every_row_and_each_page_shows_its_episode(run: Path) -> None:
     # The viewer numbers the rows in its own order (ladder, level, index, agent), not the file's.
-    rows = episode_order(read_results(run / "results.jsonl", mode="strict").as_dicts())
+    rows = episode_order(read_results(run / "results.jsonl", mode="strict").rows)
     viewer = next(t for t in _parse(run / "report.html").tables if t["id"] == "episodes")
     body = viewer["rows"]
     assert isinstance(body, list) and body[0] == list(EPISODE_HEADERS)
     assert len(body) == len(rows) + 1 == len(list((run / "episodes").glob("e*.html"))) + 1
     for index, row in enumerate(rows):
         page = (run / "episodes" / f"e{index}.html").read_text(encoding="utf-8")
-        assert f"Episode {index}: {row['agent']} ({row['panel']})" in page
+        assert f"Episode {index}: {row.agent} ({row.panel})" in page
         assert "http://" not in page and "https://" not in page and "<script" not in page
-        if row["draws"] > 1:
+        if row.draws > 1:
             assert "a mean over several draws" in page
             continue
-        assert row.get("submission") is not None
+        assert row.submission is not None
         counts = next(t for t in _parse(run / "episodes" / f"e{index}.html").tables
                       if t["class"] == "edge-counts")["rows"]  # fmt: skip
         assert isinstance(counts, list)
         named = dict(zip(counts[0][1:], map(int, counts[1][1:]), strict=True))
         # The edge classes count what the score counts.
-        assert named["missing"] == row["shd_missing"]
-        assert named["reversed"] == row["shd_reversed"]
-        assert named["extra"] == row["shd_extra"]
-        assert named["unresolved"] == row["shd_unresolved"]
+        assert named["missing"] == row.shd_missing
+        assert named["reversed"] == row.shd_reversed
+        assert named["extra"] == row.shd_extra
+        assert named["unresolved"] == row.shd_unresolved
         assert page.count('class="edge edge-') >= named["correct"] * 2
-    greedy = next(i for i, r in enumerate(rows) if r["agent"] == "pc_greedy")
+    greedy = next(i for i, r in enumerate(rows) if r.agent == "pc_greedy")
     page = (run / "episodes" / f"e{greedy}.html").read_text(encoding="utf-8")
     experiments = page.split('<table class="experiments">')[1].split("</table>")[0]
-    assert experiments.count("<tr>") - 1 == rows[greedy]["interventions_used"] > 0
+    assert experiments.count("<tr>") - 1 == rows[greedy].interventions_used > 0
     assert "do(X" in experiments
     # Each descendant with the size of its shift (the v0 SCMs are linear).
     assert re.search(r"X\d+ \([+−]\d\.\d\d\)", experiments)
 
 
+@pytest.mark.slow
 def test_shift_effects_are_the_mean_shifts_of_a_one_sd_experiment() -> None:
     instance = get_level("v0", "L2").instance(3)
-    effects = shift_effects_of({"ladder": "v0", "level": "L2", "seed": instance.seed})
+    (row,) = typed(example_row(ladder="v0", level="L2", seed=instance.seed))
+    effects = shift_effects_of(row)
     assert effects is not None
     sd = np.sqrt(np.diag(instance.scm.covariance()))
     rng = np.random.default_rng(0)
@@ -183,11 +187,12 @@ def test_edge_classes_cover_each_case() -> None:
     assert (0, 3, "missing") in classes.truth and (0, 2, True, "extra") in classes.submitted
     with pytest.raises(ValueError, match="3 nodes"):
         classify_edges(DAG.from_edges(3, []), submitted)
-    row = {"submission": {"n_nodes": 4, "graph": "0>1,2>1,0>2,2-3"}}
+    (row,) = typed(example_row(submission={"n_nodes": 4, "graph": "0>1,2>1,0>2,2-3"}))
     parsed = submission_of(row)
     assert parsed is not None and (parsed.directed == submitted.directed).all()
 
 
+@pytest.mark.slow
 def test_leaderboard_merges_runs_and_tests_shared_seeds(run: Path, tmp_path: Path) -> None:
     other = _sweep(tmp_path / "other", ("pc", "oracle"))
     write_report(other)
@@ -272,6 +277,7 @@ def test_a_link_target_is_a_relative_path_after_browser_normalization(target: st
     assert "<a " not in text, text
 
 
+@pytest.mark.slow
 def test_a_model_name_cannot_smuggle_a_link_into_the_report(tmp_path: Path) -> None:
     run = _sweep(tmp_path / "run", ("pc",), seeds=1)
     path = run / "results.jsonl"

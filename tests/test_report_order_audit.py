@@ -23,7 +23,7 @@ from acdb_gym.report.order_audit import (
     row_instance,
     strongest_order,
 )
-from tests.test_report import make_row, write_jsonl
+from tests.test_report import make_row, make_typed, write_jsonl
 
 # Raw (unstandardized) linear-Gaussian worlds with strong weights: variance rises along every
 # path, so ascending variance is the causal order and descending variance its reverse.
@@ -83,13 +83,13 @@ def test_rows_cover_every_level_feature_and_direction_with_a_paired_test() -> No
 
 
 def test_a_row_without_a_known_instance_or_too_large_is_left_out() -> None:
-    unknown = make_row("pc", ladder="v9", level="L0")
-    outside = make_row("pc", level="L0", index=10_000)
+    unknown = make_typed("pc", ladder="v9", level="L0")
+    outside = make_typed("pc", level="L0", index=500)  # the manifest holds 200
     assert row_instance(unknown) is None and row_instance(outside) is None
-    large = make_row("pc", ladder="large", level="L3")  # d = 200 > MAX_AUDIT_NODES
+    large = make_typed("pc", ladder="large", level="L3")  # d = 200 > MAX_AUDIT_NODES
     assert row_instance(large) is not None and MAX_AUDIT_NODES < 200
     assert order_audit_rows(prepare([unknown, outside, large])) == ()
-    assert row_instance(make_row("pc", level="L2", index=3)) == (
+    assert row_instance(make_typed("pc", level="L2", index=3)) == (
         LADDERS["v0"]["L2"].spec,
         LADDERS["v0"]["L2"].manifest_seed(3),
     )
@@ -116,6 +116,7 @@ def test_the_markdown_names_the_strongest_order_and_the_kurtosis_order_off_gauss
     assert order_audit_parts([]) == []
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_audit_of_a_custom_ladder_and_writes_its_csv(tmp_path: Path) -> None:
     run = write_jsonl(tmp_path / "run", [_custom_row(i) for i in range(3)])
     files = write_report(run)

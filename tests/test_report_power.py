@@ -23,6 +23,7 @@ from acdb_gym.report.power import (
     seeds_to_detect,
 )
 from acdb_gym.report.tables import format_mdd, format_p_value
+from acdb_gym.results import example_row
 
 
 def _brute_force_p(differences: np.ndarray) -> float:
@@ -104,18 +105,16 @@ def test_too_few_pairs_for_the_sign_flip_test_detect_nothing() -> None:
 
 
 def _row(agent: str, level: str, index: int, f1: float, panel: str = "observational") -> Any:
-    return {
-        "job_id": f"{agent}-{level}-{index}",
-        "status": "ok",
-        "ladder": "v1",
-        "level": level,
-        "manifest_index": index,
-        "agent": agent,
-        "panel": panel,
-        "tools": "raw",
-        "directed_f1": f1,
-        "shd": 10 * (1 - f1),
-    }
+    return example_row(
+        job_id=f"{agent}-{level}-{index}",
+        ladder="v1",
+        level=level,
+        manifest_index=index,
+        agent=agent,
+        panel=panel,
+        directed_f1=f1,
+        shd=10 * (1 - f1),
+    )
 
 
 def test_paired_test_reports_ci_mdd_and_seeds_from_the_differences() -> None:

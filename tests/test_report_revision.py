@@ -27,7 +27,9 @@ from acdb_gym.report.revision import (
     summarize_revisions,
     true_dag_of,
 )
+from acdb_gym.results import example_row, read_results
 from acdb_gym.sweep.run import SweepConfig, run_sweep
+from tests.test_report import typed
 
 LEVEL = get_level("v0", "L0")  # d = 5, k = 8; manifest 0 has budget 3, manifest 1 budget 4
 
@@ -86,26 +88,25 @@ def _row(index: int) -> dict[str, Any]:
     env = gym.make(LEVEL.env_id)
     result = run_episode(env, ScriptedAgent(), manifest_index=index)
     assert result.revision is not None
-    row = {
-        "job_id": f"job{index}",
-        "status": "ok",
-        "ladder": "v0",
-        "level": "L0",
-        "manifest_index": index,
-        "seed": LEVEL.manifest_seed(index),
-        "agent": "scripted",
-        "panel": "active",
-        "tools": "raw",
-        "directed_f1": result.score["directed_f1"],
-        "revision": result.revision.to_dict(),
-    }
+    row = example_row(
+        job_id=f"job{index}",
+        ladder="v0",
+        level="L0",
+        manifest_index=index,
+        seed=LEVEL.manifest_seed(index),
+        agent="scripted",
+        panel="active",
+        directed_f1=result.score.directed_f1,
+        revision=result.revision.to_dict(),
+    )
     return json.loads(json.dumps(row))  # as the results file holds it
 
 
 def test_the_scripted_episode_has_the_hand_computed_f1s_and_flips() -> None:
     row = _row(0)
     assert LEVEL.instance(0).budget == 3 and row["revision"]["targets"] == [0, 1, 2]
-    analysis = episode_revision(RevisionRecord.from_dict(row["revision"]), true_dag_of(row))
+    (typed_row,) = typed(row)
+    analysis = episode_revision(RevisionRecord.from_dict(row["revision"]), true_dag_of(typed_row))
     assert analysis.f1_after == pytest.approx([0.0, 0.5, 0.5, 8 / 13])
     assert analysis.f1_after[-1] == pytest.approx(row["directed_f1"])  # the scored submission
     assert analysis.changes == (
@@ -117,7 +118,7 @@ def test_the_scripted_episode_has_the_hand_computed_f1s_and_flips() -> None:
 
 def test_two_scripted_episodes_aggregate_by_experiment_index() -> None:
     # Episode 2 (budget 4): the truth before its one experiment and after it.
-    (summary,) = summarize_revisions([_row(0), _row(1)])
+    (summary,) = summarize_revisions(typed(_row(0), _row(1)))
     assert (summary.ladder, summary.level, summary.label) == ("v0", "L0", "scripted (active)")
     assert (summary.episodes, summary.experiments) == (2, 4)
     means = [Fraction(mean).limit_denominator(100) for mean, _ in summary.f1_after]
@@ -141,9 +142,10 @@ def test_unstated_hypotheses_are_left_out() -> None:
 def test_a_record_of_another_size_names_the_row() -> None:
     row = {**_row(0), "level": "L3", "seed": get_level("v0", "L3").manifest_seed(0)}
     with pytest.raises(ValueError, match=r"job0.*5 nodes, the true DAG 8"):
-        summarize_revisions([row])
+        summarize_revisions(typed(row))
 
 
+@pytest.mark.slow
 def test_sweep_rows_of_the_active_baselines_carry_revisions(tmp_path: Path) -> None:
     config = SweepConfig(
         out=tmp_path,
@@ -153,12 +155,13 @@ def test_sweep_rows_of_the_active_baselines_carry_revisions(tmp_path: Path) -> N
         progress=False,
     )
     run_sweep(config)
-    rows = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
-    assert {r["agent"] for r in rows if "revision" in r} == {"pc_greedy", "pc_active"}
+    rows = read_results(tmp_path / "results.jsonl", mode="strict").rows
+    assert {r.agent for r in rows if r.revision is not None} == {"pc_greedy", "pc_active"}
     for row in rows:
-        if "revision" in row:
-            analysis = episode_revision(RevisionRecord.from_dict(row["revision"]), true_dag_of(row))
-            assert analysis.f1_after[-1] == pytest.approx(row["directed_f1"])
+        record = row.revision_record()
+        if record is not None:
+            analysis = episode_revision(record, true_dag_of(row))
+            assert analysis.f1_after[-1] == pytest.approx(row.directed_f1)
     files = write_report(tmp_path)
     report = files.markdown.read_text()
     assert "## Revision" in report and "| pc_active (active) | L0 | 2 |" in report

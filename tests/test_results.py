@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import pickle
 import re
 import subprocess
@@ -14,13 +15,15 @@ from typing import Any
 import pytest
 
 from acdb_gym.cli import main as cli_main
-from acdb_gym.core.scoring import SCORE_FIELDS
+from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS
 from acdb_gym.results import (
+    NUMERIC_COLUMNS,
     RESULTS_FILE,
     Location,
     ResultRow,
     ResultsAppender,
     ResultsFileError,
+    example_row,
     format_row,
     load_run,
     read_results,
@@ -60,8 +63,8 @@ HERE = Location(Path("results.jsonl"), 7)
 def _failed_row(tmp_path: Path) -> dict[str, Any]:
     """A real failed row: an LLM job without a provider fails when its agent is built."""
     row = run_job(Job("v0", "L0", 0, "llm_raw", "active", "raw", 0), {}, tmp_path)
-    assert row["status"] == "failed"
-    return row
+    assert row.status == "failed"
+    return row.to_dict()
 
 
 # ----------------------------------------------------------------------------- the row
@@ -90,7 +93,55 @@ def test_unknown_keys_are_kept() -> None:
 
 def test_the_row_has_every_score_field() -> None:
     names = [f.name for f in fields(ResultRow)]
-    assert set(SCORE_FIELDS) <= set(names)
+    assert set(SCORE_FIELDS) <= set(names) and set(LATENT_SCORE_FIELDS) <= set(names)
+    score_columns = NUMERIC_COLUMNS[: len(SCORE_FIELDS) + len(LATENT_SCORE_FIELDS)]
+    assert score_columns == SCORE_FIELDS + LATENT_SCORE_FIELDS
+    assert NUMERIC_COLUMNS[len(score_columns) :] == (
+        "steps",
+        "invalid_actions",
+        "wall_time",
+        "tokens_in",
+        "tokens_out",
+    )
+
+
+def test_a_latent_row_keeps_its_further_scores_typed_and_round_trips() -> None:
+    data = example_row(ladder="v1-latent", bidirected_f1=0.5, shd_mistyped=2)
+    row = ResultRow.parse(data, where=HERE)
+    assert row.bidirected_f1 == 0.5 and row.shd_mistyped == 2 and row.extras == {}
+    assert row.value("bidirected_f1") == 0.5 and math.isnan(row.value("pag_tail_f1"))
+    assert row.to_dict() == data
+    with pytest.raises(ResultsFileError, match=r"bidirected_f1 must be in \[0, 1\], got 1.5"):
+        ResultRow.parse({**data, "bidirected_f1": 1.5}, where=HERE)
+    with pytest.raises(ResultsFileError, match="shd_mistyped must be a number, got 'x'"):
+        ResultRow.from_dict({**data, "shd_mistyped": "x"}, where=HERE)
+
+
+def test_a_row_crosses_a_process_boundary_unchanged() -> None:
+    """The worker pool and Ray hand rows back pickled: the typed row survives whole."""
+    row = ResultRow.from_dict(json.loads(ORACLE_LINE), where=HERE)
+    again = pickle.loads(pickle.dumps(row))
+    assert again == row and again.to_dict() == row.to_dict()
+
+
+def test_the_typed_accessors_read_the_row() -> None:
+    row = ResultRow.parse(
+        example_row(
+            agent_config={"model": "m"},
+            submission={"n_nodes": 5, "graph": "0>1,2-3"},
+            status="ok",
+        ),
+        where=HERE,
+    )
+    assert row.ok and row.model == "m" and row.instance_key == ("v0", "L0", 0)
+    graph = row.submitted_graph()
+    assert graph is not None and graph.directed_edges() == [(0, 1)]
+    assert row.revision_record() is None
+    failed = ResultRow.parse(example_row(status="failed"), where=HERE)
+    assert not failed.ok and math.isnan(failed.value("directed_f1"))
+    assert dict(failed.score_columns()) == dict.fromkeys(
+        (name for name in SCORE_FIELDS if name != "anytime_f1"), None
+    )
 
 
 @pytest.mark.parametrize(
@@ -270,6 +321,7 @@ def test_cli_resume_on_a_corrupt_file_is_a_one_line_error(
     assert re.match(rf"acdb: error: {path}:2: {message}", err)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["job_id a list", "invalid UTF-8"])
 def test_acdb_sweep_resume_on_a_corrupt_file_prints_no_traceback(tmp_path: Path, case: str) -> None:
     path = _write(tmp_path, BAD_LINES[case][0])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import random
 import signal
 import subprocess
@@ -17,8 +18,9 @@ import pytest
 
 from acdb_gym import registry
 from acdb_gym.cli import main as cli_main
-from acdb_gym.registry import AgentEntry
+from acdb_gym.registry import AgentEntry, get_agent
 from acdb_gym.results import ResultsFileError, read_results
+from acdb_gym.sweep.in_flight import in_flight
 from acdb_gym.sweep.run import Job, SweepConfig, plan_jobs, run_sweep
 
 TIMING = {"wall_time"}
@@ -121,6 +123,7 @@ def test_config_errors_name_the_bad_value() -> None:
         _config(Path("x"), panels=("sideways",))
 
 
+@pytest.mark.slow
 def test_sweep_writes_one_row_per_job_and_resumes(tmp_path: Path) -> None:
     config = _config(tmp_path)
     first = run_sweep(config)
@@ -139,6 +142,7 @@ def test_sweep_writes_one_row_per_job_and_resumes(tmp_path: Path) -> None:
     assert saved["ladder"] == "v0" and saved["seeds"] == 2
 
 
+@pytest.mark.slow
 def test_same_arguments_give_identical_rows_with_1_and_2_workers(tmp_path: Path) -> None:
     run_sweep(_config(tmp_path / "a"))
     run_sweep(_config(tmp_path / "b"))
@@ -231,6 +235,7 @@ def _cli(out: Path) -> list[str]:
     return [sys.executable, "-m", "acdb_gym.cli", *_SWEEP_ARGS, "--out", str(out)]
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     reference = tmp_path / "reference"
     subprocess.run(_cli(reference), check=True, capture_output=True)
@@ -294,6 +299,7 @@ def test_cli_reports_bad_arguments(capsys: pytest.CaptureFixture[str], tmp_path:
     assert "no results.jsonl" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_ray_backend_gives_the_same_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ray = pytest.importorskip("ray")
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
@@ -308,6 +314,7 @@ def test_ray_backend_gives_the_same_rows(tmp_path: Path, monkeypatch: pytest.Mon
     )
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_times_then_resume(tmp_path: Path) -> None:
     """Several kills at random moments (some may land mid-write), then one resume."""
     reference = tmp_path / "reference"
@@ -338,6 +345,7 @@ def test_sigkill_at_random_times_then_resume(tmp_path: Path) -> None:
     assert _stable(rows) == expected
 
 
+@pytest.mark.slow
 def test_a_script_registering_its_own_agent_runs_it_on_several_workers(tmp_path: Path) -> None:
     # Workers start from a forkserver that imports the script as spawn would, so an agent the
     # script registers at top level exists in every worker.
@@ -380,3 +388,44 @@ def test_cli_indices_run_a_manifest_range(
     assert "--indices runs in place of --seeds" in capsys.readouterr().err
     assert cli_main([*args, "--indices", "5:5", "--out", str(tmp_path)]) == 2
     assert "START:STOP with 0 <= START < STOP, got '5:5'" in capsys.readouterr().err
+
+
+def test_planned_jobs_carry_their_agents_entry_and_survive_pickling(tmp_path: Path) -> None:
+    config = SweepConfig(out=tmp_path, levels=("L0",), seeds=1, agents=("pc", "random"))
+    jobs = plan_jobs(config)
+    assert [job.entry for job in jobs] == [get_agent("pc"), get_agent("random")]
+    again = pickle.loads(pickle.dumps(jobs[0]))
+    assert again == jobs[0] and again.entry == jobs[0].entry
+    by_name = Job("v0", "L0", 0, "pc", "observational", "raw", 0)
+    assert by_name.entry is None and by_name.agent_entry == get_agent("pc")
+    assert by_name.job_id == jobs[0].job_id  # the entry is no part of the id
+
+
+def test_in_flight_keeps_the_limit_skips_lazily_and_cancels_what_is_left() -> None:
+    started: list[int] = []
+    most = 0
+    pending_now: list[int] = []
+
+    def start(item: int) -> int | None:
+        nonlocal most
+        if item % 3 == 2:
+            return None  # skipped when its turn comes: not counted
+        started.append(item)
+        pending_now.append(item)
+        most = max(most, len(pending_now))
+        return item
+
+    def wait_any(pending: list[int]) -> tuple[list[int], list[int]]:
+        pending_now.remove(pending[-1])  # the newest finishes first
+        return pending[-1:], pending[:-1]
+
+    assert list(in_flight(range(8), start, wait_any, limit=3)) == [3, 4, 6, 7, 1, 0]
+    assert most == 3 and started == [0, 1, 3, 4, 6, 7]
+    cancelled: list[int] = []
+    flight = in_flight(range(8), lambda i: i, lambda p: (p[:1], p[1:]), limit=2,
+                       cancel=cancelled.extend)  # fmt: skip
+    assert next(flight) == 0
+    flight.close()
+    assert cancelled == [1]  # started and still running when the consumer stopped
+    with pytest.raises(ValueError, match="limit must be at least 1, got 0"):
+        list(in_flight([1], lambda i: i, lambda p: (p, []), limit=0))

@@ -19,6 +19,7 @@ from acdb_gym.core.ladders.custom import (
     custom_manifest,
     parse_custom_level,
 )
+from acdb_gym.report.load import as_rows
 from acdb_gym.report.revision import summarize_revisions
 from acdb_gym.results import RESULTS_FILE, read_results
 from acdb_gym.sweep.run import Job, SweepConfig, plan_jobs, run_job, run_sweep
@@ -44,6 +45,7 @@ def _stable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(({k: v for k, v in r.items() if k != "wall_time"} for r in rows), key=str)
 
 
+@pytest.mark.slow
 def test_a_custom_sweep_writes_rows_resumes_and_reports(tmp_path: Path) -> None:
     config = _config(tmp_path, SMALL)
     first = run_sweep(config)
@@ -72,6 +74,7 @@ def test_a_custom_sweep_writes_rows_resumes_and_reports(tmp_path: Path) -> None:
     assert "## Ladder custom" in files.markdown.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_the_report_reads_rows_of_a_ladder_it_does_not_know(tmp_path: Path) -> None:
     run_sweep(_config(tmp_path / "run", SMALL, seeds=1, agents=("pc", "pc_greedy")))
     rows = _rows(tmp_path / "run")
@@ -93,7 +96,7 @@ def test_workers_rebuild_the_level_from_the_job(tmp_path: Path) -> None:
     assert _stable(_rows(tmp_path / "pool")) == _stable(rows)
     # The report regenerates the truth from the row's spec: pc_greedy's graph before its first
     # experiment is PC's, so it scores as the pc rows do.
-    (revision,) = summarize_revisions(rows)
+    (revision,) = summarize_revisions(as_rows(rows))
     assert (revision.ladder, revision.level, revision.episodes) == (CUSTOM_LADDER, "small", 2)
     pc = [row["directed_f1"] for row in rows if row["agent"] == "pc"]
     assert math.isclose(revision.f1_after[0][0], sum(pc) / len(pc))
@@ -133,6 +136,7 @@ def test_a_bad_custom_config_is_refused(kwargs: dict[str, Any], message: str) ->
         SweepConfig(Path("u"), CUSTOM_LADDER, ("small", "small"), custom_levels=(custom, custom))
 
 
+@pytest.mark.slow
 def test_the_cli_runs_a_custom_level_and_refuses_bad_specs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -157,14 +161,15 @@ def test_the_committed_policy_acts_on_a_d40_custom_level(tmp_path: Path) -> None
     agent = f"rl:{COMMITTED}"
     (job,) = plan_jobs(_config(tmp_path, D40, seeds=1, agents=(agent,)))
     row = run_job(job)
-    assert row["status"] == "ok", row["error"]
-    assert (row["ladder"], row["level"], row["agent"]) == (CUSTOM_LADDER, "D40", agent)
-    assert row["agent_stats"]["policy_algo"] is not None
+    assert row.status == "ok", row.error
+    assert (row.ladder, row.level, row.agent) == (CUSTOM_LADDER, "D40", agent)
+    assert row.agent_stats is not None and row.agent_stats["policy_algo"] is not None
     # It chose experiments on the 40 nodes and submitted within the budget (slack 0).
-    assert 1 <= row["interventions_used"] <= row["i_star_size"]
-    assert row["directed_f1"] > 0.5
+    assert 1 <= row.value("interventions_used") <= row.value("i_star_size")
+    assert row.value("directed_f1") > 0.5
 
 
+@pytest.mark.slow
 def test_a_custom_level_that_cannot_be_generated_stops_the_sweep_before_any_job(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

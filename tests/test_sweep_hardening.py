@@ -45,6 +45,7 @@ def _free_port() -> int:
 
 
 # --------------------------------------------------------------------------- one sweep per folder
+@pytest.mark.slow
 def test_a_second_sweep_on_a_busy_folder_exits_at_once_naming_the_holder(tmp_path: Path) -> None:
     holder = subprocess.Popen(
         [
@@ -73,6 +74,7 @@ def test_a_second_sweep_on_a_busy_folder_exits_at_once_naming_the_holder(tmp_pat
     assert not (tmp_path / "results.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_two_concurrent_sweeps_never_run_a_job_twice(tmp_path: Path) -> None:
     args = ["sweep", "--agents", "random,pc", "--levels", "L0,L1", "--seeds", "2",
             "--out", str(tmp_path), "--no-progress", "--no-report"]  # fmt: skip
@@ -97,6 +99,7 @@ def test_two_concurrent_sweeps_never_run_a_job_twice(tmp_path: Path) -> None:
         assert any("is in use" in err for _, err in outcomes)
 
 
+@pytest.mark.slow
 def test_the_lock_is_released_when_the_holder_dies(tmp_path: Path) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c",
@@ -116,6 +119,7 @@ def test_the_lock_is_released_when_the_holder_dies(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- LLM runs that cannot work
+@pytest.mark.slow
 def test_an_llm_sweep_without_a_key_exits_before_any_job_naming_the_variable(
     tmp_path: Path,
 ) -> None:
@@ -128,6 +132,7 @@ def test_an_llm_sweep_without_a_key_exits_before_any_job_naming_the_variable(
     assert not (tmp_path / "results.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_a_dead_base_url_ends_the_sweep_at_once_with_the_connection_error(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{_free_port()}/v1"
     done = _acdb("sweep", "--agents", "llm_raw", "--provider", "openai", "--model", "m",
@@ -159,14 +164,15 @@ def test_a_model_file_swapped_after_planning_is_refused_not_run_under_the_old_di
     shutil.copy(COMMITTED, model)
     config = SweepConfig(out=tmp_path / "run", agents=(f"rl:{model}",), levels=("L1",), seeds=2)
     first, second = plan_jobs(config)
-    assert run_job(first, {}, tmp_path)["status"] == "ok"
+    assert run_job(first, {}, tmp_path).status == "ok"
     with zipfile.ZipFile(model, "a") as archive:  # retrained while the sweep runs
         archive.writestr("note.txt", "retrained")
     row = run_job(second, {}, tmp_path)
-    assert row["status"] == "failed"
-    assert "changed since the sweep was planned" in row["error"], row["error"]
+    assert row.status == "failed" and row.error is not None
+    assert "changed since the sweep was planned" in row.error, row.error
 
 
+@pytest.mark.slow
 def test_an_untrusted_model_stops_the_sweep_unless_trusted(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
     plain = tmp_path / "plain.zip"
@@ -202,6 +208,7 @@ def test_rows_record_privileged_access(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- hostile run folders
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [LOCK_FILE, "results.jsonl", "sweep_config.json", "transcripts"])
 def test_a_sweep_never_writes_through_a_link_in_its_run_directory(
     tmp_path: Path, name: str
@@ -223,6 +230,7 @@ def test_a_sweep_never_writes_through_a_link_in_its_run_directory(
         assert victim.read_text() == "precious\n"
 
 
+@pytest.mark.slow
 def test_a_sweep_too_large_to_plan_is_refused_before_planning(tmp_path: Path) -> None:
     """``--repeats 100000000`` would hold 10**8 jobs in memory while planning: the number of
     jobs is checked against a bound first, in the config."""

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 PROBE = (
     "import numpy, threadpoolctl; from acdb_gym.sweep.workers import one_blas_thread; "
     "one_blas_thread(); "
@@ -26,9 +28,11 @@ def _threads(**env: str) -> int:
     return int(done.stdout.strip())
 
 
+@pytest.mark.slow
 def test_a_worker_limits_blas_to_one_thread() -> None:
     assert _threads() == 1
 
 
+@pytest.mark.slow
 def test_a_thread_count_the_user_set_is_kept() -> None:
     assert _threads(OPENBLAS_NUM_THREADS="2") == 2

@@ -22,7 +22,12 @@ from acdb_gym.agents.llm.prompts import format_statistic, task_prompt
 from acdb_gym.agents.llm.providers import AnthropicAdapter, OpenAIAdapter
 from acdb_gym.core import stats
 from acdb_gym.core.graphs import PDAG
-from acdb_gym.core.tools import StatisticTool, ToolResult, registered_tool, statistics_tools
+from acdb_gym.core.statistic_tools import (
+    StatisticTool,
+    ToolResult,
+    registered_tool,
+    statistics_tools,
+)
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.testing import check_acdb_env

@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 
 from acdb_gym.core.ladders.shipped import FAMILY_LADDERS, LADDERS
+from acdb_gym.report.load import as_rows
 from acdb_gym.report.transfer import transfer_markdown
+from acdb_gym.results import ResultRow, example_row
 
 
-def _row(ladder: str, index: int, f1: float) -> dict[str, Any]:
-    return {
-        "status": "ok",
-        "agent": "pc",
-        "panel": "observational",
-        "ladder": ladder,
-        "level": "L0",
-        "manifest_index": index,
-        "directed_f1": f1,
-        "shd": 10.0 * (1.0 - f1),
-    }
+def _row(ladder: str, index: int, f1: float) -> ResultRow:
+    (row,) = as_rows(
+        [
+            example_row(
+                job_id=f"{ladder}-{index}",
+                ladder=ladder,
+                manifest_index=index,
+                directed_f1=f1,
+                shd=10.0 * (1.0 - f1),
+            )
+        ]
+    )
+    return row
 
 
 def test_transfer_table_pairs_every_instance() -> None:

@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 import gymnasium as gym
 
 from acdb_gym.core.graphs import PDAG
+from acdb_gym.core.scoring import ScoreReport
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.envs.privileged import hidden_instance_of
@@ -91,7 +92,8 @@ class EpisodeResult:
     """The outcome of one episode.
 
     Attributes:
-        score: the final :class:`~acdb_gym.core.scoring.ScoreReport` as a dict.
+        score: the final :class:`~acdb_gym.core.scoring.ScoreReport` (``score.directed_f1``;
+            the env's ``info["score"]`` dict read back once, :meth:`ScoreReport.from_dict`).
         reward: the final reward.
         steps: steps taken.
         interventions: interventions used.
@@ -106,7 +108,7 @@ class EpisodeResult:
             does not report it.
     """
 
-    score: dict[str, float]
+    score: ScoreReport
     reward: float
     steps: int
     interventions: int
@@ -254,11 +256,12 @@ def _finish(
     wall_time = time.perf_counter() - start
     stats = getattr(agent, "episode_stats", None)
     extra = dict(stats()) if callable(stats) else {}
+    report = ScoreReport.from_dict(info["score"])
     return EpisodeResult(
-        score=dict(info["score"]),
+        score=report,
         reward=reward,
         steps=len(trajectory),
-        interventions=int(info["score"]["interventions_used"]),
+        interventions=report.interventions_used,
         invalid_actions=sum(1 for s in trajectory if s.error is not None),
         truncated=bool(truncated),
         trajectory=tuple(trajectory),

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterable, Sequence
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Protocol
 
@@ -124,6 +125,37 @@ class ScoreReport:
         """
         values = {field.name: getattr(self, field.name) for field in fields(self)}
         return {name: value for name, value in values.items() if value is not None}
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> ScoreReport:
+        """The report of :meth:`to_dict`'s dict (an env's ``info["score"]``): the inverse of
+        :meth:`to_dict`; keys that are no field are ignored.
+
+        >>> report = ScoreReport.from_dict(score(DAG.empty(2), PDAG.empty(2)).to_dict())
+        >>> report.directed_f1, report.is_latent
+        (1.0, False)
+
+        Raises:
+            KeyError: a field of :data:`SCORE_FIELDS` is missing.
+        """
+        missing = [name for name in SCORE_FIELDS if name not in values]
+        if missing:
+            raise KeyError(f"a score needs every field of SCORE_FIELDS; missing {missing}")
+        return cls(**{name: values[name] for name in _ALL_FIELDS if name in values})
+
+    def __getitem__(self, name: str) -> Any:
+        """A field by name, as when scores were dicts (``result.score["directed_f1"]``).
+
+        Deprecated: read the attribute (``result.score.directed_f1``).
+        """
+        if name not in _ALL_FIELDS or getattr(self, name) is None:
+            raise KeyError(name)
+        warnings.warn(
+            f'score["{name}"] is deprecated: a score is a ScoreReport, read score.{name}',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(self, name)
 
     @property
     def is_latent(self) -> bool:

@@ -16,20 +16,20 @@ True
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
-from acdb_gym.core import stats, tools
+from acdb_gym.core import statistic_tools, stats
 from acdb_gym.core.graphs import ADMG, DAG, PAG, PDAG
 from acdb_gym.core.scoring import ScoreReport, SubmissionTypeError, check_submission, score
 from acdb_gym.core.types import FloatArray, is_integer, readonly
-from acdb_gym.core.worlds.instance import Instance, RealData
+from acdb_gym.core.worlds.checks import check_target, check_value
+from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.core.worlds.sampler import sampler_for
-from acdb_gym.core.worlds.soft import SOFT_KINDS, InterventionKind, sample_soft
+from acdb_gym.core.worlds.soft import InterventionKind
 
 __all__ = [
     "BudgetExhaustedError",
@@ -214,16 +214,15 @@ class Session:
             self._check_open()
         if type(var) is not int:
             var = self._check_node(var, "var")
-        elif not 0 <= var < self._n_nodes:
-            raise ValueError(f"var must be in [0, {self._n_nodes}), got {var}")
+        else:
+            check_target(var, self._n_nodes)
         if self._allowed is not None and var not in self._allowed:
             raise ValueError(self._no_experiment(var))
         if type(value) is not float:
             if isinstance(value, bool) or not isinstance(value, int | float | np.number):
                 raise ValueError(f"value must be a real number, got {value!r}")
             value = float(value)
-        if not math.isfinite(value):
-            raise ValueError(f"value must be finite, got {value}")
+        check_value(value)
         targets = self._targets
         if len(targets) >= self._budget:
             raise BudgetExhaustedError(
@@ -240,14 +239,11 @@ class Session:
             )
         if kind == "hard":
             samples = self._sampler.draw(var, value, self._n_int, self._rng, out)
-        elif kind in SOFT_KINDS:
-            scm = self._instance.scm
-            if isinstance(scm, RealData):
-                raise ValueError(
-                    f"a {kind} intervention needs a model; this level's data are measured, "
-                    "so its experiments are what they are (kind 'hard' only)"
-                )
-            samples = sample_soft(scm, kind, var, value, self._n_int, self._rng, out=out)
+        elif kind == "shift" or kind == "scale":
+            # Measured data refuse a soft kind before drawing anything.
+            samples = self._instance.scm.sample_soft(
+                kind, var, value, self._n_int, self._rng, out=out
+            )
         else:
             raise ValueError(f"kind must be 'hard', 'shift' or 'scale', got {kind!r}")
         self._kinds.append(kind)
@@ -285,8 +281,8 @@ class Session:
     # ------------------------------------------------------------------ statistics tools
     def run_tool(
         self, name: str, arguments: Mapping[str, Any], *, regime: Regime = None
-    ) -> tools.ToolResult:
-        """Call the registered statistics tool ``name`` (:mod:`acdb_gym.core.tools`).
+    ) -> statistic_tools.ToolResult:
+        """Call the registered statistics tool ``name`` (:mod:`acdb_gym.core.statistic_tools`).
 
         Args:
             name: the tool, e.g. ``"partial_correlation"``.
@@ -301,7 +297,7 @@ class Session:
             ValueError: an unknown tool, missing or unexpected arguments, a bad node, ``cond``
                 entry or regime, or whatever the tool rejects (naming the value).
         """
-        tool = tools.get_tool(name)
+        tool = statistic_tools.get_tool(name)
         if "regime" not in tool.fields and regime is not None:
             raise ValueError(f"{name} always uses the observational data, got regime {regime!r}")
         data = self._regime_data(regime)
@@ -333,7 +329,7 @@ class Session:
         j: int,
         cond: Sequence[int] = (),
         *,
-        alpha: float = tools.INDEPENDENCE_ALPHA,
+        alpha: float = statistic_tools.INDEPENDENCE_ALPHA,
         regime: Regime = None,
     ) -> stats.IndependenceTest:
         """Fisher-z test of ``X_i ⊥ X_j | X_cond``: statistic, p-value and decision."""
@@ -349,7 +345,7 @@ class Session:
         return result
 
     def _check_tool_arguments(
-        self, tool: tools.StatisticTool, arguments: Mapping[str, Any]
+        self, tool: statistic_tools.StatisticTool, arguments: Mapping[str, Any]
     ) -> dict[str, Any]:
         expected = [field for field in tool.fields if field != "regime"]
         if not isinstance(arguments, Mapping) or sorted(arguments) != sorted(expected):

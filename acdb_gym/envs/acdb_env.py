@@ -5,7 +5,7 @@ its variants, spaces, rewards and ``info`` keys, read with ``help()`` as Gymnasi
 the code itself is one concept, an episode's step loop. Its parts live beside it: the typed
 actions and their space (:mod:`~acdb_gym.envs.actions`), the observation type and space
 (:mod:`~acdb_gym.envs.observation_space`), the observation blocks
-(:mod:`~acdb_gym.envs.observations`), level arguments and rewards (:mod:`~acdb_gym.envs.levels`).
+(:mod:`~acdb_gym.envs.observations`), level arguments and rewards (:mod:`~acdb_gym.envs.episode_rules`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from acdb_gym.core.graphs import PDAG, TOPOLOGY_SIZES
 from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.core.latent_scoring import pdag_view
 from acdb_gym.core.session import Session, SessionError
-from acdb_gym.core.tools import TOOL_VARIANTS, TOOLS_RAW, TOOLS_STATS, Tools
+from acdb_gym.core.statistic_tools import TOOL_VARIANTS, TOOLS_RAW, TOOLS_STATS, Tools, ToolSet
 from acdb_gym.core.types import (
     PANEL_ACTIVE,
     PANEL_OBSERVATIONAL,
@@ -41,8 +41,7 @@ from acdb_gym.core.worlds.soft import (
 from acdb_gym.core.worlds.spec import NONLINEAR
 from acdb_gym.envs import actions, observations
 from acdb_gym.envs.actions import Action
-from acdb_gym.envs.hypotheses import RevisionRecord
-from acdb_gym.envs.levels import (
+from acdb_gym.envs.episode_rules import (
     RewardName,
     check_choice,
     check_level_arguments,
@@ -53,6 +52,7 @@ from acdb_gym.envs.levels import (
     score_fields,
     score_info,
 )
+from acdb_gym.envs.hypotheses import RevisionRecord
 from acdb_gym.envs.observation_space import (
     KINDS_KEY,
     LEGACY_VALUES_KEY,
@@ -78,6 +78,7 @@ __all__ = [
     "Panel",
     "RewardName",
     "StatsObservation",
+    "ToolSet",
     "Tools",
     "check_level_arguments",
     "choose_instance",
@@ -86,7 +87,7 @@ __all__ = [
     "reward_of",
 ]
 
-STEP_LIMITS: dict[Tools, int] = {TOOLS_RAW: 16, TOOLS_STATS: 32}
+STEP_LIMITS: dict[ToolSet, int] = {TOOLS_RAW: 16, TOOLS_STATS: 32}
 """Default internal step limit per tool variant (the paper's protocol)."""
 
 
@@ -111,7 +112,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
     ## Action Space
 
     A ``gymnasium.spaces.OneOf`` over five kinds (and one more per statistics tool registered
-    with :func:`acdb_gym.core.tools.register_tool`, after ``submit_graph``); build them with
+    with :func:`acdb_gym.core.statistic_tools.register_tool`, after ``submit_graph``); build them with
     :mod:`acdb_gym.envs.actions` (``actions.intervene(2, 3.0)``, ``actions.submit(pdag)``)
     rather than by hand:
 
@@ -125,7 +126,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
 
     ``regime`` 0 means the observational data, ``k`` the ``k``-th experiment. In the
     observational panel ``intervene`` is invalid; with ``tools="raw"`` the statistics tools
-    are invalid. Their specs (:mod:`acdb_gym.core.tools`) define their payloads and results.
+    are invalid. Their specs (:mod:`acdb_gym.core.statistic_tools`) define their payloads and results.
     Every kind is an element of the space, but ``action_space.sample()`` draws only the kinds
     the variant carries out (a :class:`~acdb_gym.envs.action_space.VariantOneOf`), so a
     random-action rollout submits; ``sample(mask=...)`` draws from every kind.
@@ -266,7 +267,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         *,
         ladder: str = "v0",
         panel: Panel = PANEL_ACTIVE,
-        tools: Tools = TOOLS_RAW,
+        tools: ToolSet = TOOLS_RAW,
         max_steps: int | None = None,
         reward: RewardName = "directed_f1",
         observation: ObservationMode = "raw",
@@ -302,7 +303,7 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         if max_steps is not None and (not is_integer(max_steps) or max_steps < 1):
             raise ValueError(f"max_steps must be an integer >= 1 or None, got {max_steps!r}")
         self.panel: Panel = panel
-        self.tools: Tools = tools
+        self.tools: ToolSet = tools
         self.reward_name: RewardName = reward
         self.observation_mode: ObservationMode = observation
         self.interventions: InterventionMode = interventions

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from acdb_gym.core import tools
+from acdb_gym.core import statistic_tools
 from acdb_gym.core.graphs import ADMG, DAG, PAG, PDAG
 from acdb_gym.core.types import is_integer
 from acdb_gym.envs.action_types import (
@@ -137,7 +137,7 @@ def tool_action(
 
 
 def _constructor(name: str) -> Callable[..., EncodedAction]:
-    spec = tools.get_tool(name)
+    spec = statistic_tools.get_tool(name)
 
     def construct(
         *arguments: Any, n_nodes: int | None = None, regime: int | None = None

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from acdb_gym.core import tools
+from acdb_gym.core import statistic_tools
 from acdb_gym.core.worlds.linear import DO_MATRIX_MAX_D
 from acdb_gym.envs.action_codes import split_hypothesis
 from acdb_gym.envs.action_types import DIRECTED, NO_EDGE, VALUE_BOUND, ActionKind, kind_names
@@ -145,7 +145,7 @@ def action_space(
         elif name == "submit_graph":
             kinds.append(spaces.Dict({"graph": graph}))
         else:
-            spec = tools.get_tool(name)
+            spec = statistic_tools.get_tool(name)
             kinds.append(spaces.Dict({key: by_field[key] for key in spec.fields}))
     if sampled_kinds is None:
         return spaces.OneOf(kinds)

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from acdb_gym.core import tools
+from acdb_gym.core import statistic_tools
 from acdb_gym.core.graphs import ADMG, DAG, PAG, PDAG
-from acdb_gym.core.tools import StatisticTool
+from acdb_gym.core.statistic_tools import StatisticTool
 from acdb_gym.core.types import is_integer
 
 __all__ = [
@@ -59,7 +59,7 @@ class ActionKind(IntEnum):
     """Index of each sub-space of the ``OneOf`` action space: the benchmark's layout.
 
     Kinds never move: statistics tools registered beyond the built-in three
-    (:func:`acdb_gym.core.tools.register_tool`) take the indices after ``SUBMIT_GRAPH``
+    (:func:`acdb_gym.core.statistic_tools.register_tool`) take the indices after ``SUBMIT_GRAPH``
     (5, 6, ...) in registration order, so recorded actions and trained policies keep their
     meaning. :func:`kind_names` lists every kind.
     """
@@ -80,7 +80,9 @@ def kind_names() -> tuple[str, ...]:
     >>> kind_names()
     ('intervene', 'correlation', 'partial_correlation', 'independence_test', 'submit_graph')
     """
-    later = tuple(tool.name for tool in tools.statistics_tools() if tool.name not in _FIXED_KINDS)
+    later = tuple(
+        tool.name for tool in statistic_tools.statistics_tools() if tool.name not in _FIXED_KINDS
+    )
     return _FIXED_KINDS + later
 
 
@@ -213,7 +215,7 @@ def action_class(name: str) -> type[ToolAction]:
     >>> action_class("partial_correlation")(0, 1, (2,))
     PartialCorrelation(i=0, j=1, cond=(2,), regime=None)
     """
-    spec = tools.get_tool(name)
+    spec = statistic_tools.get_tool(name)
     cls = _ACTION_CLASSES.get(name)
     if cls is None or cls.tool is not spec:
         cls = _ACTION_CLASSES[name] = _make_action_class(spec)

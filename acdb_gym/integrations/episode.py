@@ -2,9 +2,9 @@
 
 inspect_ai and MCP clients call tools themselves; :class:`ToolEpisode` gives them exactly what
 :class:`~acdb_gym.agents.llm.LLMAgent` gives a model: the same tools (built by
-:func:`~acdb_gym.agents.llm.tools.build_tools` from the statistics tools' specs), the same
+:func:`~acdb_gym.agents.llm.function_tools.build_tools` from the statistics tools' specs), the same
 prompts, the same step limit and budget (the env's, from
-:func:`~acdb_gym.agents.llm.tools.env_kwargs_for`), the same parser, and the same result texts.
+:func:`~acdb_gym.agents.llm.function_tools.env_kwargs_for`), the same parser, and the same result texts.
 Every call, valid or not, is one ``env.step``: a call that cannot be executed is sent to the env
 as :data:`~acdb_gym.agents.llm.INVALID_ACTION`, so it costs a step and changes nothing else.
 A call after the end changes nothing and costs nothing.
@@ -34,8 +34,8 @@ from acdb_gym import __version__
 from acdb_gym.agents.llm import INVALID_ACTION, prompts
 from acdb_gym.agents.llm.conversation import ToolSpec
 from acdb_gym.agents.llm.feedback import describe_result, n_experiments
+from acdb_gym.agents.llm.function_tools import Variant, build_tools, check_variant, env_kwargs_for
 from acdb_gym.agents.llm.parsing import ToolCallError, parse_tool_arguments
-from acdb_gym.agents.llm.tools import Variant, build_tools, check_variant, env_kwargs_for
 from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import PANEL_ACTIVE, PANELS, Panel

@@ -177,7 +177,7 @@ def _row(log: EvalLog, sample: EvalSample) -> ResultRow:
     record = sample.store.get(EPISODE_KEY)
     wall_time = float(sample.total_time or 0.0)
     if sample.error is not None or record is None:
-        from acdb_gym.agents.llm.tools import env_kwargs_for
+        from acdb_gym.agents.llm.function_tools import env_kwargs_for
 
         identity = {**meta, "tools": env_kwargs_for(meta["variant"])["tools"]}
         error = sample.error.message if sample.error is not None else "no episode record"

@@ -48,7 +48,7 @@ except ImportError as error:  # pragma: no cover - the extra is part of dev
     ) from error
 
 from acdb_gym.agents.llm.conversation import ToolSpec
-from acdb_gym.agents.llm.tools import Variant, check_variant, env_kwargs_for
+from acdb_gym.agents.llm.function_tools import Variant, check_variant, env_kwargs_for
 from acdb_gym.core.ladders.shipped import (
     FRONTIER,
     FRONTIER_LADDER,

@@ -57,8 +57,8 @@ except ImportError as error:  # pragma: no cover - the extra is part of dev
     raise ImportError("the MCP server needs mcp: pip install 'acdb_gym[mcp]'") from error
 
 from acdb_gym import __version__
+from acdb_gym.agents.llm.function_tools import Variant
 from acdb_gym.agents.llm.records import Redactor, TranscriptWriter, capped_record
-from acdb_gym.agents.llm.tools import Variant
 from acdb_gym.core.types import Panel
 from acdb_gym.integrations.episode import (
     ENDED_ERROR,

@@ -27,7 +27,12 @@ it and produces the paper's tables, the random floor, paired tests and plots:
 - **Anytime**: for agents that state hypotheses, directed F1 after each experiment up to the
   budget, as a curve per agent row and level, and its area beside η.
 
-Modules, one per concern: :mod:`~acdb_gym.report.load` (reading ``results.jsonl``),
+The report is a list of sections (:mod:`~acdb_gym.report.sections`, one module each and one
+line of :data:`~acdb_gym.report.sections.SECTIONS`), each meeting the protocol of
+:mod:`~acdb_gym.report.section`: rows to its result, its CSVs and plots, and its document parts;
+:mod:`~acdb_gym.report.write` (:func:`write_report`) iterates them and
+:mod:`~acdb_gym.report.markdown` orders their parts. Below the sections, one module per
+concern: :mod:`~acdb_gym.report.load` (reading ``results.jsonl`` into typed rows),
 :mod:`~acdb_gym.report.types` (the frozen results), :mod:`~acdb_gym.report.aggregation`
 (per-seed values, Tables 2 and 3, the random floor), :mod:`~acdb_gym.report.statistics`
 (bootstrap CIs, the sign-flip test), :mod:`~acdb_gym.report.power` (minimum detectable
@@ -36,13 +41,18 @@ differences), :mod:`~acdb_gym.report.comparison` (paired tests of agent rows),
 :mod:`~acdb_gym.report.order_audit` (the marginal-order audit), :mod:`~acdb_gym.report.revision`
 (how agents that state hypotheses revise them, experiment by experiment),
 :mod:`~acdb_gym.report.anytime` (directed F1 after each experiment, its curve and area),
-:mod:`~acdb_gym.report.tables` (Markdown, terminal and CSV tables),
-:mod:`~acdb_gym.report.markdown` (``report.md``), :mod:`~acdb_gym.report.plots` and
-:mod:`~acdb_gym.report.write` (:func:`write_report`). The package needs numpy and scipy (and regenerates instances through :mod:`acdb_gym.core`);
-matplotlib is imported when a plot is drawn.
+:mod:`~acdb_gym.report.order` (the one level order), :mod:`~acdb_gym.report.tables` (cells,
+table bodies, terminal tables, the CSV writer), :mod:`~acdb_gym.report.document` (the parts
+both renderings share) and :mod:`~acdb_gym.report.plots`. The package needs numpy and scipy
+(and regenerates instances through :mod:`acdb_gym.core`); matplotlib is imported when a plot
+is drawn.
 
->>> row = {"job_id": "a", "status": "ok", "ladder": "v0", "level": "L0", "manifest_index": 0,
-...        "agent": "oracle", "panel": "active", "tools": "raw", "directed_f1": 1.0, "shd": 0}
+Rows are the results file's typed rows (:class:`~acdb_gym.results.ResultRow`); the public
+functions also take them as the file's dicts, typed once where they enter
+(:func:`~acdb_gym.report.load.as_rows`):
+
+>>> from acdb_gym.results import example_row
+>>> row = example_row(agent="oracle", panel="active", directed_f1=1.0)
 >>> table = summarize([row]).ladder("v0")
 >>> table.rows[0].label, table.rows[0].metrics["directed_f1"].mean
 ('oracle (active)', 1.0)
@@ -54,7 +64,7 @@ from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.report.aggregation import NUMERIC_FIELDS, TABLE2_METRICS, summarize
 from acdb_gym.report.anytime import anytime_rows
 from acdb_gym.report.comparison import compare_agents, paired_test
-from acdb_gym.report.load import RESULTS_FILE, load_results
+from acdb_gym.report.load import RESULTS_FILE, load_results, load_rows
 from acdb_gym.report.order_audit import order_audit_rows
 from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
 from acdb_gym.report.power import minimum_detectable_difference, seeds_to_detect
@@ -95,6 +105,7 @@ __all__ = [
     "compare_agents",
     "format_terminal",
     "load_results",
+    "load_rows",
     "minimum_detectable_difference",
     "order_audit_rows",
     "paired_test",

@@ -1,6 +1,7 @@
 """Aggregation of result rows: agent rows, per-seed matrices, Tables 2 and 3, the random floor.
 
-:func:`prepare` checks rows, keeps one per job id, labels each ``(agent, panel, tools)`` group and
+:func:`prepare` types rows (a plain mapping becomes a :class:`~acdb_gym.results.ResultRow` once,
+:func:`~acdb_gym.report.load.as_rows`), keeps one per job id, labels each ``(agent, panel, tools)`` group and
 averages its repeats on each instance into one per-seed vector over :data:`NUMERIC_FIELDS`.
 :func:`summarize` turns that into one :class:`~acdb_gym.report.types.LadderSummary` per ladder:
 Table 2 (every metric over all levels' seeds, levels weighted by their episodes), Table 3
@@ -16,16 +17,15 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 
 from acdb_gym.core.ladders.custom import parse_level_spec
-from acdb_gym.core.ladders.shipped import ALL_LADDERS, LEVEL_NAMES
-from acdb_gym.core.scoring import SCORE_FIELDS
-from acdb_gym.core.tools import TOOLS_RAW
-from acdb_gym.core.types import PANEL_ACTIVE
-from acdb_gym.report.load import deduplicate
+from acdb_gym.core.ladders.shipped import ALL_LADDERS
+from acdb_gym.core.scoring import LATENT_SCORE_FIELDS
+from acdb_gym.report.load import RowLike, as_rows, deduplicate
+from acdb_gym.report.order import level_order
 from acdb_gym.report.statistics import bootstrap_ci
 from acdb_gym.report.types import (
     AgentRow,
@@ -33,11 +33,11 @@ from acdb_gym.report.types import (
     FailedJob,
     FloorRow,
     GroupKey,
-    InstanceKey,
     LadderSummary,
     Row,
     Summary,
 )
+from acdb_gym.results import NUMERIC_COLUMNS, NumericField
 
 __all__ = [
     "NUMERIC_FIELDS",
@@ -46,23 +46,18 @@ __all__ = [
     "TABLE2_METRICS",
     "Prepared",
     "group_of",
+    "group_rows",
     "prepare",
     "sort_value",
     "summarize",
     "summarize_prepared",
 ]
 
-REQUIRED_KEYS: Final = ("job_id", "status", "ladder", "level", "manifest_index", "agent")
-"""What aggregation needs of every row (rows read from a file are checked in full there)."""
-
-NUMERIC_FIELDS: Final = (
-    *SCORE_FIELDS,
-    "steps",
-    "invalid_actions",
-    "wall_time",
-    "tokens_in",
-    "tokens_out",
+NUMERIC_FIELDS: Final[tuple[NumericField, ...]] = tuple(
+    name for name in NUMERIC_COLUMNS if name not in LATENT_SCORE_FIELDS
 )
+"""The per-seed vector's columns: the score fields (:data:`SCORE_FIELDS`), steps, invalid
+actions, the wall time and the token counts."""
 TABLE2_METRICS: Final = (
     "skeleton_f1",
     "compelled_f1",
@@ -94,43 +89,34 @@ class Prepared:
     per_seed: Mapping[tuple[str, GroupKey], Mapping[tuple[str, int], np.ndarray]]
 
 
-def prepare(rows: Iterable[Row]) -> Prepared:
-    """Check rows, keep one per job id (warning on repeated successes) and group them.
+def prepare(rows: Iterable[RowLike]) -> Prepared:
+    """Type rows (:func:`~acdb_gym.report.load.as_rows`), keep one per job id (warning on
+    repeated successes) and group them.
 
     Raises:
-        ValueError: a row lacks a required key or has an unknown status.
+        ValueError: a row that is not a valid result row (a missing key, a value of the wrong
+            type or out of its range), naming its position.
     """
-    kept, duplicates = deduplicate([_checked(row) for row in rows])
+    kept, duplicates = deduplicate(as_rows(rows))
     for problem in duplicates:
         warnings.warn(problem, stacklevel=3)
-    ok = tuple(row for row in kept if row["status"] == "ok")
-    failed = tuple(row for row in kept if row["status"] == "failed")
+    return group_rows(kept)
+
+
+def group_rows(kept: Sequence[Row]) -> Prepared:
+    """:func:`prepare` of rows already typed and kept one per job id (as
+    :func:`~acdb_gym.report.load.read_rows` gives them): split by status, labelled and
+    averaged per seed, without deduplicating again."""
+    ok = tuple(row for row in kept if row.ok)
+    failed = tuple(row for row in kept if not row.ok)
     return Prepared(ok, failed, _labels(kept), _per_seed(ok))
-
-
-def _checked(row: Row) -> Row:
-    missing = [key for key in REQUIRED_KEYS if key not in row]
-    if missing:
-        raise ValueError(f"row {row.get('job_id')!r} lacks keys {missing}")
-    if row["status"] not in ("ok", "failed"):
-        raise ValueError(
-            f"row {row['job_id']!r}: status must be 'ok' or 'failed', got {row['status']!r}"
-        )
-    return row
 
 
 def group_of(row: Row) -> GroupKey:
     """(agent, panel, tools); an agent configured with a model (LLMs) is named with it, so two
     backbones of ``llm_raw`` are two agent rows."""
-    agent = str(row["agent"])
-    config = row.get("agent_config")
-    if isinstance(config, dict) and config.get("model"):
-        agent = f"{agent}[{config['model']}]"
-    return (agent, str(row.get("panel", PANEL_ACTIVE)), str(row.get("tools", TOOLS_RAW)))
-
-
-def _instance(row: Row) -> InstanceKey:
-    return (str(row["ladder"]), str(row["level"]), int(row["manifest_index"]))
+    agent = f"{row.agent}[{row.model}]" if row.model else row.agent
+    return (agent, row.panel, row.tools)
 
 
 def _labels(rows: Iterable[Row]) -> dict[GroupKey, str]:
@@ -146,24 +132,15 @@ def _labels(rows: Iterable[Row]) -> dict[GroupKey, str]:
     }
 
 
-def _as_float(value: Any) -> float:
-    if value is None or isinstance(value, bool):
-        return math.nan
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return math.nan
-
-
 def _per_seed(
     ok_rows: Iterable[Row],
 ) -> dict[tuple[str, GroupKey], dict[tuple[str, int], np.ndarray]]:
     """Average the repeats of each group on each instance (NaN fields ignored)."""
     collected: dict[tuple[str, GroupKey], dict[tuple[str, int], list[list[float]]]] = {}
     for row in ok_rows:
-        ladder, level, index = _instance(row)
+        ladder, level, index = row.instance_key
         vectors = collected.setdefault((ladder, group_of(row)), {}).setdefault((level, index), [])
-        vectors.append([_as_float(row.get(name)) for name in NUMERIC_FIELDS])
+        vectors.append([row.value(name) for name in NUMERIC_FIELDS])
     return {
         key: {seed: _nanmean(np.array(vectors)) for seed, vectors in seeds.items()}
         for key, seeds in collected.items()
@@ -178,10 +155,6 @@ def _nanmean(matrix: np.ndarray) -> np.ndarray:
     means: np.ndarray = np.full(matrix.shape[1], np.nan)
     np.divide(totals, counts, out=means, where=counts > 0)
     return means
-
-
-def _level_order(level: str) -> tuple[int, str]:
-    return (LEVEL_NAMES.index(level) if level in LEVEL_NAMES else len(LEVEL_NAMES), level)
 
 
 def _closed_form(ladder: str, level: str, level_spec: str | None) -> float:
@@ -201,17 +174,18 @@ def sort_value(value: float) -> float:
 # ----------------------------------------------------------------------------- summary
 
 
-def summarize(rows: Iterable[Row]) -> Summary:
+def summarize(rows: Iterable[RowLike]) -> Summary:
     """Tables 2 and 3 and the random floor of every ladder in ``rows``.
 
     Args:
-        rows: result rows (e.g. from :func:`load_results`); failed rows are counted and listed.
+        rows: result rows, typed or as the file's dicts (e.g. from :func:`load_rows` or
+            :func:`load_results`); failed rows are counted and listed.
 
     Returns:
         The :class:`Summary`.
 
     Raises:
-        ValueError: a row lacks a required key or has an unknown status.
+        ValueError: a row that is not a valid result row, naming its position.
     """
     return summarize_prepared(prepare(rows))
 
@@ -219,15 +193,15 @@ def summarize(rows: Iterable[Row]) -> Summary:
 def summarize_prepared(prepared: Prepared) -> Summary:
     """:func:`summarize` of rows already prepared (so a caller can reuse the preparation)."""
     everything = (*prepared.ok, *prepared.failed)
-    ladders = sorted({str(row["ladder"]) for row in everything})
+    ladders = sorted({row.ladder for row in everything})
     failures = tuple(
         FailedJob(
-            job_id=str(row["job_id"]),
-            ladder=str(row["ladder"]),
-            level=str(row["level"]),
-            manifest_index=int(row["manifest_index"]),
+            job_id=row.job_id,
+            ladder=row.ladder,
+            level=row.level,
+            manifest_index=row.manifest_index,
             label=prepared.labels[group_of(row)],
-            error=str(row.get("error") or "(no error message)"),
+            error=row.error or "(no error message)",
         )
         for row in prepared.failed
     )
@@ -237,7 +211,7 @@ def summarize_prepared(prepared: Prepared) -> Summary:
         n_ok=len(prepared.ok),
         n_failed=len(prepared.failed),
         failures=failures,
-        versions=tuple(sorted({str(row["version"]) for row in everything if row.get("version")})),
+        versions=tuple(sorted({row.version for row in everything if row.version})),
         mixed_configs=_mixed_configs(prepared),
     )
 
@@ -245,7 +219,7 @@ def summarize_prepared(prepared: Prepared) -> Summary:
 def _mixed_configs(prepared: Prepared) -> tuple[str, ...]:
     configs: dict[GroupKey, set[str]] = {}
     for row in (*prepared.ok, *prepared.failed):
-        text = json.dumps(row.get("agent_config"), sort_keys=True, default=str)
+        text = json.dumps(dict(row.agent_config), sort_keys=True, default=str)
         configs.setdefault(group_of(row), set()).add(text)
     mixed = sorted(prepared.labels[group] for group, seen in configs.items() if len(seen) > 1)
     for label in mixed:
@@ -258,8 +232,8 @@ def _mixed_configs(prepared: Prepared) -> tuple[str, ...]:
 
 
 def _ladder_summary(prepared: Prepared, ladder: str) -> LadderSummary:
-    rows = [row for row in (*prepared.ok, *prepared.failed) if row["ladder"] == ladder]
-    levels = tuple(sorted({str(row["level"]) for row in rows}, key=_level_order))
+    rows = [row for row in (*prepared.ok, *prepared.failed) if row.ladder == ladder]
+    levels = tuple(sorted({row.level for row in rows}, key=level_order))
     agent_rows = [
         _agent_row(prepared, ladder, levels, group, rows)
         for group in {group_of(row) for row in rows}
@@ -278,14 +252,14 @@ def _agent_row(
     seeds = prepared.per_seed.get((ladder, group), {})
     strata = _by_level(seeds, levels)
     mine = [row for row in ladder_rows if group_of(row) == group]
-    ok = [row for row in mine if row["status"] == "ok"]
+    ok = [row for row in mine if row.ok]
     metrics = {
         name: bootstrap_ci([values[:, NUMERIC_FIELDS.index(name)] for values in strata.values()])
         for name in TABLE2_METRICS
     }
     # The anytime F1 of an agent row is its mean over every episode or nothing: an agent that
     # states graphs in some episodes only must not be averaged over those (DESIGN §6).
-    if any(row.get("anytime_f1") is None for row in ok):
+    if any(row.anytime_f1 is None for row in ok):
         metrics["anytime_f1"] = Estimate.empty()
     per_level = {level: bootstrap_ci([strata[level][:, _DIRECTED_F1]]) for level in levels}
     skeleton = {level: bootstrap_ci([strata[level][:, _SKELETON_F1]]) for level in levels}
@@ -297,7 +271,7 @@ def _agent_row(
         n_seeds=len(seeds),
         n_episodes=len(ok),
         n_failed=len(mine) - len(ok),
-        n_truncated=sum(bool(row.get("truncated")) for row in ok),
+        n_truncated=sum(bool(row.truncated) for row in ok),
         metrics=MappingProxyType(metrics),
         per_level=MappingProxyType(per_level),
         per_level_skeleton=MappingProxyType(skeleton),
@@ -333,9 +307,9 @@ def _random_floor(prepared: Prepared, ladder: str, rows: Sequence[Row]) -> tuple
     instances: dict[str, set[int]] = {}
     specs: dict[str, str | None] = {}
     for row in rows:
-        instances.setdefault(str(row["level"]), set()).add(int(row["manifest_index"]))
-        specs[str(row["level"])] = row.get("level_spec")
-    levels = sorted(instances, key=_level_order)
+        instances.setdefault(row.level, set()).add(row.manifest_index)
+        specs[row.level] = row.level_spec
+    levels = sorted(instances, key=level_order)
     # In manifest order, not file order: a sweep with several workers writes rows in the order
     # jobs finish, and the bootstrap must not depend on that.
     strata = {

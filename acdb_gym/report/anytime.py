@@ -32,8 +32,8 @@ from typing import Any, Final
 import numpy as np
 
 from acdb_gym.core.graphs import DAG
-from acdb_gym.core.ladders.shipped import LEVEL_NAMES
 from acdb_gym.report.document import Image, Part, Table
+from acdb_gym.report.order import level_order
 from acdb_gym.report.png_cache import plot_key, save_png
 from acdb_gym.report.revision import revised_episodes, truth_and_budget
 from acdb_gym.report.statistics import bootstrap_ci
@@ -137,18 +137,12 @@ def anytime_rows(
         try:
             curve = anytime_curve(revision.f1_after, budget)
         except ValueError as error:
-            raise ValueError(f"row {row.get('job_id')!r}: bad revision record: {error}") from None
+            raise ValueError(f"row {row.job_id!r}: bad revision record: {error}") from None
         if curve is None:
             continue
-        efficiency = row.get("efficiency")
-        eta = float(efficiency) if isinstance(efficiency, int | float) else math.nan
-        episodes.setdefault(key, []).append((curve, eta))
-    order = sorted(episodes, key=lambda key: (key[0], _level_order(key[2]), key[1]))
+        episodes.setdefault(key, []).append((curve, row.value("efficiency")))
+    order = sorted(episodes, key=lambda key: (key[0], level_order(key[2]), key[1]))
     return tuple(_summary(key, episodes[key]) for key in order)
-
-
-def _level_order(level: str) -> tuple[int, str]:
-    return (LEVEL_NAMES.index(level) if level in LEVEL_NAMES else len(LEVEL_NAMES), level)
 
 
 def _summary(key: tuple[str, str, str], episodes: Sequence[Episode]) -> AnytimeRow:
@@ -210,7 +204,7 @@ def anytime_figure(rows: Sequence[AnytimeRow]) -> Any:
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
-    levels = sorted({row.level for row in rows}, key=_level_order)
+    levels = sorted({row.level for row in rows}, key=level_order)
     labels = sorted({row.label for row in rows})
     columns = min(3, len(levels))
     lines = math.ceil(len(levels) / columns)

@@ -26,6 +26,7 @@ from acdb_gym.report.aggregation import (
     sort_value,
     summarize_prepared,
 )
+from acdb_gym.report.load import RowLike
 from acdb_gym.report.power import TARGET_DIFFERENCE, minimum_detectable_difference, seeds_to_detect
 from acdb_gym.report.statistics import (
     N_SIGN_FLIPS,
@@ -34,7 +35,7 @@ from acdb_gym.report.statistics import (
     sign_flip_pvalue,
 )
 from acdb_gym.report.tables import PERCENT_METRICS
-from acdb_gym.report.types import InstanceKey, LadderSummary, PairedTest, Row, Summary
+from acdb_gym.report.types import InstanceKey, LadderSummary, PairedTest, Summary
 
 __all__ = [
     "DEFAULT_LEVEL_METRICS",
@@ -57,7 +58,7 @@ PC) and each sort baseline against the same regressions in a random order."""
 
 
 def paired_test(
-    rows: Iterable[Row],
+    rows: Iterable[RowLike],
     agent_a_label: str,
     agent_b_label: str,
     metric: str = "directed_f1",
@@ -77,7 +78,7 @@ def paired_test(
     (:mod:`acdb_gym.report.power`; for metrics in [0, 1] only).
 
     Args:
-        rows: result rows (e.g. from :func:`load_results`).
+        rows: result rows, typed or as the file's dicts (e.g. from :func:`load_rows`).
         agent_a_label: the label of side ``a`` (e.g. ``"pc_greedy (active)"``).
         agent_b_label: the label of side ``b``.
         metric: a score field (or ``steps``, ``invalid_actions``, ``wall_time``, ``tokens_*``).
@@ -170,7 +171,7 @@ def _values_of(
 
 
 def compare_agents(
-    rows: Iterable[Row],
+    rows: Iterable[RowLike],
     *,
     pairs: Iterable[tuple[str, str]] = (),
     metrics: Sequence[str] = DEFAULT_TEST_METRICS,

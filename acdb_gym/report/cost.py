@@ -28,6 +28,7 @@ import tomllib
 
 from acdb_gym.core.untrusted import loads
 from acdb_gym.report.document import Part, Table, markdown_text
+from acdb_gym.results import ResultRow
 
 __all__ = [
     "MAX_PRICES_BYTES",
@@ -122,25 +123,13 @@ def load_prices(path: str | Path) -> dict[str, Price]:
     return {str(model): _price(str(model), entry) for model, entry in models.items()}
 
 
-def _count(row: Mapping[str, Any], key: str) -> int:
-    value = row.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def check_prices_cover(rows: Sequence[Mapping[str, Any]], prices: Mapping[str, Price]) -> None:
+def check_prices_cover(rows: Sequence[ResultRow], prices: Mapping[str, Price]) -> None:
     """Raise ``ValueError`` when a price table could price nothing of the run: the run has no
     ``ok`` row with a model and token counts, or the table names none of its models (a table
     for other models, or model names spelled otherwise, would else give an empty section)."""
-    models = set()
-    for row in rows:
-        config = row.get("agent_config") or {}
-        model = config.get("model") if isinstance(config, Mapping) else None
-        if (
-            row.get("status") == "ok"
-            and isinstance(model, str)
-            and row.get("tokens_in") is not None
-        ):
-            models.add(model)
+    models = {
+        row.model for row in rows if row.ok and row.model is not None and row.tokens_in is not None
+    }
     if not models:
         raise ValueError("a price table was given, but the run has no LLM rows with token counts")
     if not models & set(prices):
@@ -150,32 +139,42 @@ def check_prices_cover(rows: Sequence[Mapping[str, Any]], prices: Mapping[str, P
         )
 
 
-def job_costs(rows: Sequence[Mapping[str, Any]], prices: Mapping[str, Price]) -> list[JobCost]:
+def token_cost(
+    price: Price, tokens_in: int, tokens_out: int, *, cached: int = 0, written: int = 0
+) -> float:
+    """USD for ``tokens_in`` prompt tokens (``cached`` of them read from the prompt cache,
+    ``written`` written to it) and ``tokens_out`` completion tokens.
+
+    >>> price = Price(input=2.0, cached_input=0.5, cache_write=2.5, output=8.0)
+    >>> token_cost(price, 1_000_000, 0, cached=500_000)
+    1.25
+    """
+    plain = max(tokens_in - cached - written, 0)
+    cost = plain * price.input + cached * price.cached_input + written * price.cache_write
+    return (cost + tokens_out * price.output) * PER_TOKEN
+
+
+def job_costs(rows: Sequence[ResultRow], prices: Mapping[str, Price]) -> list[JobCost]:
     """The cost of every ``ok`` row whose ``agent_config["model"]`` has a price."""
     costs = []
     for row in rows:
-        config = row.get("agent_config") or {}
-        model = config.get("model") if isinstance(config, Mapping) else None
-        if row.get("status") != "ok" or not isinstance(model, str) or model not in prices:
-            continue
-        if row.get("tokens_in") is None:
+        model = row.model
+        if not row.ok or model is None or model not in prices or row.tokens_in is None:
             continue
         price = prices[model]
-        total, out = _count(row, "tokens_in"), _count(row, "tokens_out")
-        cached, written = _count(row, "tokens_cached_in"), _count(row, "tokens_cache_write")
-        plain = max(total - cached - written, 0)
-        cost = plain * price.input + cached * price.cached_input + written * price.cache_write
+        total, out = row.tokens_in, row.tokens_out or 0
+        cached, written = row.tokens_cached_in or 0, row.tokens_cache_write or 0
         costs.append(
             JobCost(
-                job_id=str(row["job_id"]),
-                agent=str(row["agent"]),
-                panel=str(row["panel"]),
-                model=str(model),
+                job_id=row.job_id,
+                agent=row.agent,
+                panel=row.panel,
+                model=model,
                 tokens_in=total,
                 tokens_cached_in=cached,
                 tokens_cache_write=written,
                 tokens_out=out,
-                cost=(cost + out * price.output) * PER_TOKEN,
+                cost=token_cost(price, total, out, cached=cached, written=written),
                 cost_uncached=(total * price.input + out * price.output) * PER_TOKEN,
             )
         )

@@ -22,7 +22,6 @@ from typing import Final, Literal
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.envs.hypotheses import graph_from_text
 from acdb_gym.report.types import Row
 
 __all__ = [
@@ -122,21 +121,12 @@ def classify_edges(truth: DAG, submission: PDAG) -> EdgeClassification:
 
 def submission_of(row: Row) -> PDAG | None:
     """The submitted graph a row records (``submission``, else the revision record's final
-    graph), or None.
+    graph), or None (:meth:`~acdb_gym.results.ResultRow.submitted_graph`).
 
     Raises:
         ValueError: a recorded graph that does not parse.
     """
-    revision = row.get("revision")
-    n_nodes = revision.get("n_nodes") if isinstance(revision, Mapping) else None
-    text = row.get("submission")
-    if isinstance(text, Mapping):
-        return graph_from_text(str(text["graph"]), n_nodes=int(text["n_nodes"]))
-    if isinstance(revision, Mapping) and isinstance(n_nodes, int):
-        final = revision.get("final")
-        if isinstance(final, str):
-            return graph_from_text(final, n_nodes=n_nodes)
-    return None
+    return row.submitted_graph()
 
 
 # ----------------------------------------------------------------------------- drawing

@@ -22,15 +22,14 @@ import html
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG
 from acdb_gym.core.ladders.shipped import ALL_LADDERS
-from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import FloatArray
-from acdb_gym.envs.hypotheses import RevisionRecord, graph_to_text
+from acdb_gym.envs.hypotheses import graph_to_text
 from acdb_gym.report.cost import Price
 from acdb_gym.report.edges import (
     EDGE_CLASSES,
@@ -65,7 +64,7 @@ def episode_path(index: int) -> str:
 
 def row_label(row: Row) -> str:
     """``"agent (panel)"``, the episode's agent as the viewer names it."""
-    return f"{row.get('agent', '?')} ({row.get('panel', '?')})"
+    return f"{row.agent} ({row.panel})"
 
 
 def _esc(value: object) -> str:
@@ -97,32 +96,32 @@ pre{white-space:pre-wrap;margin:0;font-size:12px;max-width:700px}
 
 
 def _header(index: int, row: Row) -> str:
-    where = f"{row.get('ladder')} {row.get('level')} #{row.get('manifest_index')}"
-    fields = [
+    where = f"{row.ladder} {row.level} #{row.manifest_index}"
+    fields: list[tuple[str, object]] = [
         ("agent", row_label(row)),
-        ("tools", row.get("tools")),
-        ("instance", f"{where} (seed {row.get('seed')})"),
-        ("job", row.get("job_id")),
-        ("repeat", row.get("repeat")),
-        ("status", row.get("status")),
-        ("steps", row.get("steps")),
-        ("interventions used", row.get("interventions_used")),
-        ("truncated", row.get("truncated")),
-        ("draws", row.get("draws")),
-        ("tokens in / out", f"{_cell(row.get('tokens_in'))} / {_cell(row.get('tokens_out'))}"),
-        ("wall time (s)", row.get("wall_time")),
+        ("tools", row.tools),
+        ("instance", f"{where} (seed {row.seed})"),
+        ("job", row.job_id),
+        ("repeat", row.repeat),
+        ("status", row.status),
+        ("steps", row.steps),
+        ("interventions used", row.interventions_used),
+        ("truncated", row.truncated),
+        ("draws", row.draws),
+        ("tokens in / out", f"{_cell(row.tokens_in)} / {_cell(row.tokens_out)}"),
+        ("wall time (s)", row.wall_time),
     ]
-    if row.get("error"):
-        fields.append(("error", row.get("error")))
-    if row.get("agent_config"):
-        fields.append(("agent config", json.dumps(row.get("agent_config"), sort_keys=True)))
+    if row.error:
+        fields.append(("error", row.error))
+    if row.agent_config:
+        fields.append(("agent config", json.dumps(dict(row.agent_config), sort_keys=True)))
     body = "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(_cell(v))}</td></tr>" for k, v in fields)
     title = f"Episode {index}: {row_label(row)} on {where}"
     return f'<h1>{_esc(title)}</h1><table class="facts"><tbody>{body}</tbody></table>'
 
 
 def _score(row: Row) -> str:
-    body = [[name, row.get(name)] for name in SCORE_FIELDS if name in row]
+    body = [[name, value] for name, value in row.score_columns()]
     return "<h2>Score</h2>" + _table(["metric", "value"], body, "score")
 
 
@@ -140,7 +139,7 @@ def _graphs(row: Row, truth: DAG | None, submission: PDAG | None) -> str:
             title="true graph",
             prefix="t",
         )
-        reason = "a mean over several draws" if (row.get("draws") or 1) > 1 else "not recorded"
+        reason = "a mean over several draws" if (row.draws or 1) > 1 else "not recorded"
         return (
             out[0]
             + f'<div class="graphs"><figure>{svg}<figcaption>true graph</figcaption></figure>'
@@ -185,16 +184,15 @@ def _descendants(truth: DAG, node: int) -> list[int]:
 
 
 def _experiments(row: Row, truth: DAG | None) -> str:
-    data = row.get("revision")
+    record = row.revision_record()
     out = ["<h2>Experiments</h2>"]
-    if not isinstance(data, Mapping):
-        used = row.get("interventions_used")
+    if record is None:
+        used = row.interventions_used
         return out[0] + (
             f'<p class="note">This row records no experiment sequence ({_esc(_cell(used))} '
             "interventions used); a transcript below, when there is one, shows each "
             "experiment's result as the agent saw it.</p>"
         )
-    record = RevisionRecord.from_dict(data)
     revision = None
     if truth is not None and truth.n_nodes == record.n_nodes:
         revision = episode_revision(record, truth)
@@ -323,19 +321,17 @@ def episode_order(rows: Sequence[Row]) -> list[Row]:
     """The rows in the viewer's order, whatever order the sweep finished them in: by ladder,
     level (in the ladder's order), manifest index, agent row and repeat."""
 
-    def key(row: Row) -> tuple[Any, ...]:
-        ladder, level = str(row.get("ladder")), str(row.get("level"))
-        levels = list(ALL_LADDERS.get(ladder, {}))
-        position = levels.index(level) if level in levels else len(levels)
-        index = row.get("manifest_index")
+    def key(row: Row) -> tuple[str, int, str, int, str, int, str]:
+        levels = list(ALL_LADDERS.get(row.ladder, {}))
+        position = levels.index(row.level) if row.level in levels else len(levels)
         return (
-            ladder,
+            row.ladder,
             position,
-            level,
-            index if isinstance(index, int) else -1,
+            row.level,
+            row.manifest_index,
             row_label(row),
-            str(row.get("repeat")),
-            str(row.get("job_id")),
+            row.repeat,
+            row.job_id,
         )
 
     return sorted(rows, key=key)

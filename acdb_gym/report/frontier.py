@@ -193,14 +193,14 @@ def _mean(estimate: Estimate) -> float:
 def _by_agent(rows: Iterable[Row]) -> dict[str, dict[int, Row]]:
     found: dict[str, dict[int, Row]] = {}
     for row in rows:
-        found.setdefault(str(row["agent"]), {})[int(row["manifest_index"])] = row
+        found.setdefault(row.agent, {})[row.manifest_index] = row
     return found
 
 
 def _values(rows: Mapping[int, Row], metric: str) -> dict[int, float]:
     out = {}
     for index, row in rows.items():
-        value = row.get(metric)
+        value = getattr(row, metric, None)
         if value is not None and math.isfinite(float(value)):
             out[index] = float(value)
     return out
@@ -211,8 +211,9 @@ def _estimate(values: Mapping[int, float]) -> Estimate:
 
 
 def _perfect(row: Row) -> bool:
-    rates = [row[name] for name in _RATES if name in row and name != "efficiency"]
-    return all(float(v) == 1.0 for v in rates) and float(row.get("shd", 1)) == 0.0
+    rates = [getattr(row, name, None) for name in _RATES if name != "efficiency"]
+    known = [float(v) for v in rates if v is not None]
+    return all(v == 1.0 for v in known) and row.shd is not None and float(row.shd) == 0.0
 
 
 def _identifiable(rows: Mapping[int, Row]) -> dict[int, float]:
@@ -267,8 +268,8 @@ def frontier_levels(
     """
     by_level: dict[tuple[str, str], list[Row]] = {}
     for row in rows:
-        if row.get("status", "ok") == "ok":
-            by_level.setdefault((str(row["ladder"]), str(row["level"])), []).append(row)
+        if row.status == "ok":
+            by_level.setdefault((row.ladder, row.level), []).append(row)
     gate_of = {(g.ladder, g.level): g for g in gates}
     return tuple(
         _level(ladder, level, level_rows, gate_of.get((ladder, level)), power_seeds)

@@ -43,13 +43,14 @@ from threadpoolctl import threadpool_limits
 
 from acdb_gym.baselines.classical import hub_order
 from acdb_gym.baselines.targeting import ParentRichTargeting, PCActiveTargeting, evaluate_targeting
-from acdb_gym.core.ladders.shipped import ALL_LADDERS, LEVEL_NAMES
+from acdb_gym.core.ladders.shipped import ALL_LADDERS
 from acdb_gym.core.scoring import score
 from acdb_gym.core.worlds.instance import generate_instance
 from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.discovery.sortability import MARGINAL_FEATURES
 from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS, regress_in_order
 from acdb_gym.report.aggregation import Prepared, group_of
+from acdb_gym.report.order import level_order
 from acdb_gym.report.order_audit import (
     AUDIT_ALPHA,
     MAX_AUDIT_NODES,
@@ -59,6 +60,7 @@ from acdb_gym.report.order_audit import (
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
 from acdb_gym.report.tables import format_p_value, md_table
 from acdb_gym.report.types import Estimate, Row
+from acdb_gym.results import NumericField
 
 __all__ = [
     "DESIGN_LADDERS",
@@ -175,7 +177,7 @@ def gate_levels(
     """
     by_level: dict[tuple[str, str], list[Row]] = {}
     for row in prepared.ok:
-        by_level.setdefault((str(row["ladder"]), str(row["level"])), []).append(row)
+        by_level.setdefault((row.ladder, row.level), []).append(row)
     gates = []
     for ladder, level in sorted(by_level, key=_level_key):
         rows = by_level[(ladder, level)]
@@ -186,7 +188,7 @@ def gate_levels(
         checks += _cap_checks(rows)
         if design_indices is not None and has_design_env(ladder, level):
             checks.append(_design_check(ladder, level, design_indices))
-        instances = {int(row["manifest_index"]) for row in rows}
+        instances = {row.manifest_index for row in rows}
         failures = tuple(_failures(checks, reference, reference_f1))
         gates.append(
             GateLevel(
@@ -204,15 +206,15 @@ def has_design_env(ladder: str, level: str) -> bool:
 
 def _level_key(key: tuple[str, str]) -> tuple[str, int, str]:
     ladder, level = key
-    return ladder, LEVEL_NAMES.index(level) if level in LEVEL_NAMES else len(LEVEL_NAMES), level
+    return (ladder, *level_order(level))
 
 
-def _per_instance(rows: Iterable[Row], agent: str, metric: str) -> dict[int, float]:
+def _per_instance(rows: Iterable[Row], agent: str, metric: NumericField) -> dict[int, float]:
     values: dict[int, list[float]] = {}
     for row in rows:
-        value = row.get(metric)
-        if group_of(row)[0] == agent and value is not None:
-            values.setdefault(int(row["manifest_index"]), []).append(float(value))
+        value = row.value(metric)
+        if group_of(row)[0] == agent and not math.isnan(value):
+            values.setdefault(row.manifest_index, []).append(value)
     return {index: float(np.mean(v)) for index, v in values.items()}
 
 
@@ -264,7 +266,7 @@ def _order_checks(rows: Sequence[Row]) -> list[ShortcutCheck]:
     for row in rows:
         found = row_instance(row)
         if found is not None and found[0].d <= MAX_AUDIT_NODES:
-            instances[int(row["manifest_index"])] = found
+            instances[row.manifest_index] = found
     if not instances:
         return []
     audits = {index: instance_order_audit(*found) for index, found in sorted(instances.items())}

@@ -67,7 +67,7 @@ def privileged_groups(rows: Iterable[Row]) -> frozenset[GroupKey]:
     return frozenset(
         group_of(row)
         for row in rows
-        if row.get("privileged") or str(row.get("agent")) == ORACLE_AGENT
+        if row.privileged or row.agent == ORACLE_AGENT
     )
 
 

@@ -246,8 +246,8 @@ def _document_html(parts: Sequence[Part], run_dir: Path) -> str:
     return "\n".join(out)
 
 
-def _number(value: object, *, percent: bool = False) -> str:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+def _number(value: float, *, percent: bool = False) -> str:
+    if not math.isfinite(value):
         return "—"
     return f"{100 * value:.1f}" if percent else f"{value:.4g}"
 
@@ -259,15 +259,15 @@ def episode_rows(rows: Sequence[Row]) -> Table:
         (
             str(index),
             row_label(row),
-            str(row.get("ladder")),
-            str(row.get("level")),
-            str(row.get("manifest_index")),
-            str(row.get("repeat")),
-            str(row.get("status")),
-            _number(row.get("directed_f1"), percent=True),
-            _number(row.get("shd")),
-            _number(row.get("interventions_used")),
-            _number(row.get("steps")),
+            row.ladder,
+            row.level,
+            str(row.manifest_index),
+            str(row.repeat),
+            row.status,
+            _number(row.value("directed_f1"), percent=True),
+            _number(row.value("shd")),
+            _number(row.value("interventions_used")),
+            _number(row.value("steps")),
             episode_path(index),
         )
         for index, row in enumerate(rows)

@@ -15,10 +15,11 @@ from collections.abc import Iterable, Sequence
 from acdb_gym.report.document import Part, Table
 from acdb_gym.report.statistics import bootstrap_ci
 from acdb_gym.report.types import Row
+from acdb_gym.results import NumericField
 
 __all__ = ["LATENT_COLUMNS", "latent_parts"]
 
-LATENT_COLUMNS: tuple[tuple[str, str, bool], ...] = (
+LATENT_COLUMNS: tuple[tuple[NumericField, str, bool], ...] = (
     ("bidirected_precision", "↔ P", False),
     ("bidirected_recall", "↔ R", False),
     ("bidirected_f1", "↔ F1", True),
@@ -35,16 +36,16 @@ def _latent_rows(rows: Iterable[Row]) -> dict[str, dict[str, dict[str, list[Row]
         lambda: defaultdict(lambda: defaultdict(list))
     )
     for row in rows:
-        if row.get("status") != "ok" or row.get("shd_mistyped") is None:
+        if not row.ok or row.shd_mistyped is None:
             continue
-        label = f"{row['agent']} ({row['panel']})"
-        grouped[str(row["ladder"])][label][str(row["level"])].append(row)
+        label = f"{row.agent} ({row.panel})"
+        grouped[row.ladder][label][row.level].append(row)
     return grouped
 
 
-def _cell(levels: Sequence[list[Row]], field: str, percent: bool, with_ci: bool) -> str:
+def _cell(levels: Sequence[list[Row]], field: NumericField, percent: bool, with_ci: bool) -> str:
     scale = 100.0 if percent else 1.0
-    strata = [[scale * float(row[field]) for row in level] for level in levels]
+    strata = [[scale * row.value(field) for row in level] for level in levels]
     estimate = bootstrap_ci(strata)
     digits = 1 if percent else 2
     if not with_ci:

@@ -26,9 +26,9 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from acdb_gym.report.aggregation import group_of, prepare, summarize_prepared
+from acdb_gym.report.aggregation import group_of, group_rows, summarize_prepared
 from acdb_gym.report.comparison import compare_agents
 from acdb_gym.report.document import Part, Table, markdown_text
 from acdb_gym.report.html import HTML_FILE, document_page
@@ -37,6 +37,7 @@ from acdb_gym.report.markdown import paired_test_parts
 from acdb_gym.report.statistics import N_BOOTSTRAP
 from acdb_gym.report.tables import TABLE2_HEADERS, table2_body, table3_body, write_csv
 from acdb_gym.report.types import GroupKey, Summary
+from acdb_gym.results import ResultRow
 
 __all__ = [
     "LEADERBOARD_CSV_HEADERS",
@@ -74,7 +75,7 @@ class Leaderboard:
     """
 
     runs: tuple[Path, ...]
-    rows: tuple[dict[str, Any], ...]
+    rows: tuple[ResultRow, ...]
     source: dict[str, str]
     left_out: tuple[str, ...]
 
@@ -107,7 +108,7 @@ def merge_runs(run_dirs: Sequence[str | Path]) -> Leaderboard:
     names = [_run_name(run) for run in runs]
     if len(set(names)) != len(names):
         raise ValueError(f"run directories given twice or with the same name: {names}")
-    pooled: list[dict[str, Any]] = []
+    pooled: list[ResultRow] = []
     source: dict[GroupKey, str] = {}
     left_out: list[str] = []
     ladders: dict[str, set[str]] = {}
@@ -121,11 +122,10 @@ def merge_runs(run_dirs: Sequence[str | Path]) -> Leaderboard:
             warnings.warn(f"{name}: {problem}", stacklevel=2)
         if not rows:
             raise ValueError(f"{path} holds no result rows")
-        ladders[name] = {str(row["ladder"]) for row in rows}
+        ladders[name] = {row.ladder for row in rows}
         mine: set[GroupKey] = set()
         for row in rows:
-            key = (str(row["ladder"]), str(row["level"]), int(row["manifest_index"]))
-            seed = int(row["seed"])
+            key, seed = row.instance_key, row.seed
             known = seeds.setdefault(key, (seed, name))
             if known[0] != seed:
                 raise ValueError(
@@ -149,7 +149,7 @@ def merge_runs(run_dirs: Sequence[str | Path]) -> Leaderboard:
                 f"runs cover different ladders: {first}: {sorted(ladders[first])}, "
                 f"{name}: {sorted(ladders[name])}"
             )
-    labels = prepare(pooled).labels
+    labels = group_rows(pooled).labels
     return Leaderboard(
         runs=runs,
         rows=tuple(pooled),
@@ -167,7 +167,7 @@ def leaderboard_parts(board: Leaderboard, summary: Summary, out_dir: Path) -> li
         summary: ``summarize(board.rows)``.
         out_dir: where the page is written (the runs' reports are linked relative to it).
     """
-    tests = compare_agents(board.rows, summary=summary)
+    tests = compare_agents(board.rows, summary=summary, prepared=group_rows(board.rows))
     parts: list[Part] = ["# ACDB leaderboard", "", "## Runs", ""]
     for run in board.runs:
         name = _run_name(run)
@@ -209,7 +209,7 @@ def write_leaderboard(run_dirs: Sequence[str | Path], out_dir: str | Path) -> Le
     """
     out = Path(out_dir)
     board = merge_runs(run_dirs)
-    summary = summarize_prepared(prepare(board.rows))
+    summary = summarize_prepared(group_rows(board.rows))
     out.mkdir(parents=True, exist_ok=True)
     parts = leaderboard_parts(board, summary, out)
     markdown = out / "leaderboard.md"

@@ -43,7 +43,7 @@ from threadpoolctl import threadpool_limits
 
 from acdb_gym import __version__
 from acdb_gym.core.ladders.custom import RegenerationError, parse_level_spec, regenerate_instance
-from acdb_gym.core.ladders.shipped import ALL_LADDERS, LEVEL_NAMES
+from acdb_gym.core.ladders.shipped import ALL_LADDERS
 from acdb_gym.core.scoring import directed_f1_of, score
 from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.discovery.sortability import MARGINAL_FEATURES, feature_sortability
@@ -51,6 +51,7 @@ from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS, feature_order, regr
 from acdb_gym.report.aggregation import Prepared
 from acdb_gym.report.audit_cache import as_float, load_cache, save_cache
 from acdb_gym.report.document import Part, Table
+from acdb_gym.report.order import level_order
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_is_exact, sign_flip_pvalue
 from acdb_gym.report.tables import (
     estimate_cells,
@@ -174,14 +175,13 @@ def row_instance(row: Row) -> tuple[LevelSpec, int] | None:
     """The spec and seed of a row's instance: a shipped level's spec and manifest seed (by the
     row's manifest index), or a custom level's spec text and seed, which its rows carry; None
     for a level this package does not know, an index outside its manifest, or a bad spec."""
-    text = row.get("level_spec")
-    if text:
+    if row.level_spec:
         try:
-            return parse_level_spec(str(text)), int(row["seed"])
-        except (KeyError, TypeError, ValueError):
+            return parse_level_spec(row.level_spec), row.seed
+        except ValueError:
             return None
-    known = ALL_LADDERS.get(str(row["ladder"]), {}).get(str(row["level"]))
-    index = int(row["manifest_index"])
+    known = ALL_LADDERS.get(row.ladder, {}).get(row.level)
+    index = row.manifest_index
     if known is None or not 0 <= index < len(known.manifest):
         return None
     return known.spec, known.manifest_seed(index)
@@ -199,7 +199,7 @@ def known_instances(prepared: Prepared) -> set[AuditedInstance]:
     for row in (*prepared.ok, *prepared.failed):
         found = row_instance(row)
         if found is not None and found[0].d <= MAX_AUDIT_NODES:
-            keys.add((str(row["ladder"]), str(row["level"]), *found))
+            keys.add((row.ladder, row.level, *found))
     return keys
 
 
@@ -242,7 +242,7 @@ def order_audit_rows(
         save_cache(cache, _cache_key(), entries)
     rows: list[MarginalOrderRow] = []
     for ladder, levels in sorted(audits.items()):
-        ordered = sorted(levels, key=_level_order)
+        ordered = sorted(levels, key=level_order)
         for level in [*ordered, "overall"]:
             names = ordered if level == "overall" else [level]
             strata = [levels[name] for name in names]
@@ -298,10 +298,6 @@ def _from_entry(entry: object) -> InstanceOrderAudit | None:
 
 def _instance_order(key: AuditedInstance) -> tuple[str, str, int]:
     return key[0], key[1], key[3]
-
-
-def _level_order(level: str) -> tuple[int, str]:
-    return (LEVEL_NAMES.index(level) if level in LEVEL_NAMES else len(LEVEL_NAMES), level)
 
 
 def _row(

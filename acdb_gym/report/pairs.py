@@ -23,7 +23,7 @@ from acdb_gym.report.document import Part, Table
 from acdb_gym.report.statistics import bootstrap_ci
 from acdb_gym.report.types import Row
 
-__all__ = ["PairAccuracy", "pair_accuracies", "pairs_parts"]
+__all__ = ["PairAccuracy", "accuracy_parts", "pair_accuracies", "pairs_parts"]
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class PairAccuracy:
 
 
 def _is_pairs_row(row: Row) -> bool:
-    level = ALL_LADDERS.get(str(row.get("ladder")), {}).get(str(row.get("level")))
+    level = ALL_LADDERS.get(row.ladder, {}).get(row.level)
     return level is not None and level.spec.world == "cause-effect-pairs"
 
 
@@ -85,23 +85,26 @@ def pair_accuracies(rows: Iterable[Row]) -> list[PairAccuracy]:
     """The accuracy of every agent row on every pairs level of ``rows`` (ok rows only)."""
     grouped: dict[tuple[str, str, str], list[Row]] = defaultdict(list)
     for row in rows:
-        if row.get("status") == "ok" and _is_pairs_row(row):
-            label = f"{row['agent']} ({row['panel']})"
-            grouped[(str(row["ladder"]), str(row["level"]), label)].append(row)
+        if row.ok and _is_pairs_row(row):
+            grouped[(row.ladder, row.level, f"{row.agent} ({row.panel})")].append(row)
     table = pair_table()
     results = []
     for (ladder, level, label), mine in sorted(grouped.items()):
         n_obs = ALL_LADDERS[ladder][level].spec.n_obs
-        values = [float(row["directed_f1"]) for row in mine]
-        weights = [table[pair_for_seed(int(row["seed"]), n_obs)].weight for row in mine]
-        decided = [float(row["directed_f1"]) + float(row["shd_reversed"]) for row in mine]
+        values = [row.value("directed_f1") for row in mine]
+        weights = [table[pair_for_seed(row.seed, n_obs)].weight for row in mine]
+        decided = [row.value("directed_f1") + row.value("shd_reversed") for row in mine]
         results.append(PairAccuracy.of((ladder, level, label), values, weights, decided))
     return results
 
 
 def pairs_parts(rows: Sequence[Row]) -> list[Part]:
     """The section (:mod:`acdb_gym.report.document`), or nothing without pairs rows."""
-    accuracies = pair_accuracies(rows)
+    return accuracy_parts(pair_accuracies(rows))
+
+
+def accuracy_parts(accuracies: Sequence[PairAccuracy]) -> list[Part]:
+    """The section's parts for these accuracies (nothing without one)."""
     if not accuracies:
         return []
     parts: list[Part] = ["## Cause-effect pairs", ""]

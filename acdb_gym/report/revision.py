@@ -201,10 +201,10 @@ def _true_world(
 
 
 def _world_of(row: Row) -> tuple[DAG, int, FloatArray | None]:
-    ladder, level, spec = str(row["ladder"]), str(row["level"]), row.get("level_spec")
+    ladder, level, spec = row.ladder, row.level, row.level_spec
     if not spec and level not in ALL_LADDERS.get(ladder, {}):
         raise LookupError(f"no level {ladder} {level} to regenerate the instance from")
-    return _true_world(ladder, level, int(row["seed"]), str(spec) if spec else None)
+    return _true_world(ladder, level, row.seed, spec or None)
 
 
 def shift_effects_of(row: Row) -> FloatArray | None:
@@ -253,7 +253,7 @@ def summarize_revisions(
     """The revision analysis of every (ladder, agent row, level) with revision records.
 
     Args:
-        rows: result rows (dicts); rows without ``status == "ok"`` or a ``revision`` record
+        rows: result rows; rows without ``status == "ok"`` or a ``revision`` record
             are ignored, and so are rows whose truth raises ``LookupError`` (the default's, for
             a ladder or level the package does not know).
         labels: agent-row labels by group (``prepare(rows).labels``); by default the agent
@@ -290,20 +290,21 @@ def revised_episodes(
         ValueError: a revision record that cannot be read, naming the row's job id.
     """
     for row in rows:
-        data = row.get("revision")
-        if row.get("status") != "ok" or not isinstance(data, Mapping):
+        if not row.ok or row.revision is None:
             continue
         try:
             found = world(row)
         except LookupError:
             continue  # a ladder this package does not know: no truth to score against
         try:
-            analysis = episode_revision(RevisionRecord.from_dict(data), dag_of(found))
+            record = row.revision_record()
+            assert record is not None
+            analysis = episode_revision(record, dag_of(found))
         except ValueError as error:
-            raise ValueError(f"row {row.get('job_id')!r}: bad revision record: {error}") from None
+            raise ValueError(f"row {row.job_id!r}: bad revision record: {error}") from None
         group = group_of(row)
         label = labels[group] if labels is not None else f"{group[0]} ({group[1]})"
-        yield (str(row["ladder"]), label, str(row["level"])), row, found, analysis
+        yield (row.ladder, label, row.level), row, found, analysis
 
 
 def _summary(key: tuple[str, str, str], episodes: Sequence[EpisodeRevision]) -> RevisionSummary:

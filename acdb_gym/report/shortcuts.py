@@ -101,7 +101,7 @@ def sortability_rows(prepared: Prepared) -> tuple[SortabilityRow, ...]:
 def _known_instances(prepared: Prepared) -> set[InstanceKey]:
     keys = set()
     for row in (*prepared.ok, *prepared.failed):
-        ladder, level, index = str(row["ladder"]), str(row["level"]), int(row["manifest_index"])
+        ladder, level, index = row.instance_key
         known = AUDITED_LADDERS.get(ladder, {}).get(level)
         if known is not None and 0 <= index < len(known.manifest):
             keys.add((ladder, level, index))

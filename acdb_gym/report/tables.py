@@ -2,9 +2,9 @@
 
 Cells show fractions in % like the paper (:data:`PERCENT_METRICS`) and counts with two decimals;
 a missing value is "—". The table bodies (Table 2, Table 3, random floor, ladders side by side)
-are built once and rendered as Markdown by :mod:`acdb_gym.report.markdown` or as aligned plain
-text by :func:`format_terminal`. The CSV writers keep raw units (fractions in [0, 1], SHD in
-edges) with empty cells for NaN.
+are built once and rendered as Markdown by the sections (:mod:`acdb_gym.report.sections`) or as aligned plain
+text by :func:`format_terminal`. :func:`write_csv`, which every section's CSV goes through,
+keeps raw units (fractions in [0, 1], SHD in edges) with empty cells for NaN.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from acdb_gym.report.types import (
     Estimate,
     LadderSummary,
     PairedTest,
-    SortabilityRow,
     Summary,
 )
 
@@ -54,11 +53,6 @@ __all__ = [
     "table2_body",
     "table3_body",
     "write_csv",
-    "write_floor_csv",
-    "write_sortability_csv",
-    "write_table2_csv",
-    "write_table3_csv",
-    "write_tests_csv",
 ]
 
 METRIC_TITLES: Final = {
@@ -377,100 +371,3 @@ def write_csv(path: Path, header: Sequence[str], body: Iterable[Sequence[object]
 
 def estimate_cells(estimate: Estimate) -> list[object]:
     return [estimate.mean, estimate.low, estimate.high]
-
-
-def write_table2_csv(path: Path, table: LadderSummary) -> Path:
-    header = [
-        "label",
-        "agent",
-        "panel",
-        "tools",
-        "n_seeds",
-        "n_episodes",
-        "n_failed",
-        "n_truncated",
-    ]
-    header += [f"{m}_{part}" for m in TABLE2_METRICS for part in ("mean", "low", "high")]
-    body = [
-        [
-            row.label,
-            row.agent,
-            row.panel,
-            row.tools,
-            row.n_seeds,
-            row.n_episodes,
-            row.n_failed,
-            row.n_truncated,
-            *(cell for m in TABLE2_METRICS for cell in estimate_cells(row.metrics[m])),
-        ]
-        for row in table.rows
-    ]
-    return write_csv(path, header, body)
-
-
-def write_table3_csv(path: Path, table: LadderSummary) -> Path:
-    header = ["label", "agent", "panel", "tools", "level", "n_seeds"]
-    header += ["directed_f1_mean", "directed_f1_low", "directed_f1_high"]
-    body = [
-        [row.label, row.agent, row.panel, row.tools, level, estimate.n, *estimate_cells(estimate)]
-        for row in table.rows
-        for level, estimate in [*row.per_level.items(), ("overall", row.metrics["directed_f1"])]
-    ]
-    return write_csv(path, header, body)
-
-
-def write_floor_csv(path: Path, summary: Summary) -> Path:
-    header = ["ladder", "level", "closed_form", "measured_mean", "measured_low", "measured_high"]
-    body = [
-        [
-            table.ladder,
-            floor.level,
-            floor.closed_form,
-            *estimate_cells(floor.measured),
-            floor.measured.n,
-        ]
-        for table in summary.ladders
-        for floor in table.random_floor
-    ]
-    return write_csv(path, [*header, "measured_n_seeds"], body)
-
-
-def write_tests_csv(path: Path, tests: Sequence[PairedTest]) -> Path:
-    header = ["ladder", "level", "agent_a", "agent_b", "metric", "n", "mean_a", "mean_b"]
-    header += ["mean_difference", "ci_low", "ci_high", "p_value", "p_exact", "n_higher"]
-    header += ["n_lower", "sd_difference", "mdd", "target", "seeds_for_target"]
-    body = [
-        [
-            t.ladder,
-            t.level or "all",
-            t.agent_a,
-            t.agent_b,
-            t.metric,
-            t.n,
-            t.mean_a,
-            t.mean_b,
-            t.mean_difference,
-            t.ci_low,
-            t.ci_high,
-            t.p_value,
-            t.p_exact,
-            t.n_higher,
-            t.n_lower,
-            t.sd_difference,
-            t.mdd,
-            t.target,
-            t.seeds_for_target,
-        ]
-        for t in tests
-    ]
-    return write_csv(path, header, body)
-
-
-def write_sortability_csv(path: Path, rows: Sequence[SortabilityRow]) -> Path:
-    header = ["ladder", "level", "n_instances"]
-    header += [f"{name}_{part}" for name in ("var", "r2") for part in ("mean", "low", "high")]
-    body = [
-        [row.ladder, row.level, row.var.n, *estimate_cells(row.var), *estimate_cells(row.r2)]
-        for row in rows
-    ]
-    return write_csv(path, header, body)

@@ -31,7 +31,7 @@ from acdb_gym.core.untrusted import (
     loads,
     open_nofollow,
 )
-from acdb_gym.report.cost import Price, job_costs
+from acdb_gym.report.cost import Price, job_costs, token_cost
 from acdb_gym.report.types import Row
 
 __all__ = [
@@ -91,10 +91,9 @@ def _cell(value: object) -> str:
 def transcript_path(run_dir: Path, row: Row) -> Path | None:
     """Where a row's transcript is, if it has one: None for a job id that is no safe file name
     (:func:`~acdb_gym.core.untrusted.is_safe_name`), which could name a file elsewhere."""
-    job_id = row.get("job_id")
-    if not is_safe_name(job_id):
+    if not is_safe_name(row.job_id):
         return None
-    return run_dir / "transcripts" / f"{job_id}.jsonl"
+    return run_dir / "transcripts" / f"{row.job_id}.jsonl"
 
 
 def _clip(text: str) -> str:
@@ -140,18 +139,20 @@ def _event_content(event: Mapping[str, Any]) -> str:
 
 
 def _turn_cost(row: Row, usage: Mapping[str, Any], prices: Mapping[str, Price] | None) -> str:
-    if not prices:
+    """The cost of one turn's tokens at the row's model's price ("—" without one)."""
+    model = row.model
+    if not prices or model is None or model not in prices or usage.get("tokens_in", 0) is None:
         return "—"
-    fake = {
-        **row,
-        "status": "ok",
-        **{
-            k: usage.get(k, 0)
-            for k in ("tokens_in", "tokens_out", "tokens_cached_in", "tokens_cache_write")
-        },
-    }
-    costs = job_costs([fake], prices)
-    return f"{costs[0].cost:.5f}" if costs else "—"
+    tokens_in, tokens_out = _count(usage, "tokens_in"), _count(usage, "tokens_out")
+    cached, written = _count(usage, "tokens_cached_in"), _count(usage, "tokens_cache_write")
+    cost = token_cost(prices[model], tokens_in, tokens_out, cached=cached, written=written)
+    return f"{cost:.5f}"
+
+
+def _count(usage: Mapping[str, Any], key: str) -> int:
+    """A token count of a transcript's usage record (the file is hostile: 0 unless an int)."""
+    value = usage.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def read_transcript(path: Path) -> list[dict[str, Any]]:
@@ -231,7 +232,7 @@ def transcript_html(row: Row, run_dir: Path, prices: Mapping[str, Price] | None)
         unread += " events not shown."
     return (
         f'<h2>Transcript</h2><p class="note">{len(events)} events from '
-        f"<code>transcripts/{_esc(path.name)}</code>; tokens in: {_esc(_cell(row.get('tokens_in')))}, "
-        f"out: {_esc(_cell(row.get('tokens_out')))}.{_esc(total)}{_esc(unread)}</p>"
+        f"<code>transcripts/{_esc(path.name)}</code>; tokens in: {_esc(_cell(row.tokens_in))}, "
+        f"out: {_esc(_cell(row.tokens_out))}.{_esc(total)}{_esc(unread)}</p>"
         f'<table class="transcript"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
     )

@@ -34,12 +34,11 @@ def _per_seed(rows: Iterable[Row]) -> dict[tuple[str, str], dict[_Unit, tuple[fl
         lambda: defaultdict(list)
     )
     for row in rows:
-        if row.get("status") != "ok" or row.get("ladder") not in TRANSFER_LADDERS:
+        if not row.ok or row.ladder not in TRANSFER_LADDERS:
             continue
-        label = f"{row['agent']} ({row['panel']})"
-        unit = (str(row["level"]), int(row["manifest_index"]))
-        sums[(label, str(row["ladder"]))][unit].append(
-            (float(row["directed_f1"]), float(row["shd"]))
+        label = f"{row.agent} ({row.panel})"
+        sums[(label, row.ladder)][(row.level, row.manifest_index)].append(
+            (row.value("directed_f1"), row.value("shd"))
         )
     return {
         key: {unit: tuple(np.mean(values, axis=0)) for unit, values in units.items()}

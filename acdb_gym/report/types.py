@@ -4,8 +4,8 @@ Every other module of :mod:`acdb_gym.report` builds or reads these: :class:`Esti
 its bootstrap CI), the Table 2/3 rows (:class:`AgentRow`, :class:`FloorRow`,
 :class:`LadderSummary`, :class:`Summary`, :class:`FailedJob`), :class:`PairedTest`,
 :class:`SortabilityRow`, the marginal-order audit's :class:`MarginalOrderRow` and
-:class:`OrderGain`, and :class:`ReportFiles`, and the type aliases for a result row and its
-grouping keys.
+:class:`OrderGain`, and :class:`ReportFiles`, and the type aliases for a result row (the results file's
+:class:`~acdb_gym.results.ResultRow`) and its grouping keys.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TypeAlias
+
+from acdb_gym.results import ResultRow
 
 __all__ = [
     "AgentRow",
@@ -34,7 +36,8 @@ __all__ = [
     "Summary",
 ]
 
-Row = Mapping[str, Any]
+Row: TypeAlias = ResultRow
+"""The report's row: the results file's typed row, from the worker to the report."""
 GroupKey = tuple[str, str, str]  # (agent, panel, tools)
 InstanceKey = tuple[str, str, int]  # (ladder, level, manifest_index)
 

@@ -1,48 +1,31 @@
 """The report's entry point: :func:`write_report` writes every file of a run directory's report.
 
-It reads the results file through :func:`~acdb_gym.report.load.read_rows`, aggregates once,
-runs the paired tests, and writes the CSVs, the plots and ``report.md`` next to
-``results.jsonl``.
+It reads the results file through :func:`~acdb_gym.report.load.read_rows` (typed rows, one per
+job id), aggregates once and runs the paired tests (:class:`~acdb_gym.report.section.ReportContext`),
+then iterates the sections (:data:`~acdb_gym.report.sections.SECTIONS`): computes each, writes
+their CSVs and plots, and composes ``report.md`` and ``report.html`` from their parts.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from acdb_gym.core.untrusted import UntrustedInputError
-from acdb_gym.report.aggregation import prepare, summarize_prepared
-from acdb_gym.report.anytime import (
-    anytime_parts,
-    anytime_rows,
-    plot_anytime,
-    write_anytime_csv,
-)
+from acdb_gym.report.aggregation import group_rows, summarize_prepared
 from acdb_gym.report.audit_cache import AUDIT_CACHE_FILE
 from acdb_gym.report.comparison import compare_agents
-from acdb_gym.report.document import Part, markdown_text
+from acdb_gym.report.document import markdown_text
 from acdb_gym.report.episodes import EPISODES_DIR
-from acdb_gym.report.headroom import headroom_rows, write_headroom_csv
 from acdb_gym.report.html import HTML_FILE, write_html_report
-from acdb_gym.report.latent import latent_parts
 from acdb_gym.report.load import RESULTS_FILE, read_rows
-from acdb_gym.report.markdown import report_parts
-from acdb_gym.report.order_audit import order_audit_rows, write_order_audit_csv
-from acdb_gym.report.pairs import pairs_parts
-from acdb_gym.report.plots import plot_f1_per_level, plot_precision_recall
-from acdb_gym.report.revision import summarize_revisions, write_revision_csv
-from acdb_gym.report.shortcuts import sortability_rows
-from acdb_gym.report.tables import (
-    write_floor_csv,
-    write_sortability_csv,
-    write_table2_csv,
-    write_table3_csv,
-    write_tests_csv,
-)
-from acdb_gym.report.transfer import transfer_parts
+from acdb_gym.report.markdown import compose
+from acdb_gym.report.section import ReportContext, Section, SectionFiles
+from acdb_gym.report.sections import SECTIONS
 from acdb_gym.report.types import ReportFiles
 
 __all__ = ["OUTPUT_PATTERNS", "refuse_links", "write_report"]
@@ -83,19 +66,20 @@ def write_report(
 ) -> ReportFiles:
     """Write the paper-style report of a sweep run directory into that directory.
 
-    Files: ``report.md`` (with the transfer table across SCM families when the rows span
-    several, :mod:`acdb_gym.report.transfer`); ``table2_<ladder>.csv``, ``table3_<ladder>.csv``,
-    ``random_floor.csv``, ``headroom.csv`` (oracle − the best agent per level,
-    :mod:`acdb_gym.report.headroom`), ``paired_tests.csv``, ``sortability.csv``, ``order_audit.csv`` (the
-    marginal-order audit, :mod:`acdb_gym.report.order_audit`; raw units: fractions in
-    [0, 1], SHD in edges; empty cells are NaN); ``f1_per_level_<ladder>.png`` and
-    ``precision_recall_<ladder>.png``; ``revision.csv`` when rows carry revision records
-    (:mod:`acdb_gym.report.revision`), and then the anytime section with ``anytime.csv`` and
-    ``anytime_<ladder>.png`` (:mod:`acdb_gym.report.anytime`); ``costs.csv`` and a cost section
-    when ``prices`` is given (:mod:`acdb_gym.report.cost`); ``report.html``, the same document
-    as one self-contained page with an episode viewer, and one page per episode in
-    ``episodes/`` (:mod:`acdb_gym.report.html`, :mod:`acdb_gym.report.episodes`).
-    Unreadable lines of ``results.jsonl`` are skipped with a warning and listed in the report.
+    Every section of :data:`~acdb_gym.report.sections.SECTIONS` that applies to the run writes
+    its files: ``table2_<ladder>.csv``, ``table3_<ladder>.csv``, ``random_floor.csv``,
+    ``paired_tests.csv``, ``sortability.csv``, ``order_audit.csv`` (the marginal-order audit,
+    :mod:`acdb_gym.report.order_audit`; raw units: fractions in [0, 1], SHD in edges; empty
+    cells are NaN); ``f1_per_level_<ladder>.png`` and ``precision_recall_<ladder>.png``;
+    ``revision.csv`` when rows carry revision records (:mod:`acdb_gym.report.revision`), and
+    then the anytime section with ``anytime.csv`` and ``anytime_<ladder>.png``
+    (:mod:`acdb_gym.report.anytime`); ``costs.csv`` and a cost section when ``prices`` is given
+    (:mod:`acdb_gym.report.cost`). ``report.md`` holds every section's parts (with the transfer
+    table across SCM families when the rows span several, :mod:`acdb_gym.report.transfer`);
+    ``report.html`` is the same document as one self-contained page with an episode viewer,
+    and one page per episode in ``episodes/`` (:mod:`acdb_gym.report.html`,
+    :mod:`acdb_gym.report.episodes`). Unreadable lines of ``results.jsonl`` are skipped with a
+    warning and listed in the report.
 
     Args:
         run_dir: the sweep's run directory, holding ``results.jsonl``.
@@ -115,79 +99,52 @@ def write_report(
     """
     run = Path(run_dir)
     refuse_links(run)
+    context = _context(run, compare, prices)
+    results = {}
+    for section in SECTIONS:
+        result = section.compute(context)
+        if result is not None:
+            results[section.name] = result
+    written = _write_files(SECTIONS, results, context)
+    files = ReportFiles(
+        run / "report.md",
+        tuple(path for done in written for path in done.csvs),
+        tuple(path for done in written for path in done.plots),
+        context.summary,
+        context.problems,
+        run / HTML_FILE,
+    )
+    context = replace(context, files=files)
+    parts = compose(context, SECTIONS, results)
+    files.markdown.write_text(markdown_text(parts), encoding="utf-8")
+    write_html_report(run, parts, context.rows, prices=context.prices)
+    return files
+
+
+def _context(
+    run: Path, compare: Iterable[tuple[str, str]], prices: str | Path | None
+) -> ReportContext:
+    """The run's rows read once, grouped, summarized and tested; the price table loaded."""
     rows, problems = read_rows(run / RESULTS_FILE)
     for problem in problems:
-        warnings.warn(problem, stacklevel=2)
-    prepared = prepare(rows)
+        warnings.warn(problem, stacklevel=3)
+    prepared = group_rows(rows)
     summary = summarize_prepared(prepared)
     tests = compare_agents(rows, pairs=compare, summary=summary, prepared=prepared)
-    sortability = sortability_rows(prepared)
-    csvs = [write_floor_csv(run / "random_floor.csv", summary)]
-    headroom = headroom_rows(prepared, summary)
-    csvs.append(write_headroom_csv(run / "headroom.csv", headroom))
-    csvs.append(write_tests_csv(run / "paired_tests.csv", tests))
-    csvs.append(write_sortability_csv(run / "sortability.csv", sortability))
-    order_audit = order_audit_rows(prepared, cache=run / AUDIT_CACHE_FILE)
-    csvs.append(write_order_audit_csv(run / "order_audit.csv", order_audit))
-    revisions = summarize_revisions(prepared.ok, labels=prepared.labels)
-    if revisions:
-        csvs.append(write_revision_csv(run / "revision.csv", revisions))
-    plots = []
-    anytime = anytime_rows(prepared.ok, labels=prepared.labels)
-    anytime_section: list[Part] = ["## Anytime directed F1", ""] if anytime else []
-    for ladder in sorted({row.ladder for row in anytime}):
-        mine = [row for row in anytime if row.ladder == ladder]
-        plots.append(plot_anytime(mine, run / f"anytime_{ladder}.png"))
-        anytime_section += anytime_parts(mine, plot=plots[-1].name)
-    if anytime:
-        csvs.append(write_anytime_csv(run / "anytime.csv", anytime))
-    for table in summary.ladders:
-        csvs.append(write_table2_csv(run / f"table2_{table.ladder}.csv", table))
-        csvs.append(write_table3_csv(run / f"table3_{table.ladder}.csv", table))
-        plots.append(plot_f1_per_level(table, run / f"f1_per_level_{table.ladder}.png"))
-        plots.append(plot_precision_recall(table, run / f"precision_recall_{table.ladder}.png"))
-    cost: list[Part] = []
     price_table = None
     if prices is not None:
-        from acdb_gym.report.cost import (
-            check_prices_cover,
-            cost_parts,
-            job_costs,
-            load_prices,
-            write_costs_csv,
-        )
+        from acdb_gym.report.cost import load_prices
 
         price_table = load_prices(prices)
-        check_prices_cover(rows, price_table)
-        costs = job_costs(rows, price_table)
-        csvs.append(write_costs_csv(run / "costs.csv", costs))
-        cost = ["", *cost_parts(costs)]
-    files = ReportFiles(
-        run / "report.md", tuple(csvs), tuple(plots), summary, tuple(problems), run / HTML_FILE
+    return ReportContext(run, tuple(rows), prepared, summary, tests, tuple(problems), price_table)
+
+
+def _write_files(
+    sections: Sequence[Section[Any]], results: Mapping[str, Any], context: ReportContext
+) -> list[SectionFiles]:
+    """Every applying section's files, in the order of their ``files_order``."""
+    ordered = sorted(
+        (section for section in sections if section.name in results),
+        key=lambda section: section.files_order,
     )
-    parts = report_parts(
-        run,
-        summary,
-        tests,
-        problems,
-        files,
-        sortability,
-        revisions=revisions,
-        order_audit=order_audit,
-        headroom=headroom,
-    )
-    if anytime_section:
-        parts += ["", *anytime_section]
-    latent = latent_parts(rows)
-    if latent:
-        parts += ["", *latent]
-    pairs = pairs_parts(rows)
-    if pairs:
-        parts += ["", *pairs]
-    transfer = transfer_parts(rows)
-    if transfer:
-        parts += ["", *transfer]
-    parts += cost
-    files.markdown.write_text(markdown_text(parts), encoding="utf-8")
-    write_html_report(run, parts, rows, prices=price_table)
-    return files
+    return [section.write(results[section.name], context) for section in ordered]

@@ -16,19 +16,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
-from acdb_gym.registry import get_agent
+from acdb_gym.results import ResultRow
+from acdb_gym.sweep.in_flight import in_flight
 from acdb_gym.sweep.jobs import Job, run_job, run_job_async
 
 __all__ = ["batches", "iter_concurrent", "run_batch"]
 
+_Task: TypeAlias = "asyncio.Task[ResultRow]"
+
 
 def _is_async(job: Job) -> bool:
-    return get_agent(job.agent).construction == "llm"
+    return job.agent_entry.construction == "llm"
 
 
-async def _run_one(job: Job, options: dict[str, Any], out: Path | None) -> dict[str, Any]:
+async def _run_one(job: Job, options: dict[str, Any], out: Path | None) -> ResultRow:
     if _is_async(job):
         return await run_job_async(job, options, out)
     return run_job(job, options, out)
@@ -47,7 +50,7 @@ def batches(jobs: Sequence[Job], size: int) -> list[list[Job]]:
 
 def run_batch(
     jobs: Sequence[Job], options: dict[str, Any], out: Path | None, concurrency: int
-) -> list[dict[str, Any]]:
+) -> list[ResultRow]:
     """Run ``jobs`` in a new event loop, up to ``concurrency`` at once (a worker's task)."""
     if len(jobs) == 1 and not _is_async(jobs[0]):
         return [run_job(jobs[0], options, out)]  # no event loop for a plain job
@@ -60,28 +63,30 @@ def iter_concurrent(
     out: Path | None,
     concurrency: int,
     skip: Callable[[Job], bool],
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[ResultRow]:
     """Run ``jobs`` up to ``concurrency`` at once in a private event loop and yield each row
     as its job finishes; a job for which ``skip`` is true when its turn comes is not run."""
     loop = asyncio.new_event_loop()
-    queue = list(jobs)
-    pending: set[asyncio.Task[dict[str, Any]]] = set()
-    try:
-        while queue or pending:
-            while queue and len(pending) < concurrency:
-                job = queue.pop(0)
-                if not skip(job):
-                    pending.add(loop.create_task(_run_one(job, options, out)))
-            if not pending:
-                break
-            done, pending = loop.run_until_complete(
-                asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            )
-            for task in done:
-                yield task.result()
-    finally:
-        for task in pending:  # the consumer stopped early: end the jobs still running
+
+    def start(job: Job) -> _Task | None:
+        return None if skip(job) else loop.create_task(_run_one(job, options, out))
+
+    def wait_any(pending: list[_Task]) -> tuple[list[_Task], list[_Task]]:
+        done, rest = loop.run_until_complete(
+            asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        )
+        return list(done), list(rest)
+
+    def cancel(pending: list[_Task]) -> None:
+        # The consumer stopped early: end the jobs still running.
+        for task in pending:
             task.cancel()
-        if pending:
-            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+
+    flight = in_flight(jobs, start, wait_any, limit=concurrency, cancel=cancel)
+    try:
+        for task in flight:
+            yield task.result()
+    finally:
+        flight.close()
         loop.close()

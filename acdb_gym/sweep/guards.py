@@ -46,12 +46,14 @@ class FailureWatch:
         return job.agent in self.stopped
 
 
-def check_custom_levels(specs: Mapping[str, str], rows: Iterable[ResultRow], results: Path) -> None:
+def check_custom_levels(
+    spec_texts: Mapping[str, str], rows: Iterable[ResultRow], results: Path
+) -> None:
     """Refuse to run a custom level whose name the run directory already holds with another
     spec: the report groups rows by ladder and level name, so the two would be pooled.
 
     Args:
-        specs: this sweep's custom levels, name to spec text (empty for a shipped ladder).
+        spec_texts: this sweep's custom levels, name to spec text (empty for a shipped ladder).
         rows: the rows already in the run directory.
         results: the results file, for the message.
 
@@ -59,9 +61,9 @@ def check_custom_levels(specs: Mapping[str, str], rows: Iterable[ResultRow], res
         ValueError: names the level, both specs and the results file.
     """
     for row in rows:
-        if row.ladder != CUSTOM_LADDER or row.level not in specs:
+        if row.ladder != CUSTOM_LADDER or row.level not in spec_texts:
             continue
-        mine = specs[row.level]
+        mine = spec_texts[row.level]
         if row.level_spec != mine:
             raise ValueError(
                 f"{results} holds custom level {row.level!r} with spec {row.level_spec!r}, "

@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS
 from acdb_gym.envs.hypotheses import graph_to_text
 from acdb_gym.registry import AgentEntry, get_agent
 from acdb_gym.results import Location, ResultRow, ResultsFileError, row_scores
-from acdb_gym.row_values import clip_error, row_problem
+from acdb_gym.row_values import clip_error
 
 __all__ = ["Job", "run_job", "run_job_async"]
 
@@ -35,7 +35,10 @@ class Job:
     """One unit of work: one agent on one manifest instance in one panel, one repeat.
 
     ``level_spec`` is empty for a shipped ladder's level and the spec's canonical text
-    (:func:`~acdb_gym.core.ladders.custom.format_level_spec`) for a custom level.
+    (:func:`~acdb_gym.core.ladders.custom.format_level_spec`) for a custom level. ``entry`` is
+    the agent's resolved :class:`~acdb_gym.registry.AgentEntry` (the planner sets it, so a
+    worker never looks the agent up again); a job made by name alone resolves it when it runs.
+    Neither is part of the job id beyond the agent's name.
     """
 
     ladder: str
@@ -47,6 +50,16 @@ class Job:
     repeat: int
     agent_config: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
     level_spec: str = ""
+    entry: AgentEntry | None = field(default=None, hash=False, compare=False, repr=False)
+
+    @property
+    def agent_entry(self) -> AgentEntry:
+        """The agent's registry entry: :attr:`entry`, or looked up by name when not given.
+
+        Raises:
+            ValueError: an unknown agent name (:func:`~acdb_gym.registry.get_agent`).
+        """
+        return self.entry if self.entry is not None else get_agent(self.agent)
 
     @property
     def job_id(self) -> str:
@@ -79,71 +92,70 @@ class Job:
 
 def run_job(
     job: Job, agent_options: dict[str, Any] | None = None, out: Path | None = None
-) -> dict[str, Any]:
+) -> ResultRow:
     """Run one job and return its result row; an exception becomes a ``failed`` row."""
     start = time.perf_counter()
+    entry = job.agent_entry
     try:
-        env, agent, spec = _prepare(job, dict(agent_options or {}), out)
+        env, agent = _prepare(job, entry, dict(agent_options or {}), out)
         from acdb_gym.agents.base import run_episode
 
         try:
             results = [
                 run_episode(env, agent, manifest_index=job.manifest_index)
-                for _ in range(spec.draws)
+                for _ in range(entry.draws)
             ]
         finally:
             env.close()
-        row = _scored_row(results, spec.draws, getattr(agent, "states_hypotheses", False))
+        row = _scored_row(results, entry.draws, getattr(agent, "states_hypotheses", False))
     except Exception as error:  # a failed episode is recorded, never scored as zero
         row = _failed_row(error)
-    return _finish_row(job, row, start)
+    return _finish_row(job, entry, row, start)
 
 
 async def run_job_async(
     job: Job, agent_options: dict[str, Any] | None = None, out: Path | None = None
-) -> dict[str, Any]:
+) -> ResultRow:
     """:func:`run_job` for an agent with ``act_async`` (LLM agents), from an event loop: the
     same row, while other jobs of the loop run during its HTTP waits."""
     start = time.perf_counter()
+    entry = job.agent_entry
     try:
-        env, agent, spec = _prepare(job, dict(agent_options or {}), out)
+        env, agent = _prepare(job, entry, dict(agent_options or {}), out)
         from acdb_gym.agents.base import run_episode_async
 
         try:
             results = [
                 await run_episode_async(env, agent, manifest_index=job.manifest_index)
-                for _ in range(spec.draws)
+                for _ in range(entry.draws)
             ]
         finally:
             env.close()
             await agent.aclose()  # the async client belongs to this loop
-        row = _scored_row(results, spec.draws, getattr(agent, "states_hypotheses", False))
+        row = _scored_row(results, entry.draws, getattr(agent, "states_hypotheses", False))
     except Exception as error:
         row = _failed_row(error)
-    return _finish_row(job, row, start)
+    return _finish_row(job, entry, row, start)
 
 
-def _finish_row(job: Job, row: dict[str, Any], start: float) -> dict[str, Any]:
-    finished = _row_with_identity(job, row, start)
-    problem = _problem_of(finished)
-    if problem is None:
-        return finished
-    # A row the results file would refuse (a value out of its range) is a failed job, so the
-    # sweep's one writer never meets a row it cannot write.
-    failed = _failed_row(ValueError(f"the job's row is out of range: {problem}"))
-    return _row_with_identity(job, failed, start)
+_WHERE: Final = Location(Path("<job>"))
+"""Where a row not yet written is, for the checks' messages."""
 
 
-def _problem_of(data: dict[str, Any]) -> str | None:
-    """What the results file would refuse in a row (its types, then its values), or None."""
+def _finish_row(job: Job, entry: AgentEntry, row: dict[str, Any], start: float) -> ResultRow:
+    """The job's typed row: its fields checked as the results file checks them (types, then
+    ranges). A row the file would refuse (a value out of its range) becomes a failed job, so
+    the sweep's one writer never meets a row it cannot write."""
     try:
-        row = ResultRow.from_dict(data, where=Location(Path("<job>")))
+        return ResultRow.parse(_row_with_identity(job, entry, row, start), where=_WHERE)
     except ResultsFileError as error:
-        return error.problem
-    return row_problem(row)
+        failed = _failed_row(ValueError(f"the job's row is out of range: {error.problem}"))
+        return ResultRow.parse(_row_with_identity(job, entry, failed, start), where=_WHERE)
 
 
-def _row_with_identity(job: Job, row: dict[str, Any], start: float) -> dict[str, Any]:
+def _row_with_identity(
+    job: Job, entry: AgentEntry, row: dict[str, Any], start: float
+) -> dict[str, Any]:
     level = job.level_of()
     base: dict[str, Any] = {
         "job_id": job.job_id,
@@ -157,7 +169,7 @@ def _row_with_identity(job: Job, row: dict[str, Any], start: float) -> dict[str,
         "tools": job.tools,
         "repeat": job.repeat,
         "version": __version__,
-        "privileged": get_agent(job.agent).privileged,
+        "privileged": entry.privileged,
         **({"level_spec": job.level_spec} if job.level_spec else {}),
     }
     row["wall_time"] = time.perf_counter() - start
@@ -179,14 +191,15 @@ def _failed_row(error: Exception) -> dict[str, Any]:
     return row
 
 
-def _prepare(job: Job, options: dict[str, Any], out: Path | None) -> tuple[Any, Any, AgentEntry]:
+def _prepare(
+    job: Job, entry: AgentEntry, options: dict[str, Any], out: Path | None
+) -> tuple[Any, Any]:
     """The job's env and agent (with its transcript path under ``out``)."""
     import gymnasium as gym
 
-    spec = get_agent(job.agent)
     env_kwargs: dict[str, Any] = {"panel": job.panel, "tools": job.tools}
-    if spec.max_steps is not None:
-        env_kwargs["max_steps"] = spec.max_steps
+    if entry.max_steps is not None:
+        env_kwargs["max_steps"] = entry.max_steps
     if job.agent_config.get("named"):  # the LLM agents' named option reads the env's names
         env_kwargs["named"] = True
     level = job.level_of()
@@ -196,12 +209,12 @@ def _prepare(job: Job, options: dict[str, Any], out: Path | None) -> tuple[Any, 
         env = make_custom(level, **env_kwargs)
     else:
         env = gym.make(level.env_id, **env_kwargs)
-    agent = spec.build(job.agent_seed, {**options, **job.agent_config})
+    agent = entry.build(job.agent_seed, {**options, **job.agent_config})
     transcript_dir = None if out is None else out / "transcripts"
     if hasattr(agent, "transcript_path") and transcript_dir is not None:
         transcript_dir.mkdir(parents=True, exist_ok=True)
         agent.transcript_path = transcript_dir / f"{job.job_id}.jsonl"
-    return env, agent, spec
+    return env, agent
 
 
 _TOKEN_FIELDS = ("tokens_in", "tokens_out", "tokens_cached_in", "tokens_cache_write")
@@ -218,16 +231,16 @@ def _scored_row(results: Sequence[Any], draws: int, states_hypotheses: bool) -> 
     submission = results[0].submission if draws == 1 else None
     submission = submission if isinstance(submission, PDAG) else None
     # A level with hidden confounders scores further fields (DESIGN §6.3), only there.
-    latent = "shd_mistyped" in results[0].score
+    latent = results[0].score.is_latent
     names = SCORE_FIELDS + LATENT_SCORE_FIELDS if latent else SCORE_FIELDS
-    scores = {name: float(np.mean([r.score[name] for r in results])) for name in names}
+    scores = {name: float(np.mean([getattr(r.score, name) for r in results])) for name in names}
     counts = ("shd", "shd_extra", "shd_missing", "shd_reversed", "shd_unresolved")
     for name in (*counts, "shd_mistyped") if latent else counts:
         if draws == 1:
             scores[name] = int(scores[name])
     scores = row_scores(scores)  # an undefined anytime F1 (NaN) is left out
-    scores["interventions_used"] = int(results[0].score["interventions_used"])
-    scores["i_star_size"] = int(results[0].score["i_star_size"])
+    scores["interventions_used"] = results[0].score.interventions_used
+    scores["i_star_size"] = results[0].score.i_star_size
     extra = results[-1].extra
     tokens = {name: extra.get(name) for name in _TOKEN_FIELDS if name in extra}
     return {

@@ -1,7 +1,7 @@
 """The ACDB environment contract as a check: :func:`check_acdb_env` (DESIGN §8).
 
 Its random rollouts are planned from the action space and the registered statistics tools
-(:mod:`acdb_gym.core.tools`), so a newly registered tool is fuzzed like the built-in ones.
+(:mod:`acdb_gym.core.statistic_tools`), so a newly registered tool is fuzzed like the built-in ones.
 
 Over 500 lines because the contract is one list of checks read top to bottom (spaces,
 out-of-space actions, rollouts, the numeric info, leaks, determinism), each a small function; a
@@ -21,13 +21,13 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
 
-from acdb_gym.core import tools
+from acdb_gym.core import statistic_tools
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.envs import actions
 from acdb_gym.envs.actions import ActionKind
-from acdb_gym.envs.levels import UNSCORED
+from acdb_gym.envs.episode_rules import UNSCORED
 from acdb_gym.envs.observation_space import (
     COMPACT_OBSERVATION_KEYS,
     KINDS_KEY,
@@ -320,7 +320,7 @@ def _plausible_action(rng: np.random.Generator, n_nodes: int, m: int) -> Any:
     others = [v for v in range(n_nodes) if v not in (i, j)]
     cond = [int(v) for v in rng.choice(others, size=min(len(others), int(rng.integers(3))))]
     regime = None if rng.random() < 0.6 else int(rng.integers(m))
-    specs = tools.statistics_tools()
+    specs = statistic_tools.statistics_tools()
     kind = int(rng.integers(1 + len(specs)))
     if kind == 0:
         return actions.intervene(i, round(float(rng.normal(0.0, 3.0)), 3))
@@ -328,7 +328,7 @@ def _plausible_action(rng: np.random.Generator, n_nodes: int, m: int) -> Any:
 
 
 def _tool_call(
-    spec: tools.StatisticTool,
+    spec: statistic_tools.StatisticTool,
     pair: tuple[int, int],
     cond: list[int],
     regime: int | None,

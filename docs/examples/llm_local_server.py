@@ -108,7 +108,7 @@ def main() -> None:
         server.shutdown()
     print(
         f"{args.level} seed index {args.seed_index}: {result.steps} steps, "
-        f"{result.interventions} intervention(s), directed F1 {result.score['directed_f1']:.3f}, "
+        f"{result.interventions} intervention(s), directed F1 {result.score.directed_f1:.3f}, "
         f"tokens in/out {result.extra['tokens_in']}/{result.extra['tokens_out']}"
     )
 

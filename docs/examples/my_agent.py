@@ -104,7 +104,7 @@ def score_on_manifest(levels: Sequence[str], seeds: int) -> None:
         env = gym.make(f"ACDB-{level}-v0", panel="active")
         results = [run_episode(env, ShiftAgent(), manifest_index=index) for index in range(seeds)]
         env.close()
-        f1 = np.mean([result.score["directed_f1"] for result in results])
+        f1 = np.mean([result.score.directed_f1 for result in results])
         used = np.mean([result.interventions for result in results])
         print(f"  {level}: directed F1 {100 * f1:.1f}%, interventions {used:.1f}")
 

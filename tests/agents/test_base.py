@@ -44,7 +44,7 @@ def test_only_privileged_agents_receive_the_instance() -> None:
     result = run_episode(env, snoop, manifest_index=0)
     assert snoop.seen == []
     assert result.truncated and result.steps == 16 and result.invalid_actions == 16
-    assert result.score["shd"] == result.score["shd_missing"]  # the empty graph was scored
+    assert result.score.shd == result.score.shd_missing  # the empty graph was scored
 
 
 def test_episode_result_records_the_trajectory() -> None:
@@ -53,7 +53,7 @@ def test_episode_result_records_the_trajectory() -> None:
     assert result.steps == len(result.trajectory) == result.interventions + 1
     assert result.trajectory[-1].action.startswith("Submit(")
     assert all(step.action.startswith("Intervene(") for step in result.trajectory[:-1])
-    assert result.reward == result.score["directed_f1"]
+    assert result.reward == result.score.directed_f1
     assert result.wall_time > 0 and not result.truncated
 
 
@@ -68,7 +68,7 @@ def test_injected_instance_is_used() -> None:
     env = gym.make("ACDB-L1-v0")
     inst = env.unwrapped.level.instance(5)
     result = run_episode(env, OracleAgent(), instance=inst)
-    assert result.score["directed_f1"] == 1.0
+    assert result.score.directed_f1 == 1.0
     assert PDAG.empty(6) != inst.dag.to_pdag()
 
 
@@ -93,7 +93,7 @@ def test_a_privileged_agent_must_be_able_to_receive_the_instance() -> None:
 def test_the_oracle_receives_the_hidden_instance_of_a_wrapped_env() -> None:
     oracle = OracleAgent()
     result = run_episode(gym.make("ACDB-L1-v0"), oracle, manifest_index=3)
-    assert result.score["shd"] == 0
+    assert result.score.shd == 0
 
 
 def test_a_submission_is_described_from_the_env_s_own_decoding() -> None:

@@ -65,6 +65,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainConfig, Any]
 
 
 # --------------------------------------------------------------------------- the trainer
+@pytest.mark.slow
 def test_training_writes_logs_checkpoints_and_a_loadable_model(trained: Any) -> None:
     config, result = trained
     out = config.out
@@ -90,6 +91,7 @@ def test_training_writes_logs_checkpoints_and_a_loadable_model(trained: Any) -> 
     assert loaded == metadata and model.action_space.n == L1.spec.d + 1
 
 
+@pytest.mark.slow
 def test_ppo_without_masks_trains_too(tmp_path: Path) -> None:
     pytest.importorskip("stable_baselines3")
     config = TrainConfig(
@@ -222,8 +224,9 @@ def test_sweep_runs_a_saved_policy(trained: Any, tmp_path: Path) -> None:
     assert spec.panels == ("active",) and spec.tools == "raw"
     assert spec.build(0, {}).name == f"rl:{path}"
     row = run_job(Job("v0", "L1", 0, f"rl:{path}", "active", "raw", 0), {}, tmp_path)
-    assert row["status"] == "ok", row["error"]
-    assert row["interventions_used"] <= L1.instance(0).budget
+    assert row.status == "ok", row.error
+    assert row.interventions_used is not None
+    assert row.interventions_used <= L1.instance(0).budget
     with pytest.raises(ValueError, match="no saved policy"):
         get_agent(f"rl:{tmp_path / 'missing.zip'}")
 
@@ -240,7 +243,7 @@ def test_committed_model_loads_and_plays_a_valid_episode() -> None:
     result = run_episode(gym.make("ACDB-L1-v0"), agent, manifest_index=0)
     assert not result.truncated and result.invalid_actions == 0
     assert result.interventions <= L1.instance(0).budget
-    assert 0.0 <= result.score["directed_f1"] <= 1.0
+    assert 0.0 <= result.score.directed_f1 <= 1.0
 
 
 # --------------------------------------------------------------------------- missing extra
@@ -255,6 +258,7 @@ def test_a_missing_rl_extra_names_the_install(
     assert "pip install 'acdb_gym[rl]'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_importing_the_rl_modules_loads_no_torch() -> None:
     code = (
         "import sys, acdb_gym.agents.rl.agent, acdb_gym.agents.rl.train, acdb_gym.baselines.targeting\n"

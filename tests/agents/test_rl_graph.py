@@ -162,10 +162,12 @@ def test_a_graph_policy_refuses_the_flat_observation(saved: Path) -> None:
 
 def test_the_sweep_runs_a_graph_policy_on_v1(saved: Path, tmp_path: Path) -> None:
     row = run_job(Job("v1", "L3", 0, f"rl:{saved}", "active", "raw", 0), {}, tmp_path)
-    assert row["status"] == "ok", row["error"]
-    assert row["interventions_used"] <= LADDERS["v1"]["L3"].instance(0).budget
+    assert row.status == "ok", row.error
+    assert row.interventions_used is not None
+    assert row.interventions_used <= LADDERS["v1"]["L3"].instance(0).budget
 
 
+@pytest.mark.slow
 def test_the_trainer_runs_and_writes_a_loadable_policy(tmp_path: Path) -> None:
     """On one ladder and estimator (the paper's levels differ only in the list trained on,
     :func:`~acdb_gym.agents.rl.selection.protocol_levels`), with a checkpoint per validation."""
@@ -192,7 +194,7 @@ def test_the_committed_graph_policy_is_small_and_plays_d40() -> None:
     agent = RLAgent.load(COMMITTED)
     instance = generate_instance(D40.spec, 10**9 + 10**6 + 1)
     result = run_episode(ACDBEnv(D40), agent, instance=instance)
-    assert not result.truncated and 0.0 <= result.score["directed_f1"] <= 1.0
+    assert not result.truncated and 0.0 <= result.score.directed_f1 <= 1.0
 
 
 @pytest.mark.parametrize("sizes", [{"hidden": 10**9}, {"layers": 10**6}, {"hidden": True}])

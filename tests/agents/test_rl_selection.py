@@ -132,6 +132,7 @@ def test_a_ladder_selection_scores_that_ladder_and_records_it(
         select.main([*argv, "--ladder", "v9"])
 
 
+@pytest.mark.slow
 def test_eval_script_plays_a_ladders_levels(
     policy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -188,4 +189,4 @@ def test_the_few_sample_policy_plays_its_ladder_through_the_full_env() -> None:
     env = gym.make("ACDB-FewSample-Nonlinear-L2-v0")
     instance = get_level("v1-n3", "Nonlinear-L2").instance(3)
     result = run_episode(env, agent, instance=instance)
-    assert not result.truncated and 0.0 <= result.score["directed_f1"] <= 1.0
+    assert not result.truncated and 0.0 <= result.score.directed_f1 <= 1.0

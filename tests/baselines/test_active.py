@@ -53,6 +53,7 @@ CHAIN = [(0, 1), (1, 2)]
 COLLIDER = [(0, 2), (1, 2)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent_class", AGENTS)
 @pytest.mark.parametrize(("edges", "seeds"), [(CHAIN, (1, 2, 3)), (COLLIDER, (0, 1, 2))])
 def test_agents_recover_three_node_worlds(
@@ -63,8 +64,8 @@ def test_agents_recover_three_node_worlds(
     env = gym.make("ACDB-L0-v0")
     for seed in seeds:
         result = run_episode(env, agent_class(), instance=tiny_world(edges, seed))
-        assert result.score["shd"] == 0, (seed, result.trajectory[-1].action)
-        assert result.score["directed_f1"] == 1.0
+        assert result.score.shd == 0, (seed, result.trajectory[-1].action)
+        assert result.score.directed_f1 == 1.0
 
 
 def test_the_chain_needs_an_experiment_and_one_suffices() -> None:
@@ -72,13 +73,14 @@ def test_the_chain_needs_an_experiment_and_one_suffices() -> None:
     instance = tiny_world(CHAIN, 2, budget=1)
     for agent in (PCActiveAgent(), BICActiveAgent()):
         result = run_episode(env, agent, instance=instance)
-        assert result.interventions == 1 and result.score["shd"] == 0
+        assert result.interventions == 1 and result.score.shd == 0
         assert agent.targets in ((0,), (1,), (2,))
 
 
 # --------------------------------------------------------------------------- protocol
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent_class", AGENTS)
 @pytest.mark.parametrize(("ladder", "level"), [("v0", "L2"), ("v0", "L5"), ("v1", "L4")])
 def test_agents_stay_within_budget_and_act_only_through_step(
@@ -98,6 +100,7 @@ def test_agents_stay_within_budget_and_act_only_through_step(
         assert len(set(targets)) == len(targets)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent_class", AGENTS)
 def test_agents_are_deterministic(agent_class: type[Agent]) -> None:
     env = gym.make("ACDB-Calibrated-L2-v1")
@@ -125,13 +128,14 @@ def test_observational_panel_submits_the_observational_estimate() -> None:
     assert result.interventions == 0 and bic.graph == expected.essential_graph
 
 
+@pytest.mark.slow
 def test_stop_rule_submits_once_nothing_is_undirected() -> None:
     env = gym.make("ACDB-L0-v0")
     instance = tiny_world(CHAIN, 2, budget=4)
     explore = run_episode(env, BICActiveAgent(), instance=instance)
     stop = run_episode(env, BICActiveAgent(leftover="stop"), instance=instance)
     assert stop.interventions == 1 and explore.interventions == 4
-    assert stop.score["shd"] == explore.score["shd"] == 0
+    assert stop.score.shd == explore.score.shd == 0
 
 
 def test_interventions_scale_with_the_observational_spread() -> None:
@@ -160,14 +164,15 @@ def test_agents_reject_bad_settings(factory: Any, message: str) -> None:
         factory()
 
 
+@pytest.mark.slow
 def test_bic_agent_beats_pc_greedy_on_v0_l3() -> None:
     from acdb_gym.baselines import PCGreedyAgent
 
     env = gym.make("ACDB-L3-v0")
     bic = [run_episode(env, BICActiveAgent(), manifest_index=i).score for i in range(3)]
     greedy = [run_episode(env, PCGreedyAgent(), manifest_index=i).score for i in range(3)]
-    assert np.mean([s["directed_f1"] for s in bic]) > np.mean([s["directed_f1"] for s in greedy])
-    assert np.mean([s["shd"] for s in bic]) < np.mean([s["shd"] for s in greedy])
+    assert np.mean([s.directed_f1 for s in bic]) > np.mean([s.directed_f1 for s in greedy])
+    assert np.mean([s.shd for s in bic]) < np.mean([s.shd for s in greedy])
 
 
 # --------------------------------------------------------------------------- deprecated alias
@@ -185,6 +190,7 @@ def test_gies_active_is_a_deprecated_alias_of_bic_active() -> None:
     assert baselines.BICActiveAgent is BICActiveAgent
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_gies_active_plays_the_episodes_of_bic_active() -> None:
     env = gym.make("ACDB-Calibrated-L2-v1")

@@ -27,6 +27,7 @@ from acdb_gym.discovery import orient_by_mean_shift, pc_cpdag, r2sortnregress
 from acdb_gym.envs import actions
 
 
+@pytest.mark.slow
 def test_random_dag_is_a_forward_dag_with_uniform_edge_count() -> None:
     rng = np.random.default_rng(0)
     counts = [random_forward_dag(5, rng).directed.sum() for _ in range(11_000)]
@@ -34,6 +35,7 @@ def test_random_dag_is_a_forward_dag_with_uniform_edge_count() -> None:
     assert hist.size == 11 and (np.abs(hist / 11_000 - 1 / 11) < 0.012).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", ["L0", "L3", "L5"])
 def test_random_baseline_matches_the_closed_form(level: str) -> None:
     spec = LADDERS["v0"][level].spec
@@ -44,11 +46,12 @@ def test_random_baseline_matches_the_closed_form(level: str) -> None:
     assert abs(np.mean(f1) - spec.random_floor) < 0.012
 
 
+@pytest.mark.slow
 def test_random_agent_through_the_env_matches_the_closed_form() -> None:
     spec = LADDERS["v0"]["L0"].spec
     env = gym.make("ACDB-L0-v0")
     agent = RandomDAGAgent(seed=2)
-    f1 = [run_episode(env, agent, manifest_index=1).score["directed_f1"] for _ in range(400)]
+    f1 = [run_episode(env, agent, manifest_index=1).score.directed_f1 for _ in range(400)]
     assert abs(np.mean(f1) - spec.random_floor) < 0.04
 
 
@@ -67,14 +70,14 @@ def test_pc_agent_submits_pc_of_the_observational_data() -> None:
     result = run_episode(env, PCAgent(), manifest_index=2)
     inst = LADDERS["v0"]["L1"].instance(2)
     expected = score(inst, pc_cpdag(inst.d_obs, alpha=0.05))
-    assert result.score == expected.to_dict()
+    assert result.score == expected
     assert result.interventions == 0 and result.steps == 1
 
 
 def test_oracle_recovers_the_dag_and_needs_the_instance() -> None:
     env = gym.make("ACDB-L3-v0")
     result = run_episode(env, OracleAgent(), manifest_index=0)
-    assert result.score["directed_f1"] == 1.0 and result.score["shd"] == 0
+    assert result.score.directed_f1 == 1.0 and result.score.shd == 0
     agent = OracleAgent()
     obs, info = env.reset(options={"manifest_index": 0})
     with pytest.raises(RuntimeError, match="run_episode"):
@@ -84,7 +87,7 @@ def test_oracle_recovers_the_dag_and_needs_the_instance() -> None:
 def test_sortnregress_exploits_variance_sortability_on_v0() -> None:
     env = gym.make("ACDB-L1-v0")
     sortn = [run_episode(env, SortnregressAgent(), manifest_index=i).score for i in range(4)]
-    assert np.mean([s["directed_f1"] for s in sortn]) > 0.6
+    assert np.mean([s.directed_f1 for s in sortn]) > 0.6
 
 
 class _Recorder:
@@ -148,15 +151,11 @@ def test_active_baseline_beats_pc_and_random_on_the_ladder() -> None:
         env = gym.make(f"ACDB-{level}-v0")
         for index in range(8):
             means["random"].append(
-                run_episode(env, RandomDAGAgent(seed=index), manifest_index=index).score[
-                    "directed_f1"
-                ]
+                run_episode(env, RandomDAGAgent(seed=index), manifest_index=index).score.directed_f1
             )
-            means["pc"].append(
-                run_episode(env, PCAgent(), manifest_index=index).score["directed_f1"]
-            )
+            means["pc"].append(run_episode(env, PCAgent(), manifest_index=index).score.directed_f1)
             means["pc_greedy"].append(
-                run_episode(env, PCGreedyAgent(), manifest_index=index).score["directed_f1"]
+                run_episode(env, PCGreedyAgent(), manifest_index=index).score.directed_f1
             )
     assert np.mean(means["pc_greedy"]) > np.mean(means["pc"]) > np.mean(means["random"])
 
@@ -180,5 +179,5 @@ def test_r2sortnregress_agent_submits_the_r2_order_regressions() -> None:
         result = run_episode(env, R2SortnregressAgent(), manifest_index=index)
         instance = LADDERS["v1"]["L1"].instance(index)
         expected = score(instance.dag, r2sortnregress(instance.d_obs))
-        assert result.score["directed_f1"] == expected.directed_f1
+        assert result.score.directed_f1 == expected.directed_f1
         assert result.interventions == 0 and result.steps == 1

@@ -48,6 +48,7 @@ def _play(env: InterventionDesignEnv, agent: Any, instance: Instance) -> list[in
     return actions
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("estimator", ["true_cpdag", "pc"])
 @pytest.mark.parametrize(
     "make",

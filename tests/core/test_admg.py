@@ -94,6 +94,7 @@ def _brute_mag(adjacency: np.ndarray, latent: list[int]) -> tuple[np.ndarray, np
     return adjacent, ancestor
 
 
+@pytest.mark.slow
 def test_projection_and_mag_match_brute_force_on_random_graphs() -> None:
     rng = np.random.default_rng(2908)
     n_bidirected = n_inducing = 0
@@ -172,6 +173,7 @@ def _brute_pag(truth: ADMG) -> PAG:
     return PAG(adjacent, arrow_all & adjacent, tail_all & adjacent)
 
 
+@pytest.mark.slow
 def test_pag_matches_the_equivalence_class_by_enumeration() -> None:
     rng = np.random.default_rng(29)
     checked = circles = 0
@@ -209,6 +211,7 @@ def _causallearn_pag(adjacency: np.ndarray, latent: list[int]) -> PAG:
     return PAG(adjacent, (marks == 1).T, (marks == -1).T)
 
 
+@pytest.mark.slow
 def test_pag_agrees_with_causallearn_fci_with_a_d_separation_oracle() -> None:
     """Same skeleton and arrowheads; causal-learn's directed edges are a subset of ours.
 

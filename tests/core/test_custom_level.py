@@ -114,6 +114,7 @@ def test_the_manifest_is_the_first_seeds_that_generate_with_their_digests() -> N
             custom_manifest(spec, seeds)
 
 
+@pytest.mark.slow
 def test_another_process_preflights_the_same_seeds_and_digests() -> None:
     code = (
         "import json; from acdb_gym.core.ladders.custom import *; "
@@ -162,6 +163,7 @@ def test_sizes_and_ranges_are_bounded_before_anything_is_allocated(text: str, me
     assert len(str(error.value)) < 1_000
 
 
+@pytest.mark.slow
 def test_a_level_that_cannot_be_generated_fails_naming_the_fields_to_change() -> None:
     """Every draw of this spec fails the faithfulness check (about 4 s per seed); preflight
     gives up at its time bound (45 s by default, 2 s here) and says which fields to change."""
@@ -181,7 +183,7 @@ def test_preflight_skips_at_most_a_bounded_number_of_seeds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A spec whose seeds keep failing gives up after MAX_SKIPPED_SEEDS, not never."""
-    monkeypatch.setattr("acdb_gym.core.worlds.instance.MAX_ATTEMPTS", 1)
+    monkeypatch.setattr("acdb_gym.core.worlds.kinds.linear.MAX_ATTEMPTS", 1)
     spec = parse_level_spec("d=8,k=28,n_obs=200,n_int=51,slack=1,faithfulness_eps=0.5")
     with pytest.raises(ValueError, match=f"{MAX_SKIPPED_SEEDS} seeds had no instance"):
         custom_manifest(spec, 2)

@@ -96,6 +96,7 @@ def test_the_ladder_is_registered_as_full_and_design_ids() -> None:
     env.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tools", ["raw", "stats"])
 def test_a_few_sample_full_env_passes_the_conformance_checks(tools: str) -> None:
     env = gym.make("ACDB-FewSample-L2-v0", tools=tools, render_mode="ansi")

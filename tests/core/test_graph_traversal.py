@@ -20,6 +20,7 @@ def _digraphs(draw: st.DrawFn) -> np.ndarray:
     return np.array(bits, dtype=np.bool_).reshape(n_nodes, n_nodes)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_digraphs())
 def test_reachability_is_networkx_transitive_closure(matrix: np.ndarray) -> None:

@@ -254,6 +254,7 @@ def _digraphs(draw: st.DrawFn) -> np.ndarray:
     return matrix
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_digraphs())
 def test_cycle_detection_agrees_with_networkx(matrix: np.ndarray) -> None:
@@ -391,6 +392,7 @@ def _arbitrary_pdags(draw: st.DrawFn) -> PDAG:
     return PDAG(directed, undirected)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_arbitrary_pdags())
 def test_meek_closure_on_arbitrary_pdags_only_adds_orientations(pdag: PDAG) -> None:
@@ -498,6 +500,7 @@ def test_edge_labelling_matches_causallearn_on_a_large_sparse_graph() -> None:
     assert cpdag(dag) == _causallearn_cpdag(dag)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", BRUTE_FORCE_SEEDS)
 def test_essential_graph_matches_interventional_class(seed: int) -> None:
     dag, klass = _case(seed)
@@ -508,6 +511,7 @@ def test_essential_graph_matches_interventional_class(seed: int) -> None:
         _assert_pdag_equals(essential_graph(dag, targets), *klass.essential_matrices(targets))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", BRUTE_FORCE_SEEDS)
 def test_meek_closure_matches_class_under_background_knowledge(seed: int) -> None:
     # Meek (1995): R1-R4 are complete for a CPDAG plus correct background orientations.
@@ -528,6 +532,7 @@ def test_meek_closure_leaves_complete_graphs_alone() -> None:
     assert meek_closure(PDAG.empty(4)) == PDAG.empty(4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(200))
 def test_cpdag_matches_causallearn(seed: int) -> None:
     dag = _random_dag(10_000 + seed, max_nodes=12, max_edges=66)
@@ -568,6 +573,7 @@ def _dag_with_unshielded_triple(rng: np.random.Generator, n_nodes: int) -> np.nd
             return adjacency
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_markov_equivalence_is_d_separation_equivalence(seed: int) -> None:
     # Verma & Pearl: DAGs on one skeleton imply the same d-separations iff they share
@@ -591,6 +597,7 @@ def test_markov_equivalence_is_d_separation_equivalence(seed: int) -> None:
 # --------------------------------------------------------------------------- intervention design
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", BRUTE_FORCE_SEEDS)
 def test_minimum_intervention_set_matches_brute_force(seed: int) -> None:
     dag, klass = _case(seed)

@@ -90,6 +90,7 @@ def test_v1_hidden_is_registered_and_its_observation_holds_no_slack() -> None:
     env.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tools", ["raw", "stats"])
 def test_a_hidden_slack_env_passes_the_conformance_checks(tools: str) -> None:
     env = gym.make("ACDB-HiddenSlack-L4-v1", tools=tools, render_mode="ansi")

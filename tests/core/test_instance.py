@@ -137,6 +137,7 @@ def test_standardized_scales_each_variable_as_it_is_generated() -> None:
 # --------------------------------------------------------------------------- faithfulness
 
 
+@pytest.mark.slow
 def test_partial_correlation_matches_regression_residuals() -> None:
     inst = generate_instance(SMALL, 11)
     cov = inst.scm.covariance()
@@ -265,6 +266,7 @@ print(inst.d_obs.tobytes().hex(), inst.weights.tobytes().hex(), data.tobytes().h
 """
 
 
+@pytest.mark.slow
 def test_bit_identical_across_processes() -> None:
     runs = [
         subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, check=True)
@@ -278,9 +280,7 @@ def test_bit_identical_across_processes() -> None:
 
 
 def test_generation_failure_names_the_spec(monkeypatch: pytest.MonkeyPatch) -> None:
-    import acdb_gym.core.worlds.instance as module
-
-    monkeypatch.setattr(module, "MAX_ATTEMPTS", 3)
+    monkeypatch.setattr("acdb_gym.core.worlds.kinds.linear.MAX_ATTEMPTS", 3)
     impossible = LevelSpec(
         d=6, k=15, n_obs=10, n_int=10, noise_var=1.0, slack=0, faithfulness_eps=0.99
     )
@@ -348,6 +348,7 @@ def test_ladder_tables_verbatim() -> None:
     assert round(mean_floor, 3) == 0.238
 
 
+@pytest.mark.slow
 def test_random_floor_closed_form_matches_simulation() -> None:
     spec = LADDERS["v0"]["L1"].spec
     rng = np.random.default_rng(0)
@@ -365,6 +366,7 @@ def test_random_floor_closed_form_matches_simulation() -> None:
     assert abs(np.mean(f1s) - spec.random_floor) < 0.005
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ladder", list(LADDERS))
 @pytest.mark.parametrize("level", LEVEL_NAMES)
 def test_manifest_digests_catch_generation_drift(ladder: str, level: str) -> None:
@@ -390,6 +392,7 @@ def test_get_level_errors_list_choices() -> None:
         LADDERS["v0"]["L0"].manifest_seed(200)
 
 
+@pytest.mark.slow
 def test_core_imports_only_numpy_scipy_and_itself() -> None:
     """DESIGN §1: acdb_gym/core imports numpy and scipy only (plus the standard library)."""
     core = Path(acdb_gym.core.__file__).parent
@@ -409,6 +412,7 @@ def test_core_imports_only_numpy_scipy_and_itself() -> None:
                     assert name.startswith("acdb_gym.core"), f"{source.name} imports {name}"
 
 
+@pytest.mark.slow
 def test_import_acdb_gym_loads_no_torch_llm_sdk_or_plotting() -> None:
     code = (
         "import sys, acdb_gym\n"

@@ -38,6 +38,7 @@ def test_the_large_ladder_spans_d_20_to_2000_with_full_manifests() -> None:
     assert get_level("large", "L4").env_id == "ACDB-Large-L4-v0"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(LARGE_LADDER))
 def test_large_manifest_seeds_regenerate_their_digests(name: str) -> None:
     level = LARGE_LADDER[name]

@@ -88,6 +88,7 @@ def test_batched_parent_set_correlations_keep_the_node_by_node_bits(d: int, k: i
     assert batched.tobytes() == _parent_partial_correlations_node_by_node(dag, cov).tobytes()
 
 
+@pytest.mark.slow
 def test_a_world_above_the_threshold_is_standardized_and_checked_in_closed_form() -> None:
     d = STANDARDIZE_BY_NODE_MAX_D + 20
     spec = LevelSpec(

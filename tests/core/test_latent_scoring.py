@@ -155,6 +155,7 @@ def _random_pdag(rng: np.random.Generator, p: int) -> PDAG:
     return PDAG(adjacency & ~undirected, undirected)
 
 
+@pytest.mark.slow
 def test_latent_scores_match_the_pair_by_pair_reference_on_random_admgs() -> None:
     rng = np.random.default_rng(2929)
     seen = {"true_bidirected": 0, "bidirected_hit": 0, "mistyped": 0}

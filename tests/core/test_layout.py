@@ -10,6 +10,7 @@ import pickle
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import acdb_gym.core
 import acdb_gym.core.graphs
@@ -104,6 +105,7 @@ def test_instance_and_ladder_build_on_level_spec() -> None:
     assert FromLadder is LevelSpec
 
 
+@pytest.mark.slow
 def test_graph_modules_import_only_the_ones_below_them() -> None:
     graph = _import_graph()
     package = "acdb_gym.core.graphs"

@@ -143,6 +143,7 @@ def test_a_nodes_check_stops_at_its_first_failing_edge_with_the_same_decision() 
     assert _same_bits(passed, every)
 
 
+@pytest.mark.slow
 def test_the_manifest_check_script_records_compares_and_fails_on_a_change(tmp_path: Path) -> None:
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "manifest_digests.py"
     record = tmp_path / "record.json"

@@ -47,6 +47,7 @@ def test_the_real_ladder_has_its_levels_with_full_manifests() -> None:
     assert (sf.d, sf.k, sf.n_obs, sf.n_int, sf.slack) == (er.d, er.k, er.n_obs, er.n_int, er.slack)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [*LEVELS[:6], "DREAM4-5"])
 def test_the_first_manifest_worlds_regenerate_their_digests(name: str) -> None:
     # One DREAM4 level (they share the generator; a d = 100 world takes about 0.3 s).
@@ -119,6 +120,7 @@ def test_acdb_levels_lists_the_real_ladder(capsys: pytest.CaptureFixture[str]) -
     assert "| real | SF-L3 |" in out and "| v0 | L0 |" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "env_id",
     ["ACDB-Real-Sachs-v2", "ACDB-Real-Sachs-Nonlinear-v2", "ACDB-Real-Sachs-Fitted-Spline-v2"],

@@ -124,6 +124,7 @@ def test_each_truth_is_its_source_minus_exactly_the_documented_edges(graph: str)
     assert find_cycle(top.dag.adjacency) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("graph", FIXED_GRAPHS)
 def test_the_documented_edges_are_what_the_rule_removes(graph: str) -> None:
     names = topology(graph).names
@@ -143,6 +144,7 @@ def test_the_rule_is_minimum_and_prefers_keeping_earlier_edges() -> None:
     assert minimum_feedback_arc_set(3, [(0, 1), (1, 2)]) == ()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("graph", "family", "rule"),
     [

@@ -68,6 +68,7 @@ def test_draw_writes_into_out() -> None:
     np.testing.assert_array_equal(out, scm.sample_do(0, 2.0, 4, np.random.default_rng(0)))
 
 
+@pytest.mark.slow
 def test_one_sampler_per_scm_while_it_lives() -> None:
     scm = _random_scm(4)
     sampler = sampler_for(scm)

@@ -484,6 +484,7 @@ def _reference_score(dag: DAG, submission: PDAG, targets: list[int]) -> dict[str
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=250, deadline=None)
 @given(worlds())
 def test_matches_naive_reference(world: tuple[DAG, PDAG, list[int]]) -> None:
@@ -493,6 +494,7 @@ def test_matches_naive_reference(world: tuple[DAG, PDAG, list[int]]) -> None:
         assert report[key] == pytest.approx(value, abs=1e-12), key
 
 
+@pytest.mark.slow
 @settings(max_examples=250, deadline=None)
 @given(worlds())
 def test_general_invariants(world: tuple[DAG, PDAG, list[int]]) -> None:
@@ -532,6 +534,7 @@ def test_general_invariants(world: tuple[DAG, PDAG, list[int]]) -> None:
     assert report.i_star_size == len(minimum_intervention_set(dag))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(worlds())
 def test_essential_without_targets_is_compelled(world: tuple[DAG, PDAG, list[int]]) -> None:
@@ -540,6 +543,7 @@ def test_essential_without_targets_is_compelled(world: tuple[DAG, PDAG, list[int
     assert report.essential_f1 == report.compelled_f1
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(dags(), st.data())
 def test_perfect_submissions(dag: DAG, data: st.DataObject) -> None:
@@ -560,6 +564,7 @@ def test_perfect_submissions(dag: DAG, data: st.DataObject) -> None:
     assert report.essential_f1 == report.skeleton_f1 == report.compelled_f1 == 1.0
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(worlds(), st.randoms(use_true_random=False))
 def test_relabeling_nodes_changes_nothing(
@@ -622,3 +627,18 @@ def test_anytime_f1_without_experiments_is_the_directed_f1_and_none_when_unstate
     assert twin != plain
     with pytest.raises(ValueError, match="one graph"):
         score(G, submission, targets=(1, 2), stated=[None])
+
+
+def test_a_report_read_back_from_its_dict_is_the_same_report() -> None:
+    """``info["score"]`` is a report's dict; run_episode reads it back once, NaN included."""
+    truth = DAG.from_edges(3, [(0, 2), (1, 2)])
+    report = score(truth, PDAG.from_edges(3, directed=[(0, 2)]), interventions_used=1)
+    assert math.isnan(report.anytime_f1)
+    again = ScoreReport.from_dict({**report.to_dict(), "_extra": 1})
+    assert again == report and not again.is_latent
+    with pytest.raises(KeyError, match="missing \\['shd'\\]"):
+        ScoreReport.from_dict({k: v for k, v in report.to_dict().items() if k != "shd"})
+    with pytest.warns(DeprecationWarning, match="read score.directed_f1"):
+        assert report["directed_f1"] == report.directed_f1
+    with pytest.raises(KeyError):
+        report["shd_mistyped"]  # a latent field of a causally sufficient world

@@ -14,7 +14,8 @@ from threadpoolctl import threadpool_limits
 from acdb_gym.core.graphs import DAG, orient_by_order, scale_free_dag
 from acdb_gym.core.ladders.custom import format_level_spec, parse_level_spec
 from acdb_gym.core.ladders.shipped import REAL_LADDER, REAL_VERSION, manifest_path, preflight
-from acdb_gym.core.worlds.instance import _draw_weights, degree_scales, draw_graph
+from acdb_gym.core.worlds.instance import degree_scales, draw_graph
+from acdb_gym.core.worlds.kinds.linear import draw_weights
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.discovery import MARGINAL_FEATURES
@@ -47,6 +48,7 @@ def test_orienting_by_an_order_keeps_the_skeleton_and_follows_the_order() -> Non
         orient_by_order(dag, np.array([0, 0, *range(2, 20)]))
 
 
+@pytest.mark.slow
 def test_hubs_are_parents_under_attachment_and_either_way_under_a_uniform_order() -> None:
     model = LevelSpec(20, 30, 1000, 200, 1.0, 1, standardized=True, graph="sf")
     uniform = replace(model, orientation="uniform")
@@ -101,8 +103,8 @@ def test_degree_scaled_weights_are_the_plain_draws_times_the_scales() -> None:
     scaled_spec = REAL_LADDER["SF-L3"].spec
     plain_spec = replace(scaled_spec, edge_scale="none")
     dag, _ = draw_graph(scaled_spec, np.random.default_rng(5))
-    plain = _draw_weights(plain_spec, dag, np.random.default_rng(6))
-    scaled = _draw_weights(scaled_spec, dag, np.random.default_rng(6))
+    plain = draw_weights(plain_spec, dag, np.random.default_rng(6))
+    scaled = draw_weights(scaled_spec, dag, np.random.default_rng(6))
     assert np.array_equal(scaled, plain * degree_scales(dag))
     assert not np.array_equal(scaled, plain)
     with pytest.raises(ValueError, match="edge_scale must be one of"):
@@ -133,6 +135,7 @@ def _largest_gain(spec: LevelSpec, seeds: list[int]) -> tuple[float, tuple[str, 
     return gains[order], order
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["SF-L3", "SF-Nonlinear-L3"])
 def test_no_marginal_order_sorts_the_scale_free_levels(name: str) -> None:
     level = REAL_LADDER[name]
@@ -143,6 +146,7 @@ def test_no_marginal_order_sorts_the_scale_free_levels(name: str) -> None:
     assert gain < 0.10, (name, order, gain)
 
 
+@pytest.mark.slow
 def test_the_real_v1_generator_is_sortable_on_the_same_level() -> None:
     old = replace(REAL_LADDER["SF-L3"].spec, orientation="model", edge_scale="none")
     seeds = [entry.seed for entry in preflight(old, 400_000, SEEDS)]

@@ -25,6 +25,7 @@ def test_hsic_sees_a_dependence_without_correlation() -> None:
     assert hsic_test(x, y)[1] < 1e-6
 
 
+@pytest.mark.slow
 def test_the_regression_removes_a_smooth_mean() -> None:
     rng = np.random.default_rng(3)
     x = rng.uniform(-2, 2, 400)
@@ -32,6 +33,7 @@ def test_the_regression_removes_a_smooth_mean() -> None:
     assert np.std(residual) < 0.2  # of the standardized y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_anm_orients_nonlinear_additive_noise_pairs(seed: int) -> None:
     rng = np.random.default_rng([seed, 7])
@@ -48,6 +50,7 @@ def test_anm_refuses_constant_or_tiny_data() -> None:
         anm_direction(np.arange(4.0), np.arange(4.0) ** 2)
 
 
+@pytest.mark.slow
 def test_anm_graph_orients_a_pair_always_and_larger_graphs_without_cycles() -> None:
     rng = np.random.default_rng(4)
     x = rng.uniform(-2, 2, 200)

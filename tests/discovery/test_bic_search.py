@@ -167,6 +167,7 @@ def test_local_score_rejects_bad_nodes() -> None:
 # --------------------------------------------------------------------------- the search
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
 def test_search_recovers_the_interventional_essential_graph(seed: int) -> None:
     instance = generate_instance(LARGE, seed)
@@ -190,6 +191,7 @@ def test_search_recovers_the_cpdag_from_observational_data(seed: int) -> None:
     assert result.essential_graph == cpdag(instance.dag)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(5))
 def test_search_scores_at_least_the_true_dag(seed: int) -> None:
     instance = generate_instance(replace(LARGE, n_obs=20_000), seed)

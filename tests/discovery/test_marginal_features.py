@@ -89,6 +89,7 @@ def test_feature_sortability_generalizes_var_and_r2(sem: SimpleNamespace, seed: 
         assert math.isnan(value) or 0.0 <= value <= 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ladder", ["v0", "v1"])
 @pytest.mark.parametrize("level", [0, 3])
 def test_msort_reproduces_sortnregress_and_r2sortnregress(ladder: str, level: int) -> None:

@@ -100,6 +100,7 @@ def count_conflicts(result: BatchedPCResult) -> int:
 # --------------------------------------------------------------------------- equivalence
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", LEVELS, ids=lambda level: f"{level.ladder}-{level.name}")
 def test_manifest_instances_match_causallearn(level: Any) -> None:
     size = len(level.manifest)
@@ -128,6 +129,7 @@ def test_manifest_instances_match_causallearn(level: Any) -> None:
         assert missing == 0, f"{missing} instances of {level.ladder} {level.name} not recorded"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", SMALL_LEVELS, ids=lambda level: f"{level.ladder}-{level.name}")
 def test_fresh_ladder_instances_match_causallearn(level: Any) -> None:
     for seed in range(10_000, 10_000 + FRESH_SEEDS):
@@ -150,6 +152,7 @@ def random_spec(rng: np.random.Generator) -> LevelSpec:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(RANDOM_CHUNKS))
 def test_random_small_levels_match_causallearn(chunk: int) -> None:
     rng = np.random.default_rng([16, chunk])
@@ -162,6 +165,7 @@ def test_random_small_levels_match_causallearn(chunk: int) -> None:
     assert conflicts > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("d", "k", "n_obs"), [(5, 6, 30), (20, 30, 200), (50, 75, 500), (100, 60, 200)]
 )

@@ -54,6 +54,7 @@ def random_data(rng: np.random.Generator) -> np.ndarray:
     return generate_instance(spec, int(rng.integers(2**31))).d_obs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(4))
 def test_random_groups_equal_pc_on_each(chunk: int) -> None:
     rng = np.random.default_rng([31, chunk])

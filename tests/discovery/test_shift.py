@@ -185,6 +185,7 @@ def _scipy_shift_pvalues(obs: np.ndarray, inter: np.ndarray) -> np.ndarray:
     return np.where(both_constant, np.where(obs[0] == inter[0], 1.0, 0.0), combined)
 
 
+@pytest.mark.slow
 def test_shift_pvalues_are_scipys_to_the_last_bit() -> None:
     rng = np.random.default_rng(7)
     for trial in range(300):

@@ -19,7 +19,7 @@ from acdb_gym.core.stats import fisher_z_test, partial_correlation
 from acdb_gym.core.worlds.instance import Instance, generate_instance
 from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
-from acdb_gym.envs.levels import UNSCORED
+from acdb_gym.envs.episode_rules import UNSCORED
 from acdb_gym.testing import SCORE_FIELDS, find_hidden_leak
 
 Action = tuple[int, dict[str, Any]]
@@ -721,4 +721,4 @@ def test_run_episode_with_an_intervene_then_submit_agent() -> None:
 
     result = run_episode(make(), InterveneThenSubmit(), manifest_index=0)
     assert (result.steps, result.interventions, result.invalid_actions) == (2, 1, 0)
-    assert not result.truncated and set(result.score) == set(SCORE_FIELDS)
+    assert not result.truncated and set(result.score.to_dict()) == set(SCORE_FIELDS)

@@ -73,6 +73,7 @@ def test_an_edited_bank_with_its_digests_recomputed_is_refused(
         load_bank(copy, trust=True)
 
 
+@pytest.mark.slow
 def test_an_extra_member_is_refused_before_it_is_inflated(
     bank: InstanceBank, tmp_path: Path
 ) -> None:

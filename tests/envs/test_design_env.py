@@ -136,6 +136,7 @@ def test_masked_intervention_acts_as_stop() -> None:
     assert info["score"]["interventions_used"] == budget
 
 
+@pytest.mark.slow
 def test_true_cpdag_with_interventions_on_i_star_recovers_the_dag() -> None:
     env = make("ACDB-Design-L0-v0", estimator="true_cpdag")
     perfect = 0

@@ -56,6 +56,7 @@ def play(level: str, estimator: str, *, episodes: int = 25) -> tuple[str, int]:
     return sha.hexdigest()[:20], steps
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("level", "estimator"), sorted(PINNED))
 def test_episodes_match_the_pinned_digests(level: str, estimator: str) -> None:
     assert play(level, estimator) == PINNED[(level, estimator)]

@@ -22,7 +22,7 @@ from acdb_gym.envs.design import cache
 from acdb_gym.envs.design.bank import BankError, InstanceBank, build_bank, load_bank
 from acdb_gym.envs.design.env import InterventionDesignEnv
 from acdb_gym.envs.design.vector import DesignVectorEnv
-from acdb_gym.envs.levels import choose_instance
+from acdb_gym.envs.episode_rules import choose_instance
 
 SEEDS = range(500_000, 500_006)
 NONLINEAR_SEEDS = range(600_000, 600_020)
@@ -211,6 +211,7 @@ def test_design_ids_make_the_native_vector_env() -> None:
     assert (v1.level.ladder, v1.level.name) == ("v1", "L2")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("env_id", "estimator", "rule"),
     [
@@ -301,6 +302,7 @@ def test_bank_refuses_tampering_and_misuse(bank: InstanceBank, tmp_path: Path) -
     assert not list(tmp_path.glob(".*"))  # no staging directory left behind
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ladder", "level", "seeds"),
     [

@@ -78,6 +78,7 @@ def test_every_registered_id_is_checked() -> None:
     assert set(DESIGN_IDS + FEW_SAMPLE_DESIGN_IDS) <= set(CURRENT_IDS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", CURRENT_IDS)
 def test_gymnasium_check_env_on_every_id(env_id: str) -> None:
     env = gym.make(env_id)
@@ -91,6 +92,7 @@ def test_gymnasium_check_env_on_every_id(env_id: str) -> None:
         assert not messages  # bounded features only
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "env_id",
     [env_id for env_id in CURRENT_IDS if env_id.startswith(("ACDB-Flat-", "ACDB-Design-"))],
@@ -104,6 +106,7 @@ def test_stable_baselines3_check_env_on_every_flat_and_design_id(env_id: str) ->
     assert not _undocumented(messages, unbounded_allowed=True), messages
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("action", ["box", "discrete"])
 @pytest.mark.parametrize("observation", ["raw", "stats", "compact"])
 def test_both_checkers_on_the_flat_options(action: str, observation: str) -> None:

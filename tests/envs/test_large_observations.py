@@ -57,6 +57,7 @@ def test_a_real_box_keeps_no_bound_arrays_and_behaves_as_a_box() -> None:
     assert small == spaces.Box(-np.inf, np.inf, (2, 3), np.float64)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["raw", "stats"])
 def test_a_large_env_is_sized_by_its_slots(mode: str) -> None:
     env = ACDBEnv("L4", ladder="large", observation=mode)  # type: ignore[arg-type]

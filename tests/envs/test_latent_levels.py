@@ -29,14 +29,15 @@ def test_the_latent_env_keeps_the_contract(level) -> None:  # type: ignore[no-un
 def test_the_oracle_scores_every_field_perfectly(level) -> None:  # type: ignore[no-untyped-def]
     for index in range(4):
         result = run_episode(ACDBEnv(level), OracleAgent(), manifest_index=index)
-        assert tuple(result.score) == SCORE_FIELDS + LATENT_SCORE_FIELDS
-        for name, value in result.score.items():
+        assert result.score.is_latent
+        assert tuple(result.score.to_dict()) == SCORE_FIELDS + LATENT_SCORE_FIELDS
+        for name, value in result.score.to_dict().items():
             if name.endswith(("precision", "recall", "f1")):
                 assert value == 1.0, (index, name)
-        assert result.score["shd"] == 0
+        assert result.score.shd == 0
     # PC ignores the confounders: it finds no bidirected edge.
     pc = run_episode(ACDBEnv(level), PCAgent(), manifest_index=0)
-    assert pc.score["bidirected_f1"] == 0.0 and pc.score["bidirected_recall"] == 0.0
+    assert pc.score.bidirected_f1 == 0.0 and pc.score.bidirected_recall == 0.0
 
 
 def test_bidirected_codes_decode_to_admgs_and_pags(level) -> None:  # type: ignore[no-untyped-def]

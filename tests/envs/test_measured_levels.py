@@ -54,6 +54,7 @@ def test_the_manifests_regenerate(name: str) -> None:
         assert level.instance(index).digest() == level.manifest[index].digest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "env_id", [CELLS_ID, "ACDB-SachsExperiments-Fitted-v0", "ACDB-Tuebingen-Pairs-1000-v0"]
 )
@@ -144,6 +145,7 @@ def test_the_prompt_says_the_experiments_are_real_perturbations() -> None:
     assert unchanged == task_prompt("llm_raw", panel="active", n_nodes=11, **world_options({}))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", ["pc_greedy", "pc_active", "bic_active", "fci_active"])
 def test_the_active_baselines_intervene_only_where_experiments_exist(agent: str) -> None:
     for env_id in (CELLS_ID, "ACDB-SachsExperiments-Fitted-v0"):
@@ -151,7 +153,7 @@ def test_the_active_baselines_intervene_only_where_experiments_exist(agent: str)
         result = run_episode(env, get_agent(agent).build(0, {}), manifest_index=2)
         allowed = hidden_instance_of(env).intervention_targets or frozenset()
         assert result.invalid_actions == 0, (agent, env_id)
-        assert 0 < result.score["interventions_used"] <= 4
+        assert 0 < result.score.interventions_used <= 4
         assert set(env.unwrapped.session.targets) <= allowed
 
 

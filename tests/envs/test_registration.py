@@ -91,12 +91,14 @@ def test_register_envs_twice_is_harmless() -> None:
     assert dict(gym.registry) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", ENV_IDS + DESIGN_IDS + FLAT_IDS[:3])
 def test_gymnasium_check_env(env_id: str, strict_warnings: None) -> None:
     env = gym.make(env_id)
     check_env(env.unwrapped)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", DESIGN_IDS)
 def test_stable_baselines3_check_env(env_id: str, strict_warnings: None) -> None:
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
@@ -105,6 +107,7 @@ def test_stable_baselines3_check_env(env_id: str, strict_warnings: None) -> None
     sb3_check_env(gym.make(env_id, estimator="true_cpdag"), warn=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tools", ["raw", "stats"])
 @pytest.mark.parametrize("panel", ["active", "observational"])
 @pytest.mark.parametrize("env_id", ENV_IDS)
@@ -160,6 +163,7 @@ def test_every_registered_level_has_its_ladder_spec() -> None:
         assert level.env_id == env_id
 
 
+@pytest.mark.slow
 def test_make_in_a_fresh_interpreter() -> None:
     code = textwrap.dedent(
         """
@@ -204,6 +208,7 @@ def test_every_id_ends_in_its_ladders_world_version() -> None:
     assert len(set(names)) == len(names), "two ladders' ids share a name"
 
 
+@pytest.mark.slow
 def test_the_papers_ids_are_unchanged_and_warning_free() -> None:
     code = textwrap.dedent(
         """

@@ -45,6 +45,7 @@ def colour_pixels(image: np.ndarray, hex_colour: str) -> int:
     return int((np.abs(image.astype(int) - rgb).max(axis=-1) <= 3).sum())
 
 
+@pytest.mark.slow
 def test_rgb_render_before_and_after_the_end(tmp_path: Path) -> None:
     import matplotlib.pyplot as plt
 

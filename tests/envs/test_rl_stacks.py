@@ -140,6 +140,7 @@ TORCHRL_IDS = [
 """The three kinds of id TorchRL must batch: full (flat), design, graph observation."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("env_id", "kwargs"), TORCHRL_IDS)
 def test_torchrl_gym_env_with_two_envs(env_id: str, kwargs: dict[str, str]) -> None:
     """``GymEnv(id, num_envs=2)``: TorchRL infers the info specs from a trial step, so every
@@ -162,6 +163,7 @@ def test_torchrl_gym_env_with_two_envs(env_id: str, kwargs: dict[str, str]) -> N
             env.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("env_id", "kwargs"), TORCHRL_IDS[::2])
 def test_torchrl_parallel_env(env_id: str, kwargs: dict[str, str]) -> None:
     torchrl_envs = pytest.importorskip("torchrl.envs")

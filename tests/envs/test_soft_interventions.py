@@ -90,6 +90,7 @@ def test_same_seed_gives_the_same_soft_episode(mode: str) -> None:
             assert np.array_equal(got[key], want[key])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("env_id", "mode", "observation"),
     [
@@ -127,9 +128,9 @@ def test_pc_greedy_plays_soft_episodes(mode: str) -> None:
         result = run_episode(env, PCGreedyAgent(), manifest_index=index)
         assert result.interventions >= 1 and not result.truncated
         assert set(env.unwrapped.session.kinds) == {mode}  # type: ignore[attr-defined]
-        soft_scores.append(result.score["directed_f1"])
+        soft_scores.append(result.score.directed_f1)
         hard_scores.append(
-            run_episode(hard, PCGreedyAgent(), manifest_index=index).score["directed_f1"]
+            run_episode(hard, PCGreedyAgent(), manifest_index=index).score.directed_f1
         )
     if mode == "shift":
         assert soft_scores == hard_scores

@@ -19,6 +19,7 @@ def _big_budget_index(ladder: str, level: str, at_least: int) -> int:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("ladder", "level"), [("large", "L3"), ("real", "DREAM4-1")])
 def test_a_budget_above_16_is_spent_and_the_graph_submitted(ladder: str, level: str) -> None:
     index = _big_budget_index(ladder, level, STEP_LIMITS["raw"])
@@ -40,6 +41,7 @@ def test_a_budget_above_16_is_spent_and_the_graph_submitted(ladder: str, level: 
     assert env.details()["score"]["interventions_used"] == budget
 
 
+@pytest.mark.slow
 def test_the_paper_ladders_keep_the_limit_and_an_explicit_limit_is_never_raised() -> None:
     for ladder in ("v0", "v1", "v1-latent", "v1-hidden"):
         for name in ALL_LADDERS[ladder]:

@@ -12,7 +12,7 @@ import pytest
 from acdb_gym.core.graphs import DAG
 from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.envs.acdb_env import ACDBEnv
-from acdb_gym.envs.levels import UNSCORED
+from acdb_gym.envs.episode_rules import UNSCORED
 from acdb_gym.testing import OBSERVATION_KEYS, SCORE_FIELDS, check_acdb_env, find_hidden_leak
 
 STEPS = 20
@@ -157,6 +157,7 @@ BROKEN = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("wrap", "message"),
     [(wrap, message) for _, wrap, message in BROKEN],

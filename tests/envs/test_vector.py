@@ -56,6 +56,7 @@ def test_async_vector_env_takes_a_tuple_of_oneof_actions() -> None:
         envs.close()
 
 
+@pytest.mark.slow
 def test_sb3_subproc_vec_env_on_the_design_env() -> None:
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import SubprocVecEnv
@@ -85,6 +86,7 @@ def test_sb3_subproc_vec_env_on_the_design_env() -> None:
         envs.close()
 
 
+@pytest.mark.slow
 def test_maskable_ppo_trains_a_few_steps_on_the_design_env() -> None:
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO

@@ -69,7 +69,7 @@ def test_same_texts_steps_and_score_as_the_llm_agent(fake: SimpleNamespace) -> N
             texts.append(episode.call(*calls[0]).text)
     assert texts[:-1] == shown  # the last result ends the episode and is never shown
     assert episode.ended and not episode.truncated
-    assert episode.score == result.score and result.score["directed_f1"] == 1.0
+    assert episode.score == result.score.to_dict() and result.score.directed_f1 == 1.0
     assert (episode.steps, episode.invalid_actions) == (result.steps, result.invalid_actions)
     assert (episode.steps, episode.invalid_actions) == (6, 4)
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[2]
 
 
@@ -21,6 +23,7 @@ def _python(code: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_base_package_and_cli_do_not_load_the_extras() -> None:
     code = (
         "import sys, acdb_gym, acdb_gym.cli, acdb_gym.integrations.episode\n"
@@ -32,6 +35,7 @@ def test_base_package_and_cli_do_not_load_the_extras() -> None:
     assert result.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_a_missing_extra_is_named() -> None:
     for module, extra in (("mcp", "mcp"), ("inspect_ai", "inspect")):
         front = "mcp_server" if module == "mcp" else "inspect_task"

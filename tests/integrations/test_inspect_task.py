@@ -84,6 +84,7 @@ def _output(name: str | None, arguments: dict[str, Any] | None = None) -> ModelO
     return output
 
 
+@pytest.mark.slow
 def test_mock_model_plays_a_full_episode_and_the_log_becomes_rows(tmp_path: Path) -> None:
     truth = get_level("v0", "L0").instance(0).dag.edges()
     submission = {
@@ -157,6 +158,7 @@ def one_episode_log(tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
     return log
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("forge", "message"),
     [
@@ -197,6 +199,7 @@ def test_a_missing_log_is_a_one_line_error(
     assert err.startswith("acdb: error: ") and "none.eval" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_offline_model_runs_inspect_eval_with_no_network(tmp_path: Path) -> None:
     # An empty tokenizer cache and a dead proxy: any download (inspect's mock model fetches
     # tiktoken's encoding) fails at once, so a run that succeeds needed none. inspect finds the
@@ -225,6 +228,7 @@ def test_offline_model_runs_inspect_eval_with_no_network(tmp_path: Path) -> None
     assert row.shd == empty.score["shd"] > 0
 
 
+@pytest.mark.slow
 def test_importing_a_log_with_failed_samples_twice_adds_nothing(tmp_path: Path) -> None:
     # One reply, then the mock model runs out of outputs: both samples fail.
     model = get_model(MODEL, custom_outputs=[_output("intervene", {"variable": "X0", "value": 1})])

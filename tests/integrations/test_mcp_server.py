@@ -57,6 +57,7 @@ async def _session(run_dir: Path, mcp_command: Any) -> list[tuple[str, bool]]:
         return seen
 
 
+@pytest.mark.slow
 def test_a_client_session_over_stdio(tmp_path: Path, mcp_command: Any) -> None:
     seen = anyio.run(_session, tmp_path, mcp_command)
     replay = ToolEpisode(ladder="v0", level="L0", manifest_index=0)
@@ -133,6 +134,7 @@ async def _hostile_session(run_dir: Path, mcp_command: Any) -> list[tuple[str, b
         return seen
 
 
+@pytest.mark.slow
 def test_arguments_no_number_holds_are_invalid_steps_and_transcripts_stay_bounded(
     tmp_path: Path, mcp_command: Any
 ) -> None:
@@ -153,6 +155,7 @@ def test_arguments_no_number_holds_are_invalid_steps_and_transcripts_stay_bounde
     assert end["unrecorded_calls"] == 43 - 16 + 0
 
 
+@pytest.mark.slow
 def test_a_finished_job_and_a_locked_run_directory_are_refused(
     tmp_path: Path, mcp_command: Any
 ) -> None:
@@ -242,6 +245,7 @@ async def _three_episodes(run_dir: Path, mcp_command: Any) -> dict[str, Any]:
         }
 
 
+@pytest.mark.slow
 def test_one_server_process_serves_three_episodes(tmp_path: Path, mcp_command: Any) -> None:
     seen = anyio.run(_three_episodes, tmp_path, mcp_command)
     rows = read_results(tmp_path / RESULTS_FILE, mode="strict").rows
@@ -282,6 +286,7 @@ async def _start_first(run_dir: Path, mcp_command: Any) -> None:
         await session.call_tool("start_episode", {"ladder": "v0", "level": "L2", "seed_index": 0})
 
 
+@pytest.mark.slow
 def test_an_episode_never_played_records_no_row(tmp_path: Path, mcp_command: Any) -> None:
     anyio.run(_start_first, tmp_path, mcp_command)
     rows = read_results(tmp_path / RESULTS_FILE, mode="strict").rows
@@ -296,6 +301,7 @@ def test_an_episode_never_played_records_no_row(tmp_path: Path, mcp_command: Any
     assert len(unplayed) == 2  # the first episode and the last one, each with its transcript
 
 
+@pytest.mark.slow
 def test_a_request_nested_too_deeply_gets_an_error_reply(tmp_path: Path, mcp_command: Any) -> None:
     """A JSON-RPC request nested 300 levels deep (past the SDK's parser) is answered with a
     JSON-RPC error carrying its id, and the server goes on serving."""

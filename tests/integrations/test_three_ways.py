@@ -77,6 +77,7 @@ async def _mcp_agent(parameters: Any, base_url: str) -> int:
     raise AssertionError("the MCP episode did not end within 16 turns")
 
 
+@pytest.mark.slow
 def test_three_ways_in_one_report(
     fake: SimpleNamespace, mcp_command: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -117,18 +118,18 @@ def test_three_ways_in_one_report(
     # Each row's episode page shows its transcript; an LLM or inspect row's replies carry the
     # tokens the row counts (an MCP client's tokens are the client's own, so it has only calls).
     for index, row in enumerate(
-        rows_in_file := episode_order(read_results(run / RESULTS_FILE, mode="strict").as_dicts())
+        rows_in_file := episode_order(read_results(run / RESULTS_FILE, mode="strict").rows)
     ):
         page = (run / "episodes" / f"e{index}.html").read_text(encoding="utf-8")
-        assert "<h2>Transcript</h2>" in page, row["agent"]
+        assert "<h2>Transcript</h2>" in page, row.agent
         tokens = [
             int(t)
             for t in re.findall(
                 r"<td>reply</td><td>\d+</td><td><pre>.*?</pre></td><td>(\d+)</td>", page, flags=re.S
             )
         ]
-        if row["agent"].startswith("mcp:"):
+        if row.agent.startswith("mcp:"):
             assert "<td>call</td>" in page and not tokens
         else:
-            assert len(tokens) == 2 and sum(tokens) == row["tokens_in"], row["agent"]
+            assert len(tokens) == 2 and sum(tokens) == row.tokens_in, row.agent
     assert len(rows_in_file) == 3

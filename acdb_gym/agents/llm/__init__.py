@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from .agent import API_KEY_ENV, INVALID_ACTION, LLMAgent
 from .errors import LLMProviderError
+from .function_tools import VARIANTS, Variant, build_tools, env_kwargs_for
 from .providers import PROVIDERS, Provider
 from .ratelimit import RateLimiter
-from .tools import VARIANTS, Variant, build_tools, env_kwargs_for
 
 __all__ = [
     "API_KEY_ENV",

@@ -38,6 +38,7 @@ from .calls import MAX_BACKOFF, MAX_RETRY_AFTER, Steps, drive, drive_async
 from .checks import check_arguments, check_thinking
 from .conversation import Exchange, ModelReply, Request, ToolChoice, ToolResult, ToolSpec
 from .feedback import describe_result, n_experiments, text_turn_note
+from .function_tools import Variant, build_tools, check_variant, env_kwargs_for
 from .parsing import ToolCallError, parse_tool_arguments
 from .providers import (
     Provider,
@@ -47,7 +48,6 @@ from .providers import (
 from .ratelimit import RateLimiter
 from .records import Redactor, ResponseCache, TranscriptWriter, capped_record
 from .requests import TEMPERATURE_REFUSED, CallStats, Requests
-from .tools import Variant, build_tools, check_variant, env_kwargs_for
 
 __all__ = ["API_KEY_ENV", "INVALID_ACTION", "MAX_BACKOFF", "MAX_RETRY_AFTER", "LLMAgent"]
 

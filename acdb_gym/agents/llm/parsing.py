@@ -1,7 +1,7 @@
 """The parser that turns a model's tool call back into a typed action, or a
 :class:`ToolCallError` whose message the model is shown (DESIGN §9). One parser for every path
 that takes tool calls from outside: the LLM agents, inspect and MCP. The statistics tools'
-arguments are checked in the order of their specs' fields (:mod:`acdb_gym.core.tools`).
+arguments are checked in the order of their specs' fields (:mod:`acdb_gym.core.statistic_tools`).
 
 >>> parse_tool_arguments("intervene", {"variable": "X2", "value": 1.5},
 ...                      offered=("intervene", "submit_graph"), n_nodes=3, n_experiments=0)
@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from acdb_gym.core import tools as tool_specs
+from acdb_gym.core import statistic_tools as tool_specs
 from acdb_gym.core.graphs import ADMG, PAG, PDAG
-from acdb_gym.core.tools import StatisticTool
+from acdb_gym.core.statistic_tools import StatisticTool
 from acdb_gym.envs.actions import VALUE_BOUND, Action, Intervene, Submit, action_class
 
-from .tools import HYPOTHESIS_ARGUMENTS, node_index
+from .function_tools import HYPOTHESIS_ARGUMENTS, node_index
 
 __all__ = ["ToolCallError", "parse_tool_arguments"]
 

@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from acdb_gym.core.tools import INDEPENDENCE_ALPHA
+from acdb_gym.core.statistic_tools import INDEPENDENCE_ALPHA
 from acdb_gym.core.types import PANEL_ACTIVE, Panel
 from acdb_gym.envs.actions import VALUE_BOUND, Action, Intervene, ToolAction
 
-from .tools import Variant, check_variant, statistics_tool_names, variable_names
+from .function_tools import Variant, check_variant, statistics_tool_names, variable_names
 
 __all__ = [
     "DATA_DECIMALS",
@@ -45,7 +45,7 @@ DATA_DECIMALS = 3
 """Decimals of every data matrix and of the correlation matrix shown to a model."""
 
 # INDEPENDENCE_ALPHA, the significance level of the env's independence test, is defined with
-# the tool's spec in acdb_gym.core.tools and re-exported here.
+# the tool's spec in acdb_gym.core.statistic_tools and re-exported here.
 
 
 def format_matrix(data: np.ndarray, names: Sequence[str], decimals: int = DATA_DECIMALS) -> str:

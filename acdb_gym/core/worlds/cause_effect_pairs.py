@@ -32,6 +32,7 @@ import numpy as np
 
 from acdb_gym.core.graphs import DAG, data_file
 from acdb_gym.core.types import FloatArray, IntArray, readonly
+from acdb_gym.core.worlds.soft import SoftKind, measured_data_refuses
 
 __all__ = [
     "MAX_PAIR_ROWS",
@@ -201,6 +202,23 @@ class CauseEffectPair:
             ValueError: always.
         """
         raise ValueError(f"X{var} has no experiment: a cause-effect pair is observational only")
+
+    def sample_soft(
+        self,
+        kind: SoftKind,
+        var: int,
+        value: float,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        out: FloatArray | None = None,
+    ) -> FloatArray:
+        """Always refused: measured data have no model to intervene on softly.
+
+        Raises:
+            ValueError: always.
+        """
+        raise measured_data_refuses(kind)
 
     def parameters(self) -> FloatArray:
         """The pair and the labelling, for the instance digest."""

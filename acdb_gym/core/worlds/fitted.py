@@ -33,7 +33,9 @@ import numpy as np
 
 from acdb_gym.core.graphs import DAG, SACHS_PROTEINS, topology
 from acdb_gym.core.types import FloatArray, IntArray, readonly
+from acdb_gym.core.worlds.checks import check_intervention, check_samples
 from acdb_gym.core.worlds.real_experiments import sachs_log_cells
+from acdb_gym.core.worlds.soft import SoftKind, into, scale_factor
 
 __all__ = [
     "FIT_KINDS",
@@ -241,7 +243,7 @@ class FittedSCM:
 
     def sample(self, n: int, rng: np.random.Generator) -> FloatArray:
         """``n`` i.i.d. observational rows, shape ``(n, d)``."""
-        _check(n, 0, 0.0, self.n_nodes)
+        check_samples(n)
         return self._relabel(self.fit.simulate(n, rng), None)
 
     def sample_do(
@@ -254,25 +256,33 @@ class FittedSCM:
         out: FloatArray | None = None,
     ) -> FloatArray:
         """``n`` rows under ``do(X_var = value)``."""
-        _check(n, var, value, self.n_nodes)
+        check_intervention(var, value, d=self.n_nodes, n=n)
         protein = int(self._protein[var])
         return self._relabel(self.fit.simulate(n, rng, target=protein, value=float(value)), out)
 
     def sample_soft(
-        self, kind: str, var: int, value: float, n: int, rng: np.random.Generator
+        self,
+        kind: SoftKind,
+        var: int,
+        value: float,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        out: FloatArray | None = None,
     ) -> FloatArray:
         """``n`` rows with ``var``'s residual shifted by ``value`` (``"shift"``) or multiplied by
-        ``factor`` (``"scale"``, the factor given as ``value``)."""
-        _check(n, var, 0.0, self.n_nodes)
+        :func:`~acdb_gym.core.worlds.soft.scale_factor` of it (``"scale"``)."""
+        check_intervention(var, value, d=self.n_nodes, n=n)
+        change = float(value) if kind == "shift" else scale_factor(value)
         protein = int(self._protein[var])
         n_real, d = self.fit.residuals.shape
         rows = rng.integers(n_real, size=(n, d))
         noise = self.fit.residuals[rows, np.arange(d)]
         if kind == "shift":
-            noise[:, protein] += value
+            noise[:, protein] += change
         else:
-            noise[:, protein] *= value
-        return self._relabel(self.fit.propagate(noise), None)
+            noise[:, protein] *= change
+        return into(self._relabel(self.fit.propagate(noise), None), out)
 
     def covariance(self) -> FloatArray:
         """The covariance of a fixed 20,000-row sample (the world's stand-in for Sigma)."""
@@ -282,15 +292,6 @@ class FittedSCM:
 @functools.cache
 def _calibration_covariance(kind: FitKind) -> FloatArray:
     return readonly(np.cov(sachs_fit(kind).simulate(20_000, np.random.default_rng(0)).T))
-
-
-def _check(n: int, var: int, value: float, d: int) -> None:
-    if n < 1:
-        raise ValueError(f"n must be at least 1, got {n}")
-    if not 0 <= var < d:
-        raise ValueError(f"var must be in [0, {d}), got {var}")
-    if not np.isfinite(value):
-        raise ValueError(f"value must be finite, got {value}")
 
 
 def fit_quality(kind: FitKind, n: int = 7466, seed: int = 0) -> dict[str, float]:

@@ -35,6 +35,7 @@ from acdb_gym.core.graphs import ADMG, DAG, latent_projection, mag, random_order
 from acdb_gym.core.types import FloatArray, readonly
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.mechanisms import SCM, LinearNonGaussianSCM
+from acdb_gym.core.worlds.soft import SoftKind, into
 from acdb_gym.core.worlds.spec import LevelSpec
 
 __all__ = [
@@ -125,6 +126,21 @@ class LatentSCM:
             return np.ascontiguousarray(observed)
         out[...] = observed
         return out
+
+    def sample_soft(
+        self,
+        kind: SoftKind,
+        var: int,
+        value: float,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        out: FloatArray | None = None,
+    ) -> FloatArray:
+        """``n`` rows of the observed variables under a soft intervention on the whole world
+        (:mod:`acdb_gym.core.worlds.soft`)."""
+        observed = self.full.sample_soft(kind, var, value, n, rng)[:, : self.n_observed]
+        return into(np.ascontiguousarray(observed), out)
 
 
 def draw_latent_graph(spec: LevelSpec, rng: np.random.Generator) -> tuple[DAG, ADMG]:

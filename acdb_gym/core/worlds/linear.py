@@ -21,6 +21,8 @@ from scipy import sparse
 
 from acdb_gym.core.graphs import DAG
 from acdb_gym.core.types import FloatArray, IntArray, readonly
+from acdb_gym.core.worlds.checks import check_intervention, check_samples
+from acdb_gym.core.worlds.soft import SoftKind, linear_soft
 
 __all__ = [
     "DO_MATRIX_MAX_D",
@@ -185,7 +187,7 @@ class LinearGaussianSCM:
 
     def sample(self, n: int, rng: np.random.Generator) -> FloatArray:
         """``n`` i.i.d. observational rows, shape ``(n, d)``."""
-        _check_n(n)
+        check_samples(n)
         noise = rng.standard_normal((n, self.n_nodes)) * self.noise_std
         return noise @ self._mixing
 
@@ -197,11 +199,7 @@ class LinearGaussianSCM:
         ``d <= DO_MATRIX_MAX_D``, and :func:`rank_one_do` above. A session draws the same samples
         from the same generator (through matrices it keeps per SCM).
         """
-        _check_n(n)
-        if not 0 <= var < self.n_nodes:
-            raise ValueError(f"var must be in [0, {self.n_nodes}), got {var}")
-        if not np.isfinite(value):
-            raise ValueError(f"value must be finite, got {value}")
+        check_intervention(var, value, d=self.n_nodes, n=n)
         noise = rng.standard_normal((n, self.n_nodes))
         if self.n_nodes > DO_MATRIX_MAX_D:
             scaled = unit_scaled_mixing(self._mixing, self.noise_std)
@@ -209,6 +207,21 @@ class LinearGaussianSCM:
         noise[:, var] = float(value)
         # np.dot, as the session's sampler, so both give the same bits.
         return np.dot(noise, self.do_matrix(var))
+
+    def sample_soft(
+        self,
+        kind: SoftKind,
+        var: int,
+        value: float,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        out: FloatArray | None = None,
+    ) -> FloatArray:
+        """``n`` rows under a soft intervention (:mod:`acdb_gym.core.worlds.soft`): the
+        observational draw, plus the change of ``X_var``'s noise carried to its descendants."""
+        noise = rng.standard_normal((n, self.n_nodes)) * self.noise_std
+        return linear_soft(noise, self.mixing, self.weights, kind, var, value, out)
 
 
 def generations(dag: DAG) -> IntArray:
@@ -306,8 +319,3 @@ def rank_one_do(
     samples[:, effects] += shift[:, None] * mixing[var, effects]
     samples[:, var] = value
     return samples
-
-
-def _check_n(n: int) -> None:
-    if n < 1:
-        raise ValueError(f"n must be at least 1, got {n}")

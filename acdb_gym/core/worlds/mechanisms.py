@@ -22,9 +22,11 @@ import numpy as np
 
 from acdb_gym.core.graphs import DAG
 from acdb_gym.core.types import FloatArray, readonly
+from acdb_gym.core.worlds.checks import check_intervention, check_samples
 from acdb_gym.core.worlds.fitted import FittedSCM
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.normal_scores import NormalScoreMap
+from acdb_gym.core.worlds.soft import SoftKind, into, linear_soft, scale_factor
 
 __all__ = [
     "NOISE_KINDS",
@@ -74,15 +76,6 @@ def standardized_noise(kinds: Sequence[NoiseKind], n: int, rng: np.random.Genera
         else:
             raise ValueError(f"noise kind must be one of {list(NOISE_KINDS)}, got {kind!r}")
     return noise
-
-
-def _check_do(n: int, var: int, value: float, d: int) -> None:
-    if n < 1:
-        raise ValueError(f"n must be at least 1, got {n}")
-    if not 0 <= var < d:
-        raise ValueError(f"var must be in [0, {d}), got {var}")
-    if not np.isfinite(value):
-        raise ValueError(f"value must be finite, got {value}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,7 +130,7 @@ class LinearNonGaussianSCM:
 
     def sample(self, n: int, rng: np.random.Generator) -> FloatArray:
         """``n`` i.i.d. observational rows, shape ``(n, d)``."""
-        _check_do(n, 0, 0.0, self.n_nodes)
+        check_samples(n)
         noise = standardized_noise(self.noise_kinds, n, rng) * self.noise_std
         return noise @ self.linear.mixing
 
@@ -152,10 +145,25 @@ class LinearNonGaussianSCM:
     ) -> FloatArray:
         """``n`` rows under ``do(X_var = value)``: the noise with column ``var`` set to ``value``,
         times the linear SCM's :meth:`~acdb_gym.core.worlds.linear.LinearGaussianSCM.do_matrix`."""
-        _check_do(n, var, value, self.n_nodes)
+        check_intervention(var, value, d=self.n_nodes, n=n)
         noise = standardized_noise(self.noise_kinds, n, rng)
         noise[:, var] = float(value)
         return np.dot(noise, self.linear.do_matrix(var), out=out)
+
+    def sample_soft(
+        self,
+        kind: SoftKind,
+        var: int,
+        value: float,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        out: FloatArray | None = None,
+    ) -> FloatArray:
+        """``n`` rows under a soft intervention (:mod:`acdb_gym.core.worlds.soft`): the
+        observational draw, plus the change of ``X_var``'s noise carried to its descendants."""
+        noise = standardized_noise(self.noise_kinds, n, rng) * self.noise_std
+        return linear_soft(noise, self.linear.mixing, self.weights, kind, var, value, out)
 
 
 def apply_shape(kind: str, x: FloatArray) -> FloatArray:
@@ -360,7 +368,7 @@ class NonlinearSCM:
 
     def sample(self, n: int, rng: np.random.Generator) -> FloatArray:
         """``n`` i.i.d. observational rows, shape ``(n, d)``."""
-        _check_do(n, 0, 0.0, self.n_nodes)
+        check_samples(n)
         return self.propagate(rng.standard_normal((n, self.n_nodes)))
 
     def sample_do(
@@ -373,7 +381,7 @@ class NonlinearSCM:
         out: FloatArray | None = None,
     ) -> FloatArray:
         """``n`` rows under ``do(X_var = value)`` by ancestral sampling with ``f_var`` cut."""
-        _check_do(n, var, value, self.n_nodes)
+        check_intervention(var, value, d=self.n_nodes, n=n)
         noise = rng.standard_normal((n, self.n_nodes))
         noise[:, var] = float(value)
         samples = self.propagate(noise, target=var)
@@ -381,6 +389,24 @@ class NonlinearSCM:
             return samples
         out[...] = samples
         return out
+
+    def sample_soft(
+        self,
+        kind: SoftKind,
+        var: int,
+        value: float,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        out: FloatArray | None = None,
+    ) -> FloatArray:
+        """``n`` rows under a soft intervention (:mod:`acdb_gym.core.worlds.soft`): ancestral
+        sampling with ``X_var`` shifted as it is generated, or its noise scaled."""
+        noise = rng.standard_normal((n, self.n_nodes))
+        if kind == "shift":
+            return into(self.propagate(noise, shift=(var, value)), out)
+        noise[:, var] *= scale_factor(value)
+        return into(self.propagate(noise), out)
 
 
 SCM = LinearGaussianSCM | LinearNonGaussianSCM | NonlinearSCM | FittedSCM

@@ -33,6 +33,7 @@ import numpy as np
 
 from acdb_gym.core.graphs import DAG, SACHS_PROTEINS, data_file, topology
 from acdb_gym.core.types import FloatArray, IntArray, readonly
+from acdb_gym.core.worlds.soft import SoftKind, measured_data_refuses
 
 __all__ = [
     "BASELINE",
@@ -422,6 +423,23 @@ class SachsCells:
         if not 1 <= n <= condition.cells:
             raise ValueError(f"n must be in [1, {condition.cells}], got {n}")
         return self.cells(condition, rng.choice(condition.cells, size=n, replace=False), out)
+
+    def sample_soft(
+        self,
+        kind: SoftKind,
+        var: int,
+        value: float,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        out: FloatArray | None = None,
+    ) -> FloatArray:
+        """Always refused: measured data have no model to intervene on softly.
+
+        Raises:
+            ValueError: always.
+        """
+        raise measured_data_refuses(kind)
 
     def sampler(self) -> CellSampler:
         """A fresh per-episode sampler (no cell twice)."""

@@ -7,7 +7,8 @@ mechanism, and so the target's in-edges, and changes it:
 * ``scale``: ``X_i := f_i(pa_i) + s e_i`` with ``s = scale_factor(value) = clip(|value|, 0.1,
   10)`` (the noise standard deviation multiplied by ``s``).
 
-Every family's SCM (:mod:`acdb_gym.core.worlds.linear`, :mod:`acdb_gym.core.worlds.mechanisms`) supports both.
+Every kind's world supports both through its own ``sample_soft`` (:class:`SoftSampling`;
+measured data refuse them); :func:`sample_soft` checks the arguments once and asks the world.
 A draw consumes the generator exactly as the family's observational ``sample`` does (one
 ``(n, d)`` block), and the linear families compute it as that observational draw plus a term
 confined to the target's descendants, so the other columns are bit-identical to
@@ -23,16 +24,12 @@ confined to the target's descendants, so the other columns are bit-identical to
 
 from __future__ import annotations
 
-import math
-from typing import Literal, get_args
+from typing import Literal, Protocol, get_args
 
 import numpy as np
 
 from acdb_gym.core.types import FloatArray
-from acdb_gym.core.worlds.fitted import FittedSCM
-from acdb_gym.core.worlds.latent import LatentSCM
-from acdb_gym.core.worlds.linear import LinearGaussianSCM
-from acdb_gym.core.worlds.mechanisms import SCM, LinearNonGaussianSCM, standardized_noise
+from acdb_gym.core.worlds.checks import check_samples, check_target, check_value
 
 __all__ = [
     "INTERVENTION_KINDS",
@@ -43,7 +40,11 @@ __all__ = [
     "InterventionKind",
     "InterventionMode",
     "SoftKind",
+    "SoftSampling",
     "episode_kinds",
+    "into",
+    "linear_soft",
+    "measured_data_refuses",
     "sample_soft",
     "scale_factor",
 ]
@@ -109,8 +110,31 @@ def episode_kinds(mode: InterventionMode, seed: int, count: int) -> tuple[Interv
     return tuple(INTERVENTION_KINDS[int(code)] for code in codes)
 
 
+class SoftSampling(Protocol):
+    """A world that takes soft interventions: every kind's world meets it (a world of measured
+    data refuses them, naming why)."""
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of variables ``d``."""
+        ...
+
+    def sample_soft(
+        self,
+        kind: SoftKind,
+        var: int,
+        value: float,
+        n: int,
+        rng: np.random.Generator,
+        *,
+        out: FloatArray | None = None,
+    ) -> FloatArray:
+        """``n`` rows under the soft intervention (the arguments checked by the caller)."""
+        ...
+
+
 def sample_soft(
-    scm: SCM | LatentSCM,
+    scm: SoftSampling,
     kind: SoftKind,
     var: int,
     value: float,
@@ -119,10 +143,12 @@ def sample_soft(
     *,
     out: FloatArray | None = None,
 ) -> FloatArray:
-    """``n`` rows under the soft intervention ``kind`` on ``X_var`` with ``value``.
+    """``n`` rows under the soft intervention ``kind`` on ``X_var`` with ``value``: the
+    arguments checked once (:mod:`acdb_gym.core.worlds.checks`), then the world's own
+    ``sample_soft``.
 
     Args:
-        scm: any family's SCM.
+        scm: any kind's world.
         kind: ``"shift"`` (add ``value`` to ``X_var``'s equation) or ``"scale"`` (multiply its
             noise by :func:`scale_factor` of ``value``).
         var: the target, in ``[0, d)``.
@@ -135,66 +161,50 @@ def sample_soft(
         The samples (``out`` when it is given).
 
     Raises:
-        ValueError: an unknown ``kind``, ``var`` out of range, ``value`` not finite, ``n < 1``.
+        ValueError: an unknown ``kind``, ``var`` out of range, ``value`` not finite, ``n < 1``,
+            or a world of measured data (no model to intervene on softly).
     """
     if kind not in SOFT_KINDS:
         raise ValueError(f"kind must be one of {list(SOFT_KINDS)}, got {kind!r}")
-    d = scm.n_nodes
-    if not 0 <= var < d:
-        raise ValueError(f"var must be in [0, {d}), got {var}")
-    if not math.isfinite(value):
-        raise ValueError(f"value must be finite, got {value}")
-    if n < 1:
-        raise ValueError(f"n must be at least 1, got {n}")
-    if isinstance(scm, LatentSCM):
-        # The whole world is intervened on and its observed columns returned.
-        observed = sample_soft(scm.full, kind, var, value, n, rng)[:, :d]
-        if out is None:
-            return np.ascontiguousarray(observed)
-        out[...] = observed
-        return out
-    if isinstance(scm, LinearGaussianSCM | LinearNonGaussianSCM):
-        return _linear_soft(scm, kind, var, float(value), n, rng, out)
-    if isinstance(scm, FittedSCM):
-        change = float(value) if kind == "shift" else scale_factor(value)
-        samples = scm.sample_soft(kind, var, change, n, rng)
-        if out is None:
-            return samples
-        out[...] = samples
-        return out
-    noise = rng.standard_normal((n, d))
-    if kind == "shift":
-        samples = scm.propagate(noise, shift=(var, float(value)))
-    else:
-        noise[:, var] *= scale_factor(value)
-        samples = scm.propagate(noise)
+    check_target(var, scm.n_nodes)
+    check_value(value)
+    check_samples(n)
+    return scm.sample_soft(kind, var, float(value), n, rng, out=out)
+
+
+def into(samples: FloatArray, out: FloatArray | None) -> FloatArray:
+    """``samples``, or written into ``out`` and ``out`` returned when it is given."""
     if out is None:
         return samples
     out[...] = samples
     return out
 
 
-def _linear_soft(
-    scm: LinearGaussianSCM | LinearNonGaussianSCM,
+def measured_data_refuses(kind: SoftKind) -> ValueError:
+    """The error of a soft intervention on measured data (it has no model to change)."""
+    return ValueError(
+        f"a {kind} intervention needs a model; this level's data are measured, "
+        "so its experiments are what they are (kind 'hard' only)"
+    )
+
+
+def linear_soft(
+    noise: FloatArray,
+    mixing: FloatArray,
+    weights: FloatArray,
     kind: SoftKind,
     var: int,
     value: float,
-    n: int,
-    rng: np.random.Generator,
     out: FloatArray | None,
 ) -> FloatArray:
-    """The observational draw ``E M`` plus the change of ``e_var`` times the total effects of
-    ``X_var`` (``M[var]``), added to the descendants' columns only."""
-    if isinstance(scm, LinearGaussianSCM):
-        noise = rng.standard_normal((n, scm.n_nodes)) * scm.noise_std
-        mixing = scm.mixing
-    else:
-        noise = standardized_noise(scm.noise_kinds, n, rng) * scm.noise_std
-        mixing = scm.linear.mixing
+    """A linear world's soft draw from its scaled ``noise`` (the observational draw's): the
+    observational draw ``E M`` plus the change of ``e_var`` times the total effects of ``X_var``
+    (``M[var]``), added to the descendants' columns only."""
+    n = noise.shape[0]
     change = np.full(n, value) if kind == "shift" else (scale_factor(value) - 1.0) * noise[:, var]
     samples = np.matmul(noise, mixing, out=out)  # as scm.sample computes it
     # inv(I - W) leaves ulp-sized entries off the descendants; they are exact zeros in truth.
-    columns = _descendants_and_self(scm.weights != 0, var)
+    columns = _descendants_and_self(weights != 0, var)
     effects = mixing[var, columns].copy()
     effects[0] = 1.0  # columns[0] is var; the diagonal of M is exactly 1
     samples[:, columns] += change[:, None] * effects

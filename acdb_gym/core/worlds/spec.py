@@ -139,7 +139,7 @@ class LevelSpec:
             causal order (the real ladder's SF levels from its world version v2).
         edge_scale: ``"none"`` (the default): step 2's weights as drawn. ``"degree"``: each
             drawn weight of an edge ``i -> j`` times ``sqrt(mean_degree / (deg_i deg_j))``
-            (:func:`~acdb_gym.core.worlds.instance.degree_scales`; DESIGN §3 step 2), so a
+            (:func:`~acdb_gym.core.worlds.kinds.linear.degree_scales`; DESIGN §3 step 2), so a
             node's R² from all the others does not grow with its degree and an order that puts
             high-degree nodes first gains nothing (the real ladder's SF levels from v2).
         shortfall: ``0`` (the default): the budget is ``|I*| + slack``. A positive integer:

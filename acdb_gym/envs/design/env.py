@@ -29,7 +29,7 @@ from acdb_gym.envs.design.state import (
     DesignState,
     detectable_shift_for,
 )
-from acdb_gym.envs.levels import (
+from acdb_gym.envs.episode_rules import (
     RewardName,
     check_choice,
     check_level_arguments,

@@ -70,7 +70,13 @@ from acdb_gym.envs.design.env import Estimator, ObservationMode, check_design_ar
 from acdb_gym.envs.design.graph_obs import graph_observation, graph_observation_space
 from acdb_gym.envs.design.observation import observation_size
 from acdb_gym.envs.design.state import BIC_PENALTY, SHIFT_CLIP
-from acdb_gym.envs.levels import UNSCORED, RewardName, check_choice, check_seed, choose_instance
+from acdb_gym.envs.episode_rules import (
+    UNSCORED,
+    RewardName,
+    check_choice,
+    check_seed,
+    choose_instance,
+)
 
 __all__ = ["DesignVectorEnv"]
 
@@ -764,7 +770,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         """The single env's info keys for every world, in Gymnasium's vector form (each key an
                 array over worlds beside its ``_key`` mask, all True: every world has every key at
                 every step); ``scored`` is True, and ``score`` and ``instance_seed`` are filled in (else
-        :data:`~acdb_gym.envs.levels.UNSCORED` and -1), for the worlds that ended this step."""
+        :data:`~acdb_gym.envs.episode_rules.UNSCORED` and -1), for the worlds that ended this step."""
         n = self.num_envs
         every = np.ones(n, dtype=bool)
         scores = scores or {}

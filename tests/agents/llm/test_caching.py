@@ -16,7 +16,8 @@ from acdb_gym.agents.llm import env_kwargs_for
 from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.report import write_report
 from acdb_gym.report.cost import check_prices_cover, job_costs, load_prices
-from acdb_gym.results import Location, ResultRow, read_results
+from acdb_gym.report.load import as_rows
+from acdb_gym.results import Location, ResultRow, example_row, read_results
 from acdb_gym.sweep.run import SweepConfig, run_sweep
 
 PROVIDERS = ("openai", "anthropic")
@@ -53,6 +54,7 @@ def marked_paths(body: Any, path: str = "") -> list[str]:
     return []
 
 
+@pytest.mark.slow
 def test_anthropic_marks_tools_system_data_block_and_newest_message(
     fake: SimpleNamespace,
 ) -> None:
@@ -183,15 +185,15 @@ def test_bad_price_tables_name_the_problem(tmp_path: Path, table: Any, message: 
 def test_job_cost_by_hand(tmp_path: Path) -> None:
     (tmp_path / "p.toml").write_text(PRICES_TOML)
     prices = load_prices(tmp_path / "p.toml")
-    row = {
-        "job_id": "j", "agent": "llm_raw", "panel": "active", "status": "ok",
-        "agent_config": {"model": "test-model"}, "tokens_in": 1_000_000,
-        "tokens_cached_in": 600_000, "tokens_cache_write": 100_000, "tokens_out": 10_000,
-    }  # fmt: skip
+    row = example_row(
+        job_id="j", agent="llm_raw", panel="active", agent_config={"model": "test-model"},
+        tokens_in=1_000_000, tokens_cached_in=600_000, tokens_cache_write=100_000,
+        tokens_out=10_000,
+    )  # fmt: skip
     old = {**row, "job_id": "k"}
     del old["tokens_cached_in"], old["tokens_cache_write"]
     unpriced = {**row, "job_id": "u", "agent_config": {"model": "unknown"}}
-    costs = job_costs([row, old, unpriced], prices)
+    costs = job_costs(as_rows([row, old, unpriced]), prices)
     assert [c.job_id for c in costs] == ["j", "k"]
     # 0.3 M plain * 3 + 0.6 M * 0.3 + 0.1 M * 3.75 + 0.01 M * 15
     assert costs[0].cost == pytest.approx(0.9 + 0.18 + 0.375 + 0.15)
@@ -199,6 +201,7 @@ def test_job_cost_by_hand(tmp_path: Path) -> None:
     assert costs[1].cost == pytest.approx(costs[1].cost_uncached)
 
 
+@pytest.mark.slow
 def test_report_with_prices_writes_costs_per_job_and_per_agent(
     fake: SimpleNamespace, tmp_path: Path
 ) -> None:
@@ -235,6 +238,6 @@ def test_report_with_prices_writes_costs_per_job_and_per_agent(
 
 
 def test_prices_for_a_run_without_llm_rows_are_an_error() -> None:
-    row = {"status": "ok", "agent_config": {}, "tokens_in": None}
+    row = example_row(agent_config={}, tokens_in=None)
     with pytest.raises(ValueError, match="no LLM rows with token counts"):
-        check_prices_cover([row], {})
+        check_prices_cover(as_rows([row]), {})

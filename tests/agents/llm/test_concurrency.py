@@ -44,6 +44,7 @@ def sweep_rows(server: Any, out: Path, provider: str, **config: Any) -> dict[str
     return {row["job_id"]: {k: v for k, v in row.items() if k != "wall_time"} for row in rows}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_concurrent_sweep_rows_equal_the_serial_rows(
     fake: SimpleNamespace, provider: str, tmp_path: Path
@@ -66,6 +67,7 @@ def test_concurrent_sweep_rows_equal_the_serial_rows(
         assert events("serial") == events("concurrent")
 
 
+@pytest.mark.slow
 def test_concurrency_in_worker_processes_gives_the_same_rows(
     fake: SimpleNamespace, tmp_path: Path
 ) -> None:
@@ -116,6 +118,7 @@ def _grab(path: str, attempts: int) -> int:
     return sum(limiter.reserve(1) == 0.0 for _ in range(attempts))
 
 
+@pytest.mark.slow
 def test_rate_limit_is_shared_across_processes(tmp_path: Path) -> None:
     path = str(tmp_path / "rate.json")
     context = multiprocessing.get_context("spawn")

@@ -15,7 +15,7 @@ from acdb_gym.agents.base import Agent, run_episode
 from acdb_gym.agents.llm import env_kwargs_for
 from acdb_gym.core.graphs import DAG, cpdag
 from acdb_gym.core.ladders.shipped import get_level
-from acdb_gym.core.tools import StatisticTool, ToolResult, registered_tool
+from acdb_gym.core.statistic_tools import StatisticTool, ToolResult, registered_tool
 
 PROVIDERS = ("openai", "anthropic")
 INSTANCE = get_level("v0", "L0").instance(0)
@@ -48,7 +48,7 @@ def test_competent_policy_recovers_the_true_graph(
 
     result = run_episode(make_env(variant, panel), agent, manifest_index=0)
 
-    assert result.score["directed_f1"] == 1.0
+    assert result.score.directed_f1 == 1.0
     assert result.invalid_actions == 0
     intervened = panel == "active" and variant != "llm_corr_obs"
     assert result.steps == (2 if intervened else 1)
@@ -114,7 +114,7 @@ def test_session_prompt_carries_data_budget_and_step_limit(
     observational = INSTANCE.d_obs
     assert f"{observational[0, 0]:.3f},{observational[0, 1]:.3f}" in session
     assert session.count("\n") >= observational.shape[0]
-    assert result.steps == 1 and result.score["skeleton_f1"] == 0.0
+    assert result.steps == 1 and result.score.skeleton_f1 == 0.0
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -136,7 +136,7 @@ def test_correlation_probe_sees_only_correlations_and_stds(
     assert "Sample standard deviations:" in request.session
     assert f"{data[0, 0]:.3f}" not in request.session  # no raw data
     assert len(request.session.splitlines()) < 20
-    assert result.steps == 1 and result.score["directed_f1"] == 0.0
+    assert result.steps == 1 and result.score.directed_f1 == 0.0
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

@@ -43,12 +43,13 @@ def test_two_rate_limits_then_success(fake: SimpleNamespace, provider: str) -> N
 
     # Two 30-s backoffs would take 60 s; retry-after 0 takes none (a wide margin for load).
     assert time.perf_counter() - start < 30.0
-    assert result.steps == 1 and result.score["directed_precision"] == 1.0
+    assert result.steps == 1 and result.score.directed_precision == 1.0
     assert result.extra["retries"] == 2 and result.extra["llm_calls"] == 1
     assert len(server.requests) == 3
     assert server.requests[0].body == server.requests[2].body
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize("kind", ["500", "529", "hang", "drop"])
 def test_one_transient_failure_is_retried(fake: SimpleNamespace, provider: str, kind: str) -> None:
@@ -59,6 +60,7 @@ def test_one_transient_failure_is_retried(fake: SimpleNamespace, provider: str, 
     assert len(server.requests) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize("kind", ["429", "500", "hang", "drop"])
 def test_persistent_failure_raises_provider_error(

@@ -38,6 +38,7 @@ CASES: list[tuple[str, Any, str]] = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize(("case", "arguments", "shown"), CASES, ids=[c[0] for c in CASES])
 def test_a_hostile_tool_call_is_an_invalid_step(
@@ -139,6 +140,7 @@ def test_a_poisoned_entry_left_by_an_older_version_is_a_cache_miss(tmp_path: Pat
     assert not cache.put(key, {"response": {"v": NAN}})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_huge_replies_do_not_grow_transcripts_and_cache(
     fake: SimpleNamespace, provider: str, tmp_path: Path

@@ -61,7 +61,7 @@ def test_the_stated_hypotheses_are_recorded(fake: SimpleNamespace, provider: str
     agent = fake.agent(server, provider, max_retries=0, state_hypothesis=True)
     result = run_episode(_env(), agent, manifest_index=0)
     assert agent.states_hypotheses
-    assert result.score["directed_f1"] == 1.0 and result.invalid_actions == 0
+    assert result.score.directed_f1 == 1.0 and result.invalid_actions == 0
     assert result.revision is not None
     assert result.revision.targets == (0, 1)
     assert result.revision.hypotheses == (FIRST, SECOND)
@@ -107,6 +107,7 @@ def test_a_bad_hypothesis_makes_the_call_invalid(
     assert is_error and message in text
 
 
+@pytest.mark.slow
 def test_the_sweep_flag_writes_revision_rows_and_the_report_section(
     fake: SimpleNamespace, tmp_path: Path
 ) -> None:

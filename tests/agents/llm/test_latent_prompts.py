@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from acdb_gym.agents.llm import prompts
+from acdb_gym.agents.llm.function_tools import build_tools
 from acdb_gym.agents.llm.parsing import ToolCallError, parse_tool_arguments
-from acdb_gym.agents.llm.tools import build_tools
 from acdb_gym.core.graphs import ADMG, PAG, PDAG
 from acdb_gym.envs.actions import Submit
 from acdb_gym.integrations.episode import ToolEpisode

@@ -90,6 +90,7 @@ CASES: list[tuple[str, Any, str, int]] = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize(
     ("case", "make_reply", "shown", "n_results"), CASES, ids=[c[0] for c in CASES]

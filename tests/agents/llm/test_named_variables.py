@@ -66,6 +66,7 @@ def test_a_named_agent_on_an_env_without_names_is_refused(fake: SimpleNamespace)
         run_episode(env, fake.agent(server, "openai", named=True), manifest_index=0)
 
 
+@pytest.mark.slow
 def test_the_sweep_runs_named_jobs_and_refuses_levels_without_names(
     fake: SimpleNamespace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -100,6 +101,7 @@ def _fuzz(call: tuple[str, Any], n_experiments: int) -> None:
     assert SPACE.contains(encoded), (name, arguments, action)
 
 
+@pytest.mark.slow
 def test_parser_never_crashes_on_random_json() -> None:
     _fuzz()
     # Both outcomes are exercised, so the assertions above ran on real actions too.

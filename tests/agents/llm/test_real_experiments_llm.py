@@ -57,6 +57,7 @@ def test_a_model_runs_real_experiments_and_is_refused_elsewhere(
     assert is_error and "has no experiment on this level; experiments exist for" in text
 
 
+@pytest.mark.slow
 def test_the_sweep_runs_llm_agents_on_real_experiments_named_and_anonymous(
     fake: SimpleNamespace, tmp_path: Path
 ) -> None:
@@ -88,4 +89,4 @@ def test_a_model_plays_a_cause_effect_pair(fake: SimpleNamespace) -> None:
     assert "Interventions are not available on this level" in request.system
     assert "Observational data: 94 samples" in request.session
     truth = env.unwrapped._instance.dag.edges()  # type: ignore[attr-defined]
-    assert result.score["directed_f1"] == (1.0 if truth == [(1, 0)] else 0.0)
+    assert result.score.directed_f1 == (1.0 if truth == [(1, 0)] else 0.0)

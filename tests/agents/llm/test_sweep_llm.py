@@ -20,6 +20,7 @@ from acdb_gym.sweep.run import SweepConfig, run_sweep
 TRUTH = get_level("v0", "L0").instance(0).dag
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_sweep_runs_llm_agents_through_the_cli(
     fake: SimpleNamespace, provider: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -139,6 +140,7 @@ def _strong_correlations(session: str) -> list[tuple[int, int]]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ladder", ["v0", "v1"])
 def test_the_correlation_probe_runs_on_every_level_and_reports_skeleton_f1(
     fake: SimpleNamespace, ladder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -40,7 +40,7 @@ def test_text_turns_are_bounded_steps_with_tool_choice_auto_until_used(
     )
     server = fake.serve(script)
     result = run_episode(env(), fake.agent(server, provider, text_turns=2), manifest_index=0)
-    assert result.steps == 5 and result.score["directed_f1"] == 1.0
+    assert result.steps == 5 and result.score.directed_f1 == 1.0
     assert [tool_choice(r) for r in server.requests] == (
         ["auto"] * 3 + (["required"] * 2 if provider == "openai" else ["any"] * 2)
     )
@@ -68,7 +68,7 @@ def test_anthropic_extended_thinking_is_sent_and_its_blocks_go_back_verbatim(
     server = fake.serve(script)
     agent = fake.agent(server, "anthropic", thinking_budget=2048, max_tokens=8192)
     result = run_episode(env(), agent, manifest_index=0)
-    assert result.score["directed_f1"] == 1.0
+    assert result.score.directed_f1 == 1.0
     first, second = (r.body for r in server.requests)
     assert first["thinking"] == {"type": "enabled", "budget_tokens": 2048}
     assert first["max_tokens"] == 8192
@@ -100,7 +100,7 @@ def test_a_thinking_model_that_refuses_temperature_gets_none(fake: SimpleNamespa
     server = fake.serve(refuse_temperature)
     agent = fake.agent(server, "anthropic", thinking_budget=1024, temperature=0.0)
     result = run_episode(env(), agent, manifest_index=0)
-    assert result.score["directed_f1"] == 1.0
+    assert result.score.directed_f1 == 1.0
     assert result.extra["temperature_applied"] is False
     assert "temperature" in server.requests[0].body
     assert all("temperature" not in r.body and "thinking" in r.body for r in server.requests[1:])

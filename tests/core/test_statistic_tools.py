@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from acdb_gym.core import stats, tools
+from acdb_gym.core import statistic_tools, stats
 from acdb_gym.core.ladders.shipped import LADDERS
-from acdb_gym.core.tools import (
+from acdb_gym.core.statistic_tools import (
     BUILTIN_TOOLS,
     StatisticTool,
     ToolResult,
@@ -129,9 +129,26 @@ def test_registered_tool_restores_the_registry_after_an_error() -> None:
 
 
 def test_literal_values_are_listed_once() -> None:
-    assert tools.TOOL_VARIANTS == ("raw", "stats")
-    assert (tools.TOOLS_RAW, tools.TOOLS_STATS) == tools.TOOL_VARIANTS
-    assert tools.ARGUMENT_KINDS == ("node", "pair", "cond", "regime")
+    assert statistic_tools.TOOL_VARIANTS == ("raw", "stats")
+    assert (statistic_tools.TOOLS_RAW, statistic_tools.TOOLS_STATS) == statistic_tools.TOOL_VARIANTS
+    assert statistic_tools.ARGUMENT_KINDS == ("node", "pair", "cond", "regime")
     assert PANELS == ("active", "observational") == (PANEL_ACTIVE, PANEL_OBSERVATIONAL)
     node_tool = spec(arguments=("node",), compute=lambda data, *, i: ToolResult(np.nan, 1.0))
     assert node_tool.fields == ("i",) and node_tool.node_fields == ("i",)
+
+
+def test_the_former_module_paths_are_the_renamed_modules_names() -> None:
+    """``core.tools``, ``agents.llm.tools`` and ``envs.levels`` keep importing: the same
+    objects as ``core.statistic_tools``, ``agents.llm.function_tools`` and
+    ``envs.episode_rules``."""
+    import importlib
+
+    pairs = [
+        ("acdb_gym.core.tools", "acdb_gym.core.statistic_tools"),
+        ("acdb_gym.agents.llm.tools", "acdb_gym.agents.llm.function_tools"),
+        ("acdb_gym.envs.levels", "acdb_gym.envs.episode_rules"),
+    ]
+    for former, current in pairs:
+        old, new = importlib.import_module(former), importlib.import_module(current)
+        assert old.__all__ == new.__all__ and len(new.__all__) > 3
+        assert all(getattr(old, name) is getattr(new, name) for name in new.__all__)
