@@ -64,11 +64,7 @@ class HeadroomRow:
 
 def privileged_groups(rows: Iterable[Row]) -> frozenset[GroupKey]:
     """The agent rows that read the hidden instance (``privileged`` rows, and the oracle)."""
-    return frozenset(
-        group_of(row)
-        for row in rows
-        if row.privileged or row.agent == ORACLE_AGENT
-    )
+    return frozenset(group_of(row) for row in rows if row.privileged or row.agent == ORACLE_AGENT)
 
 
 def headroom_rows(prepared: Prepared, summary: Summary) -> tuple[HeadroomRow, ...]:
