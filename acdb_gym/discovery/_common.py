@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar
@@ -33,6 +34,41 @@ def as_data_matrix(data: ArrayLike, name: str, *, n_columns: int | None = None) 
             f"column X{cols[0]}"
         )
     return array
+
+
+def checked_node(node: int, n_nodes: int) -> int:
+    """``node`` as an int in ``[0, n_nodes)``.
+
+    Raises:
+        ValueError: outside the range.
+    """
+    node = operator.index(node)
+    if not 0 <= node < n_nodes:
+        raise ValueError(f"node must be in [0, {n_nodes}), got {node}")
+    return node
+
+
+def check_experiment(
+    item: tuple[int, ArrayLike], index: int, n_nodes: int
+) -> tuple[int, FloatArray]:
+    """The ``index``-th ``(target, samples)`` experiment of a score over ``n_nodes`` variables,
+    checked: an integer target in ``[0, n_nodes)`` and a data matrix of ``n_nodes`` columns.
+
+    Raises:
+        ValueError: not a pair, a target out of range, or samples that are not such a matrix.
+    """
+    try:
+        target_raw, samples_raw = item
+        target = operator.index(target_raw)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"experiments[{index}] must be a (target, samples) pair with an integer target, "
+            f"got {item!r}"
+        ) from None
+    if not 0 <= target < n_nodes:
+        raise ValueError(f"experiments[{index}] target must be in [0, {n_nodes}), got {target}")
+    samples = as_data_matrix(samples_raw, f"experiments[{index}] samples", n_columns=n_nodes)
+    return target, samples
 
 
 def check_min_rows(data: FloatArray, name: str, min_rows: int) -> None:

@@ -36,7 +36,6 @@ every ``P - {i}``. A move changes one or two parent sets, so only those columns 
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -46,7 +45,7 @@ from numpy.typing import ArrayLike
 
 from acdb_gym.core.graphs import DAG, PDAG, essential_graph, has_directed_path, reachability
 from acdb_gym.core.types import BoolMatrix, FloatArray
-from acdb_gym.discovery._common import as_data_matrix
+from acdb_gym.discovery._common import as_data_matrix, check_experiment, checked_node
 
 __all__ = [
     "DecomposableScore",
@@ -117,7 +116,7 @@ class InterventionalBIC:
             raise ValueError(f"penalty must be positive and finite, got {penalty}")
         obs = as_data_matrix(observational, "observational")
         n_nodes = obs.shape[1]
-        checked = [_check_experiment(item, i, n_nodes) for i, item in enumerate(experiments)]
+        checked = [check_experiment(item, i, n_nodes) for i, item in enumerate(experiments)]
         self.penalty = float(penalty)
         self.targets: tuple[int, ...] = tuple(t for t, _ in checked)
         """The target of every experiment, in order (repeats kept)."""
@@ -132,7 +131,7 @@ class InterventionalBIC:
 
     def rows_for(self, node: int) -> int:
         """Number of rows that count for ``node`` (those where it was not intervened)."""
-        return int(self._counts[_checked_node(node, self.n_nodes)])
+        return int(self._counts[checked_node(node, self.n_nodes)])
 
     def local_score(self, node: int, parents: Sequence[int] | np.ndarray) -> float:
         """BIC term of ``node`` with parent set ``parents``.
@@ -140,10 +139,10 @@ class InterventionalBIC:
         Raises:
             ValueError: a node or parent outside ``[0, d)``, or ``node`` among its parents.
         """
-        node = _checked_node(node, self.n_nodes)
+        node = checked_node(node, self.n_nodes)
         chosen = np.unique(np.asarray(parents, dtype=np.int64))
         for parent in chosen:
-            _checked_node(int(parent), self.n_nodes)
+            checked_node(int(parent), self.n_nodes)
         if node in chosen:
             raise ValueError(f"X{node} cannot be its own parent")
         scatter = self._scatter[node]
@@ -179,7 +178,7 @@ class InterventionalBIC:
         Raises:
             ValueError: ``node`` outside ``[0, d)`` or a mask of the wrong shape.
         """
-        node = _checked_node(node, self.n_nodes)
+        node = checked_node(node, self.n_nodes)
         parents = np.asarray(parents, dtype=np.bool_)
         if parents.shape != (self.n_nodes,):
             raise ValueError(
@@ -222,30 +221,6 @@ class InterventionalBIC:
         variance = np.maximum(rss / n, floor)
         loglik = -0.5 * n * (np.log(2.0 * np.pi * variance) + 1.0)
         return loglik - self.penalty * 0.5 * self._log_n[node] * (n_parents + 2)
-
-
-def _checked_node(node: int, n_nodes: int) -> int:
-    node = operator.index(node)
-    if not 0 <= node < n_nodes:
-        raise ValueError(f"node must be in [0, {n_nodes}), got {node}")
-    return node
-
-
-def _check_experiment(
-    item: tuple[int, ArrayLike], index: int, n_nodes: int
-) -> tuple[int, FloatArray]:
-    try:
-        target_raw, samples_raw = item
-        target = operator.index(target_raw)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"experiments[{index}] must be a (target, samples) pair with an integer target, "
-            f"got {item!r}"
-        ) from None
-    if not 0 <= target < n_nodes:
-        raise ValueError(f"experiments[{index}] target must be in [0, {n_nodes}), got {target}")
-    samples = as_data_matrix(samples_raw, f"experiments[{index}] samples", n_columns=n_nodes)
-    return target, samples
 
 
 def _node_statistics(

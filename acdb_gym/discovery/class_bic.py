@@ -33,7 +33,6 @@ True
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from typing import Final
 
@@ -42,7 +41,7 @@ from numpy.typing import ArrayLike
 
 from acdb_gym.core.graphs import DAG, essential_graph
 from acdb_gym.core.types import BoolMatrix, FloatArray
-from acdb_gym.discovery._common import as_data_matrix
+from acdb_gym.discovery._common import as_data_matrix, check_experiment, checked_node
 from acdb_gym.discovery.bic_search import ScoreSearchResult, hill_climb
 
 __all__ = [
@@ -129,13 +128,7 @@ class FeatureBIC:
         obs = as_data_matrix(observational, "observational")
         d = obs.shape[1]
         regimes: list[tuple[int | None, FloatArray]] = [(None, obs)]
-        for index, (target, samples) in enumerate(experiments):
-            node = operator.index(target)
-            if not 0 <= node < d:
-                raise ValueError(f"experiments[{index}] target must be in [0, {d}), got {node}")
-            regimes.append(
-                (node, as_data_matrix(samples, f"experiments[{index}] samples", n_columns=d))
-            )
+        regimes += [check_experiment(item, index, d) for index, item in enumerate(experiments)]
         self.features = names
         self.penalty = float(penalty)
         self.targets: tuple[int, ...] = tuple(t for t, _ in regimes[1:] if t is not None)
@@ -213,8 +206,8 @@ class FeatureBIC:
         Raises:
             ValueError: a node or parent outside ``[0, d)``, or ``node`` among its parents.
         """
-        node = _checked(node, self.n_nodes)
-        chosen = sorted({_checked(int(p), self.n_nodes) for p in np.asarray(parents).ravel()})
+        node = checked_node(node, self.n_nodes)
+        chosen = sorted({checked_node(int(p), self.n_nodes) for p in np.asarray(parents).ravel()})
         if node in chosen:
             raise ValueError(f"X{node} cannot be its own parent")
         return float(self._term(node, self._rss(node, chosen), len(chosen)))
@@ -233,7 +226,7 @@ class FeatureBIC:
         """Score changes of adding or removing each single parent of ``node`` (the protocol of
         :func:`~acdb_gym.discovery.bic_search.hill_climb`; ``-inf`` where a move does not
         apply)."""
-        node = _checked(node, self.n_nodes)
+        node = checked_node(node, self.n_nodes)
         mask = np.asarray(parents, dtype=np.bool_)
         if mask.shape != (self.n_nodes,):
             raise ValueError(f"parents must be a mask of shape ({self.n_nodes},), got {mask.shape}")
@@ -275,13 +268,6 @@ class FeatureBIC:
         rss = partial[-1, -1] - np.einsum("cm,cm->c", cross, solved)
         scores[nodes] = self._term(node, rss, len(current) + 1)
         return scores
-
-
-def _checked(node: int, n_nodes: int) -> int:
-    node = operator.index(node)
-    if not 0 <= node < n_nodes:
-        raise ValueError(f"node must be in [0, {n_nodes}), got {node}")
-    return node
 
 
 def class_interventional_search(
