@@ -42,6 +42,7 @@ __all__ = [
     "InstanceGenerationError",
     "RealData",
     "SeedStreams",
+    "Unbankable",
     "World",
     "WorldKind",
     "WorldModel",
@@ -244,3 +245,18 @@ class WorldKind(Protocol):
 def no_bank(why: str) -> ValueError:
     """The error of a kind whose worlds an instance bank does not hold."""
     return ValueError(why)
+
+
+class Unbankable:
+    """The bank methods of a kind whose worlds an instance bank does not hold: both refuse with
+    the kind's :attr:`unbankable` reason (:func:`no_bank`)."""
+
+    unbankable: str = "an instance bank does not hold these worlds"
+
+    def to_bank(self, worlds: Sequence[World]) -> dict[str, np.ndarray]:
+        raise no_bank(self.unbankable)
+
+    def from_bank(
+        self, spec: LevelSpec, dags: Sequence[DAG], arrays: dict[str, np.ndarray]
+    ) -> list[World]:
+        raise no_bank(self.unbankable)

@@ -8,9 +8,6 @@ of the observed graph (a lower bound on what identifies the ADMG) and the budget
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-
-import numpy as np
 
 from acdb_gym.core.graphs import DAG
 from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION, draw_world
@@ -23,9 +20,9 @@ from acdb_gym.core.worlds.kinds.base import (
     DrawnWorld,
     InstanceGenerationError,
     SeedStreams,
+    Unbankable,
     World,
     check_deadline,
-    no_bank,
 )
 from acdb_gym.core.worlds.kinds.linear import build_scm, draw_weights, passes_full_set_check
 from acdb_gym.core.worlds.latent import (
@@ -41,8 +38,10 @@ from acdb_gym.core.worlds.spec import LINEAR_GAUSSIAN, LevelSpec
 __all__ = ["LatentKind"]
 
 
-class LatentKind:
+class LatentKind(Unbankable):
     """Worlds with hidden confounders."""
+
+    unbankable = "a bank holds worlds without hidden confounders"
 
     name = "latent"
     worlds: tuple[type, ...] = (LatentSCM,)
@@ -95,11 +94,3 @@ class LatentKind:
 
     def check(self, spec: LevelSpec, world: World, i_star: frozenset[int]) -> None:
         pass
-
-    def to_bank(self, worlds: Sequence[World]) -> dict[str, np.ndarray]:
-        raise no_bank("a bank holds worlds without hidden confounders")
-
-    def from_bank(
-        self, spec: LevelSpec, dags: Sequence[DAG], arrays: dict[str, np.ndarray]
-    ) -> list[World]:
-        raise no_bank("a bank holds worlds without hidden confounders")

@@ -5,20 +5,17 @@ variable is the cause, the observational stream the rows. ``I*`` is empty and th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
-
-from acdb_gym.core.graphs import DAG
 from acdb_gym.core.worlds.cause_effect_pairs import CauseEffectPair, pair_for_seed
-from acdb_gym.core.worlds.kinds.base import GRAPH, DrawnWorld, SeedStreams, World, no_bank
+from acdb_gym.core.worlds.kinds.base import GRAPH, DrawnWorld, SeedStreams, Unbankable, World
 from acdb_gym.core.worlds.spec import LevelSpec
 
 __all__ = ["CauseEffectPairsKind"]
 
 
-class CauseEffectPairsKind:
+class CauseEffectPairsKind(Unbankable):
     """The Tübingen cause-effect pairs."""
+
+    unbankable = "a bank holds SCM worlds, not measured data"
 
     name = "cause-effect-pairs"
     worlds: tuple[type, ...] = (CauseEffectPair,)
@@ -33,11 +30,3 @@ class CauseEffectPairsKind:
 
     def check(self, spec: LevelSpec, world: World, i_star: frozenset[int]) -> None:
         pass
-
-    def to_bank(self, worlds: Sequence[World]) -> dict[str, np.ndarray]:
-        raise no_bank("a bank holds SCM worlds, not measured data")
-
-    def from_bank(
-        self, spec: LevelSpec, dags: Sequence[DAG], arrays: dict[str, np.ndarray]
-    ) -> list[World]:
-        raise no_bank("a bank holds SCM worlds, not measured data")

@@ -8,21 +8,18 @@ does not hold measured data."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
-
-from acdb_gym.core.graphs import DAG
 from acdb_gym.core.worlds.faithfulness import min_relevant_partial_correlation
-from acdb_gym.core.worlds.kinds.base import GRAPH, DrawnWorld, SeedStreams, World, no_bank
+from acdb_gym.core.worlds.kinds.base import GRAPH, DrawnWorld, SeedStreams, Unbankable, World
 from acdb_gym.core.worlds.real_experiments import SachsCells
 from acdb_gym.core.worlds.spec import LevelSpec
 
 __all__ = ["SachsCellsKind"]
 
 
-class SachsCellsKind:
+class SachsCellsKind(Unbankable):
     """The real Sachs experiments' cells."""
+
+    unbankable = "a bank holds SCM worlds, not measured data"
 
     name = "sachs-cells"
     worlds: tuple[type, ...] = (SachsCells,)
@@ -53,11 +50,3 @@ class SachsCellsKind:
                 f"n_int = {spec.n_int} times a budget of up to {most} exceeds the "
                 f"{world.smallest_block} cells of the smallest experiment: lower n_int"
             )
-
-    def to_bank(self, worlds: Sequence[World]) -> dict[str, np.ndarray]:
-        raise no_bank("a bank holds SCM worlds, not measured data")
-
-    def from_bank(
-        self, spec: LevelSpec, dags: Sequence[DAG], arrays: dict[str, np.ndarray]
-    ) -> list[World]:
-        raise no_bank("a bank holds SCM worlds, not measured data")
