@@ -11,6 +11,13 @@ through ``PYTHONPATH=DIR``), in an order that rotates from round to round:
   rows);
 - **report, again**: ``acdb report`` once more on that directory (a rerun over a written report).
 
+Bytecode (``--bytecode``): ``cached`` (the default) runs every side as an installed package
+runs, its modules' bytecode compiled once: each side writes it under its own
+``PYTHONPYCACHEPREFIX`` in the scratch directory (the checkouts stay untouched) during one
+untimed warm-up (a one-seed sweep of L0 with the same agents and its report) before the rounds;
+``none`` sets ``PYTHONDONTWRITEBYTECODE=1``, so every process compiles every module it imports
+from source (a machine that never writes bytecode; the package's size then counts).
+
 Wall time and the CPU time of the command's whole process tree (user + system: the command
 runs under a small subreaper that reaps the sweep's workers, then reads
 ``getrusage(RUSAGE_CHILDREN)``) are recorded for every run; the table gives medians and, per peer, the median over rounds of the
@@ -18,7 +25,7 @@ paired ratio this / peer (below 1: this checkout is faster). Load on a shared ma
 wall time far more than CPU time, so both are shown.
 
 Run: ``python benchmarks/main_command.py --peer base=/tmp/base [--peer old=/tmp/old]
-[--rounds 4]`` (``--smoke``: level L0, one seed, the oracle and random agents, one round).
+[--rounds 4] [--bytecode cached|none]`` (``--smoke``: level L0, one seed, the oracle and random agents, one round).
 """
 
 from __future__ import annotations
@@ -60,17 +67,24 @@ sys.exit(code)
 """
 
 
-def acdb(root: Path, arguments: list[str], cwd: Path) -> tuple[float, float]:
+def acdb(root: Path, arguments: list[str], cwd: Path, bytecode: Path | None) -> tuple[float, float]:
     """Run ``acdb ARGUMENTS`` with the package of checkout ``root``; wall seconds and the CPU
-    seconds of its whole process tree (workers included)."""
+    seconds of its whole process tree (workers included). ``bytecode``: the side's
+    ``PYTHONPYCACHEPREFIX`` (None: no bytecode written or read from a prefix)."""
     command = [sys.executable, "-c", "import sys; from acdb_gym.cli import main; sys.exit(main())"]
+    environment = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(root)}
+    if bytecode is None:
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+        environment["PYTHONPYCACHEPREFIX"] = str(bytecode)
     start = time.perf_counter()
     finished = subprocess.run(
         [sys.executable, "-c", _REAPER, *command, *arguments],
         check=True,
         capture_output=True,
         text=True,
-        env={**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(root)},
+        env=environment,
         # Not a checkout: `python -c` puts the working directory first on sys.path.
         cwd=cwd,
     )
@@ -86,19 +100,31 @@ def sweep_arguments(out: Path, smoke: bool) -> list[str]:
     return arguments
 
 
-def one_side(root: Path, scratch: Path, results: Path | None, smoke: bool) -> dict[str, tuple]:
+def one_side(
+    root: Path, scratch: Path, results: Path | None, smoke: bool, bytecode: Path | None
+) -> dict[str, tuple]:
     """The three measures of one checkout in one round (``results``: the shared rows, or None
     to report on this side's own sweep)."""
     scratch.mkdir(parents=True)
     run = scratch / "run"
-    times = {"main command": acdb(root, sweep_arguments(run, smoke), scratch)}
+    times = {"main command": acdb(root, sweep_arguments(run, smoke), scratch, bytecode)}
     rows = results if results is not None else run / "results.jsonl"
     report_dir = scratch / "report"
     report_dir.mkdir()
     shutil.copyfile(rows, report_dir / "results.jsonl")
-    times["report, first"] = acdb(root, ["report", str(report_dir)], scratch)
-    times["report, again"] = acdb(root, ["report", str(report_dir)], scratch)
+    times["report, first"] = acdb(root, ["report", str(report_dir)], scratch, bytecode)
+    times["report, again"] = acdb(root, ["report", str(report_dir)], scratch, bytecode)
     return times
+
+
+def warm_up(root: Path, scratch: Path, bytecode: Path) -> None:
+    """Compile a side's bytecode into its prefix: a one-seed sweep of L0 with the same agents
+    (the same modules, in the command and its workers) and its report, untimed."""
+    scratch.mkdir(parents=True)
+    run = scratch / "run"
+    arguments = ["sweep", "--ladder", "v0", "--levels", "L0", "--seeds", "1", "--workers", "2"]
+    acdb(root, [*arguments, "--out", str(run), "--no-progress"], scratch, bytecode)
+    acdb(root, ["report", str(run)], scratch, bytecode)
 
 
 def main() -> None:
@@ -111,6 +137,13 @@ def main() -> None:
         help="a peer checkout (its root, holding acdb_gym/); repeatable",
     )
     parser.add_argument("--rounds", type=int, default=None, help="paired rounds (default 4)")
+    parser.add_argument(
+        "--bytecode",
+        choices=("cached", "none"),
+        default="cached",
+        help="cached: modules compiled once per side (as installed); none: every process "
+        "compiles from source (PYTHONDONTWRITEBYTECODE=1)",
+    )
     args = parser.parse_args()
     rounds = args.rounds or args.repeats or (1 if args.smoke else 4)
     sides = {"this": THIS}
@@ -123,14 +156,20 @@ def main() -> None:
         "The README's main command and `acdb report`, paired against peer checkouts",
         f"{rounds} round(s); sides: "
         + ", ".join(f"{label} = {root}" for label, root in sides.items())
-        + f". Load average at the start: {load_average()}.",
+        + f"; bytecode {args.bytecode}. Load average at the start: {load_average()}.",
     )
     root = Path(tempfile.mkdtemp(prefix="acdb-bench-main-"))
+    prefixes: dict[str, Path | None] = {
+        label: None if args.bytecode == "none" else root / f"pycache-{label}" for label in sides
+    }
     measured: dict[str, dict[str, list[tuple[float, float]]]] = {
         label: {measure: [] for measure in MEASURES} for label in sides
     }
     shared: Path | None = None
     try:
+        for label, prefix in prefixes.items():
+            if prefix is not None:
+                warm_up(sides[label], root / f"warm-{label}", prefix)
         labels = list(sides)
         for number in range(rounds):
             order = labels[number % len(labels) :] + labels[: number % len(labels)]
@@ -138,7 +177,7 @@ def main() -> None:
                 order = ["this", *[label for label in order if label != "this"]]
             for label in order:
                 scratch = root / f"{number}-{label}"
-                times = one_side(sides[label], scratch, shared, args.smoke)
+                times = one_side(sides[label], scratch, shared, args.smoke, prefixes[label])
                 if shared is None:
                     shared = root / "results.jsonl"
                     shutil.copyfile(scratch / "run" / "results.jsonl", shared)

@@ -79,6 +79,15 @@ class RandomDAGAgent:
     def act(self, observation: Observation, info: Mapping[str, Any]) -> Any:
         return actions.submit(random_forward_dag(self._n_nodes, self._rng))
 
+    def draw_adjacencies(self, n_nodes: int, count: int) -> np.ndarray:
+        """The next ``count`` episodes' submissions as one boolean ``(count, d, d)`` stack,
+        drawn as ``count`` calls of :meth:`act` would (:class:`~acdb_gym.agents.draws.BlindAgent`:
+        the sweep scores the random baseline's draws in one pass)."""
+        stack = np.zeros((count, n_nodes, n_nodes), dtype=np.bool_)
+        for draw in stack:
+            draw[:] = random_order_dag(n_nodes, n_edges="uniform", rng=self._rng).adjacency
+        return stack
+
 
 class PCAgent:
     """Submits causal-learn PC's CPDAG of the observational data (Fisher-z, ``alpha``)."""

@@ -36,7 +36,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from scipy import stats
 
 from acdb_gym.agents.base import Agent, run_episode
 from acdb_gym.core.worlds.instance import Instance
@@ -283,6 +282,8 @@ def sign_flip_p_value(
     differences = a - b
     if differences.size == 1 or not differences.any():
         return 1.0
+    from scipy import stats  # imported when used: it costs a few tenths of a second
+
     result = stats.permutation_test(
         (differences,),
         _mean,

@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from acdb_gym.core.graphs import PDAG, has_directed_path
 from acdb_gym.core.types import FloatArray
@@ -118,6 +117,8 @@ def hsic_test(x: FloatArray, y: FloatArray) -> tuple[float, float]:
     if not (variance > 0 and mean > 0):
         return statistic, 1.0
     shape, scale = mean**2 / variance, n * variance / mean
+    from scipy import stats  # imported when used: it costs a few tenths of a second
+
     return statistic, float(stats.gamma.sf(statistic, shape, scale=scale))
 
 

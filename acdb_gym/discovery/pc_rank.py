@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
+from scipy import special
 
 from acdb_gym.core.graphs import PDAG
 from acdb_gym.core.types import FloatArray
@@ -29,6 +29,8 @@ def normal_scores(data: ArrayLike) -> FloatArray:
     [0.674, -0.674, 0.0]
     """
     array = as_data_matrix(data, "data")
+    from scipy import stats  # imported when used: it costs a few tenths of a second
+
     ranks = stats.rankdata(array, axis=0)
     return np.asarray(special.ndtri(ranks / (array.shape[0] + 1)), dtype=np.float64)
 

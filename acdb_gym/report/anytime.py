@@ -33,6 +33,7 @@ import numpy as np
 
 from acdb_gym.core.graphs import DAG
 from acdb_gym.report.document import Image, Part, Table
+from acdb_gym.report.figures import Margins, fixed_figure
 from acdb_gym.report.order import level_order
 from acdb_gym.report.png_cache import plot_key, save_png
 from acdb_gym.report.revision import revised_episodes, truth_and_budget
@@ -200,16 +201,18 @@ def anytime_figure(rows: Sequence[AnytimeRow]) -> Any:
     """The figure :func:`plot_anytime` saves (a matplotlib ``Figure`` on the Agg canvas)."""
     if not rows:
         raise ValueError("no anytime rows to plot")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
     levels = sorted({row.level for row in rows}, key=level_order)
     labels = sorted({row.label for row in rows})
     columns = min(3, len(levels))
     lines = math.ceil(len(levels) / columns)
-    figure = Figure(figsize=(4.0 * columns, 3.0 * lines + 0.6), layout="constrained")
-    FigureCanvasAgg(figure)
+    legend_columns = min(4, len(labels))
+    legend = 0.3 * math.ceil(len(labels) / legend_columns)  # its lines below the axes
+    # One y axis per line of panels (all run 0-100): labels on the first column only.
+    margins = Margins(0.6, 0.15, 0.35, 0.5 + legend, between_columns=0.2, between_lines=0.8)
+    height = 3.0 * lines + 0.35 + legend
+    figure = fixed_figure(4.0 * columns, height, margins, columns=columns, lines=lines)
     for index, level in enumerate(levels):
         axes = figure.add_subplot(lines, columns, index + 1)
         for number, label in enumerate(labels):
@@ -225,9 +228,12 @@ def anytime_figure(rows: Sequence[AnytimeRow]) -> Any:
         axes.set_title(level)
         axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # k counts experiments
         axes.set_xlabel("experiments k")
-        axes.set_ylabel("directed F1 (%)")
         axes.set_ylim(0, 100)
-    figure.legend(loc="outside lower center", ncols=min(4, len(labels)), fontsize="small")
+        if index % columns:
+            axes.tick_params(labelleft=False)
+        else:
+            axes.set_ylabel("directed F1 (%)")
+    figure.legend(loc="lower center", ncols=legend_columns, fontsize="small", borderaxespad=0.3)
     return figure
 
 

@@ -22,10 +22,9 @@ F1) with its bootstrap CI and the paired sign-flip p-value over instances
 (:mod:`acdb_gym.report.statistics`). A gain that is significant and positive is a shortcut: a
 structure-blind rule reads the order off the marginals.
 
-Cost: an instance's audit is ``2 * len(MARGINAL_FEATURES) + N_RANDOM_ORDERS`` order regressions
-at most (identical orders are regressed once) and is cached per process
-(:func:`instance_order_audit` keeps the last :data:`CACHE_SIZE` instances): 0.05-0.15 s a v1
-instance with one BLAS thread, which :func:`order_audit_rows` sets for the audit.
+Cost: up to ``2 * len(MARGINAL_FEATURES) + N_RANDOM_ORDERS`` order regressions an instance
+(0.05-0.15 s a v1 instance on one BLAS thread), cached per process, per run directory and, for
+the default sweeps of v0 and v1, shipped with the package (:mod:`~acdb_gym.report.audit_cache`).
 """
 
 from __future__ import annotations
@@ -48,8 +47,8 @@ from acdb_gym.core.scoring import directed_f1_of, score
 from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.discovery.sortability import MARGINAL_FEATURES, feature_sortability
 from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS, feature_order, regress_in_order
+from acdb_gym.report import audit_cache
 from acdb_gym.report.aggregation import Prepared
-from acdb_gym.report.audit_cache import as_float, load_cache, save_cache
 from acdb_gym.report.document import Part, Table
 from acdb_gym.report.order import level_order
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_is_exact, sign_flip_pvalue
@@ -71,12 +70,14 @@ __all__ = [
     "SHORTCUT_ALPHA",
     "AuditedInstance",
     "InstanceOrderAudit",
+    "audit_entry",
     "instance_order_audit",
     "known_instances",
     "order_audit_parts",
     "order_audit_rows",
     "random_orders",
     "row_instance",
+    "shipped_audit_key",
     "strongest_order",
     "write_order_audit_csv",
 ]
@@ -211,8 +212,8 @@ def order_audit_rows(
     Args:
         prepared: the run's prepared rows.
         cache: a file of instance audits (:mod:`acdb_gym.report.audit_cache`): those it holds
-            are read from it, and it is rewritten with the run's instances when any was
-            computed.
+            are read from it, the others from the shipped audits or computed, and it is
+            rewritten with the run's instances when it did not hold them all.
 
     Returns:
         Per ladder (in name order) and level (L0, L1, ... first, then other names in order,
@@ -222,7 +223,7 @@ def order_audit_rows(
     audits: dict[str, dict[str, list[InstanceOrderAudit]]] = {}
     families: dict[tuple[str, str], set[str]] = {}
     instances = sorted(known_instances(prepared), key=_instance_order)
-    found = _cached_audits(instances, cache)
+    found, from_run = _cached_audits(instances, cache)
     missing = [key for key in instances if key not in found]
     # Hundreds of small least-squares fits: BLAS threads only contend on them (one thread is
     # 5-15x faster on a busy machine, and gives the same numbers).
@@ -237,9 +238,9 @@ def order_audit_rows(
             audit = found[(ladder, level, spec, seed)]
             audits.setdefault(ladder, {}).setdefault(level, []).append(audit)
             families.setdefault((ladder, level), set()).add(str(spec.family))
-    if cache is not None and missing:
-        entries = {f"{key[2]!r}|{key[3]}": _to_entry(audit) for key, audit in found.items()}
-        save_cache(cache, _cache_key(), entries)
+    if cache is not None and from_run < len(found):
+        entries = {f"{key[2]!r}|{key[3]}": audit_entry(audit) for key, audit in found.items()}
+        audit_cache.save_cache(cache, _cache_key(), entries)
     rows: list[MarginalOrderRow] = []
     for ladder, levels in sorted(audits.items()):
         ordered = sorted(levels, key=level_order)
@@ -253,25 +254,45 @@ def order_audit_rows(
 
 def _cached_audits(
     instances: Sequence[AuditedInstance], cache: Path | None
-) -> dict[AuditedInstance, InstanceOrderAudit]:
-    """The audits of ``instances`` that the cache file holds (none without one)."""
-    cached = {} if cache is None else load_cache(cache, _cache_key())
+) -> tuple[dict[AuditedInstance, InstanceOrderAudit], int]:
+    """The audits of ``instances`` that the cache file or the shipped audits hold, and how
+    many of them the cache file held."""
+    cached = {} if cache is None else audit_cache.load_cache(cache, _cache_key())
     found = {}
     for key in instances:
         audit = _from_entry(cached.get(f"{key[2]!r}|{key[3]}"))
         if audit is not None:
             found[key] = audit
-    return found
+    from_run = len(found)
+    shipped = audit_cache.shipped_entries(shipped_audit_key())
+    for key in instances:
+        if key not in found and _is_shipped_level(key):  # a shipped level's instance
+            audit = _from_entry(shipped.get(audit_cache.shipped_name(*key[:2], key[3])))
+            found.update({} if audit is None else {key: audit})
+    return found, from_run
+
+
+def _is_shipped_level(key: AuditedInstance) -> bool:
+    return getattr(ALL_LADDERS.get(key[0], {}).get(key[1]), "spec", None) == key[2]
 
 
 def _cache_key() -> str:
     """What an instance's audit depends on besides the instance: the package's version and the
     audit's constants."""
-    constants = (N_RANDOM_ORDERS, RANDOM_ORDER_STREAM, AUDIT_ALPHA)
-    return repr((__version__, MARGINAL_FEATURES, SORT_DIRECTIONS, *constants))
+    return repr((__version__, *_CONSTANTS))
 
 
-def _to_entry(audit: InstanceOrderAudit) -> dict[str, Any]:
+def shipped_audit_key() -> str:
+    """The shipped audits' key: the audit's constants alone (the shipped file is checked
+    against the code by its regeneration test, whatever the version)."""
+    return repr(_CONSTANTS)
+
+
+_CONSTANTS = (MARGINAL_FEATURES, SORT_DIRECTIONS, N_RANDOM_ORDERS, RANDOM_ORDER_STREAM, AUDIT_ALPHA)
+
+
+def audit_entry(audit: InstanceOrderAudit) -> dict[str, Any]:
+    """An audit as the plain values a cache file holds."""
     return {
         "sortability": dict(audit.sortability),
         "order_f1": [[f, d, value] for (f, d), value in audit.order_f1.items()],
@@ -280,14 +301,15 @@ def _to_entry(audit: InstanceOrderAudit) -> dict[str, Any]:
 
 
 def _from_entry(entry: object) -> InstanceOrderAudit | None:
-    """A cached audit back, or None when ``entry`` is missing or not what :func:`_to_entry`
+    """A cached audit back, or None when ``entry`` is missing or not what :func:`audit_entry`
     writes for the audited features."""
     if not isinstance(entry, dict):
         return None
     try:
-        sortability = {str(k): as_float(v) for k, v in entry["sortability"].items()}
-        order_f1 = {(str(f), str(d)): as_float(value) for f, d, value in entry["order_f1"]}
-        random_f1 = as_float(entry["random_f1"])
+        number = audit_cache.as_float
+        sortability = {str(k): number(v) for k, v in entry["sortability"].items()}
+        order_f1 = {(str(f), str(d)): number(value) for f, d, value in entry["order_f1"]}
+        random_f1 = number(entry["random_f1"])
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
     wanted = {(f, d) for f in MARGINAL_FEATURES for d in SORT_DIRECTIONS}

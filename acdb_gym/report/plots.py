@@ -2,7 +2,7 @@
 
 matplotlib is imported only inside the functions that draw, so importing :mod:`acdb_gym.report`
 costs no matplotlib import (and needs no display). Figures are drawn on the Agg canvas without
-pyplot. Both plots go through :func:`_plot`, which owns the steps they share: the agent rows
+pyplot, in a fixed layout (:mod:`acdb_gym.report.figures`). Both plots go through :func:`_plot`, which owns the steps they share: the agent rows
 with scored episodes, one figure with one axes, and saving.
 """
 
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from acdb_gym.report.figures import Margins, fixed_figure
 from acdb_gym.report.png_cache import plot_key, save_png
 from acdb_gym.report.types import AgentRow, Estimate, LadderSummary
 
@@ -24,8 +25,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["f1_figure", "plot_f1_per_level", "plot_precision_recall", "precision_recall_figure"]
 
-Size = Callable[[LadderSummary, int], tuple[float, float]]
-"""The figure's (width, height) in inches for a ladder and its number of plotted rows."""
+Size = Callable[[LadderSummary, int], tuple[float, float, Margins]]
+"""The figure's width and height in inches and its fixed layout (:mod:`acdb_gym.report.figures`)
+for a ladder and its number of plotted rows."""
 Draw = Callable[["Figure", "Axes", LadderSummary, Sequence[AgentRow]], None]
 """Draws a ladder's plotted rows on the axes (and figure-level parts such as a legend)."""
 
@@ -73,7 +75,8 @@ def _figure(table: LadderSummary, *, size: Size, draw: Draw, drawn: bool = True)
     """The figure :func:`_plot` saves; with ``drawn``, its layout drawn, so its artists have
     their places (saving draws it anyway)."""
     rows = [row for row in table.rows if row.n_seeds > 0]
-    figure = _new_figure(*size(table, len(rows)))
+    width, height, margins = size(table, len(rows))
+    figure = fixed_figure(width, height, margins)
     axes = figure.add_subplot()
     draw(figure, axes, table, rows)
     if drawn:
@@ -91,24 +94,16 @@ def precision_recall_figure(table: LadderSummary) -> Figure:
     return _figure(table, size=_precision_recall_size, draw=_draw_precision_recall)
 
 
-def _new_figure(width: float, height: float) -> Figure:
-    """A figure on the Agg canvas, without pyplot (no global state, no GUI backend)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(figure)
-    return figure
-
-
 LEGEND_COLUMNS = 3
 """Columns of the bar chart's legend, which sits below the axes (beside them it met the title)."""
 
 
-def _f1_size(table: LadderSummary, n_rows: int) -> tuple[float, float]:
+def _f1_size(table: LadderSummary, n_rows: int) -> tuple[float, float, Margins]:
     # Wide enough for every level's group of bars; taller by the legend's lines below the axes.
     legend_lines = math.ceil((n_rows + 1) / LEGEND_COLUMNS)
-    return max(7.0, 1.5 + len(table.levels) * (0.9 + 0.06 * n_rows)), 4.2 + 0.25 * legend_lines
+    width = max(7.0, 1.5 + len(table.levels) * (0.9 + 0.06 * n_rows))
+    margins = Margins(left=0.65, right=0.2, top=0.4, bottom=0.45 + 0.2 * legend_lines)
+    return width, 4.2 + 0.25 * legend_lines, margins
 
 
 def _draw_f1_bars(
@@ -136,7 +131,7 @@ def _draw_f1_bars(
     axes.set_ylabel("directed F1 (%)")
     axes.set_title(f"Directed F1 per level — ladder {table.ladder} (95% CI over seeds)")
     axes.grid(axis="y", alpha=0.3)
-    figure.legend(loc="outside lower center", ncols=LEGEND_COLUMNS, fontsize="small")
+    figure.legend(loc="lower center", ncols=LEGEND_COLUMNS, fontsize="small", borderaxespad=0.3)
 
 
 def _draw_floors(axes: Axes, table: LadderSummary, centres: np.ndarray) -> None:
@@ -158,8 +153,8 @@ def _draw_floors(axes: Axes, table: LadderSummary, centres: np.ndarray) -> None:
             label = None
 
 
-def _precision_recall_size(table: LadderSummary, n_rows: int) -> tuple[float, float]:
-    return 6.5, 6.0
+def _precision_recall_size(table: LadderSummary, n_rows: int) -> tuple[float, float, Margins]:
+    return 6.5, 6.0, Margins(left=0.7, right=0.25, top=0.4, bottom=0.6)
 
 
 def _draw_precision_recall(

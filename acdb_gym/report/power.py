@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from scipy import stats
+from scipy import special
 
 __all__ = [
     "POWER",
@@ -64,7 +64,8 @@ def min_sign_flip_seeds(alpha: float = POWER_ALPHA) -> int:
 
 def _multiplier(n: int, power: float, alpha: float) -> float:
     dof = n - 1
-    return float(stats.t.ppf(1.0 - alpha / 2.0, dof) + stats.t.ppf(power, dof))
+    # scipy.stats.t.ppf(q, dof), bit for bit, without importing scipy.stats.
+    return float(special.stdtrit(dof, 1.0 - alpha / 2.0) + special.stdtrit(dof, power))
 
 
 def minimum_detectable_difference(
@@ -171,7 +172,9 @@ def paired_t_power(difference: float, sd: float, n: int, *, alpha: float = POWER
     """
     if n < 2 or sd <= 0:
         raise ValueError(f"need n >= 2 and sd > 0, got n={n}, sd={sd}")
+    from scipy import stats  # the noncentral t; imported when used
+
     dof = n - 1
-    critical = float(stats.t.ppf(1.0 - alpha / 2.0, dof))
+    critical = float(special.stdtrit(dof, 1.0 - alpha / 2.0))
     shift = difference * math.sqrt(n) / sd
     return float(stats.nct.sf(critical, dof, shift) + stats.nct.cdf(-critical, dof, shift))

@@ -160,9 +160,39 @@ def _byte_tables(values: np.ndarray) -> np.ndarray:
 
 def _count_extreme(tables: np.ndarray, patterns: np.ndarray, total: float, threshold: float) -> int:
     """How many of ``patterns`` (rows of bytes) give a sum at least ``threshold`` from zero."""
-    offsets = 256 * np.arange(tables.shape[0])
-    flipped = tables.ravel()[patterns.astype(np.intp) + offsets].sum(axis=1)
+    columns = np.ascontiguousarray(patterns.T)  # one byte of every pattern a row: fast gathers
+    flipped = _row_sums([table[column] for table, column in zip(tables, columns, strict=True)])
     return int(np.count_nonzero(np.abs(total - 2.0 * flipped) >= threshold))
+
+
+def _row_sums(columns: list[np.ndarray]) -> np.ndarray:
+    """``np.stack(columns, axis=1).sum(axis=1)``, bit for bit, one column at a time.
+
+    NumPy sums a row of ``n`` values in order below 8, with 8 running sums combined pairwise
+    up to 128 and by halves (cut at a multiple of 8) above; the same additions on whole
+    columns give the same floats without the per-row cost of a reduction over a short axis
+    (5x faster at 48 differences).
+    """
+    count = len(columns)
+    if count < 8:
+        total = columns[0]
+        for column in columns[1:]:
+            total = total + column
+        return total
+    if count <= 128:
+        sums = list(columns[:8])
+        start = 8
+        while start + 8 <= count:
+            sums = [sums[k] + columns[start + k] for k in range(8)]
+            start += 8
+        total = ((sums[0] + sums[1]) + (sums[2] + sums[3])) + (
+            (sums[4] + sums[5]) + (sums[6] + sums[7])
+        )
+        for column in columns[start:]:
+            total = total + column
+        return total
+    half = count // 2 - (count // 2) % 8
+    return _row_sums(columns[:half]) + _row_sums(columns[half:])
 
 
 def _exact_share(tables: np.ndarray, n: int, total: float, threshold: float) -> float:

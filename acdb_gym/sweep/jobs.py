@@ -98,13 +98,10 @@ def run_job(
     entry = job.agent_entry
     try:
         env, agent = _prepare(job, entry, dict(agent_options or {}), out)
-        from acdb_gym.agents.base import run_episode
+        from acdb_gym.agents.draws import run_draws
 
         try:
-            results = [
-                run_episode(env, agent, manifest_index=job.manifest_index)
-                for _ in range(entry.draws)
-            ]
+            results = run_draws(env, agent, draws=entry.draws, manifest_index=job.manifest_index)
         finally:
             env.close()
         row = _scored_row(results, entry.draws, getattr(agent, "states_hypotheses", False))
