@@ -9,8 +9,9 @@ submissions at once (the same draws, from the same generator, in the same order 
 ``act`` would) and :func:`~acdb_gym.core.many_scores.score_dags` scores them in one pass. Each
 result equals the one :func:`~acdb_gym.agents.base.run_episode` returns for that draw, score
 for score, apart from its trajectory and submitted graph (neither is kept: a row of several
-draws records neither) and its wall time. A single draw, a world with hidden confounders, an
-env without privileged access, or any other agent runs the episodes one by one.
+draws records neither) and its wall time. A single draw, draws without a manifest index (each
+reset then draws its own instance), a world with hidden confounders, an env without privileged
+access, or any other agent runs the episodes one by one.
 """
 
 from __future__ import annotations
@@ -45,14 +46,17 @@ def run_draws(
 ) -> list[EpisodeResult]:
     """``draws`` episodes of ``agent`` on the instance of ``manifest_index`` (see the module
     docstring): one pass for several draws of a :class:`BlindAgent` on a causally sufficient
-    world, else :func:`~acdb_gym.agents.base.run_episode` ``draws`` times.
+    world, else :func:`~acdb_gym.agents.base.run_episode` ``draws`` times (without a
+    manifest index, every episode on the instance its reset draws).
 
     Raises:
         ValueError: ``draws`` is below 1.
     """
     if draws < 1:
         raise ValueError(f"draws must be at least 1, got {draws}")
-    if draws > 1 and isinstance(agent, BlindAgent):
+    # Without a manifest index every reset draws another instance: the loop's episodes then
+    # play different worlds, so only a fixed instance's draws are scored at once.
+    if draws > 1 and manifest_index is not None and isinstance(agent, BlindAgent):
         results = _drawn_at_once(env, agent, draws, manifest_index)
         if results is not None:
             return results
@@ -60,12 +64,11 @@ def run_draws(
 
 
 def _drawn_at_once(
-    env: gym.Env[Any, Any], agent: BlindAgent, draws: int, manifest_index: int | None
+    env: gym.Env[Any, Any], agent: BlindAgent, draws: int, manifest_index: int
 ) -> list[EpisodeResult] | None:
     """The draws scored in one pass, or None where they must run one by one."""
     start = time.perf_counter()
-    options = None if manifest_index is None else {"manifest_index": manifest_index}
-    _, info = env.reset(options=options)
+    _, info = env.reset(options={"manifest_index": manifest_index})
     try:
         instance = hidden_instance_of(env)
     except TypeError:

@@ -76,7 +76,8 @@ def test_a_world_with_latents_one_draw_or_another_agent_runs_the_loop(
     plain = gym.make(get_level("v0", "L0").env_id)
     run_draws(plain, RandomDAGAgent(seed=1), draws=1, manifest_index=0)
     run_draws(plain, PCAgent(), draws=2, manifest_index=0)
-    assert len(calls) == 6
+    run_draws(plain, RandomDAGAgent(seed=1), draws=2)  # each reset draws its own instance
+    assert len(calls) == 8
     with pytest.raises(ValueError, match="at least 1"):
         run_draws(plain, PCAgent(), draws=0)
 
