@@ -52,6 +52,8 @@ def test_an_installed_wheel_finds_the_shipped_manifests(tmp_path: Path) -> None:
         for path in real:
             shipped = archive.read(f"acdb_gym/core/data/real/{path.name}")
             assert shipped == path.read_bytes(), path.name
+        audits = "acdb_gym/report/data/order_audits.json"  # the shipped order audits
+        assert archive.read(audits) == (REPO / audits).read_bytes()
         archive.extractall(tmp_path / "site")
     # A fresh interpreter that sees only the unpacked wheel (not the working tree).
     code = (
