@@ -16,6 +16,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from acdb_gym.core.ladders.shipped import get_level
+from acdb_gym.core.worlds.instance import generate_instance
+from acdb_gym.discovery._two_sample import ShiftReference
 from acdb_gym.envs.design import cache
 from acdb_gym.envs.design.bank import build_bank
 from acdb_gym.envs.design.env import InterventionDesignEnv
@@ -94,3 +97,25 @@ def test_bank_vector_trajectories_match_the_pinned_digest(tmp_path: Path) -> Non
 
 def test_fresh_single_trajectories_match_the_pinned_digest() -> None:
     assert single_digest() == PINNED["single_fresh"]
+
+
+@pytest.mark.parametrize(("ladder", "level"), [("v0", "L1"), ("v0", "L5"), ("v1", "L2")])
+def test_stacked_world_summaries_equal_one_at_a_time(ladder: str, level: str) -> None:
+    """What a batch of fresh resets computes stacked (moments, the shift tests' observational
+    half) is, bit for bit, what one world alone gets."""
+    spec = get_level(ladder, level).spec
+    instances = [generate_instance(spec, 910_000 + i) for i in range(12)]
+    data = np.stack([instance.d_obs for instance in instances])
+    stacked = zip(
+        cache.stacked_moments(data),
+        ShiftReference.many(np.ascontiguousarray(data.transpose(0, 2, 1))),
+        strict=True,
+    )
+    for instance, (parts, reference) in zip(instances, stacked, strict=True):
+        for part, alone in zip(parts, cache.moments(instance.d_obs), strict=True):
+            assert part.tobytes() == alone.tobytes() and part.dtype == alone.dtype
+        rows = np.ascontiguousarray(instance.d_obs.T)
+        experiment = rows[:, ::4] * 1.5 + 0.25
+        np.testing.assert_array_equal(
+            reference.pvalues(experiment), ShiftReference(rows).pvalues(experiment)
+        )
