@@ -66,6 +66,7 @@ __all__ = [
     "RealData",
     "World",
     "allowed_targets",
+    "cached_generation",
     "degree_scales",
     "draw_graph",
     "generate_instance",
@@ -230,13 +231,19 @@ def generate_instance(
     seed = int(seed)
     if deadline is not None:
         return _generate(spec, seed, deadline)
-    if spec.n_obs * spec.d <= _CACHE_MAX_SAMPLE_SIZE:
+    if cached_generation(spec):
         return _generate_cached(spec, seed)
     return _generate(spec, seed)
 
 
 _CACHE_MAX_SAMPLE_SIZE = 20_000
 """Instances with at most this many observational values (every ladder level) are cached."""
+
+
+def cached_generation(spec: LevelSpec) -> bool:
+    """Whether :func:`generate_instance` keeps the recent instances of ``spec`` (those with at
+    most 20,000 observational values: every ladder level)."""
+    return spec.n_obs * spec.d <= _CACHE_MAX_SAMPLE_SIZE
 
 
 @functools.lru_cache(maxsize=128)

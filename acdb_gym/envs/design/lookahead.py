@@ -1,0 +1,88 @@
+"""The single design env's fresh resets on the vector env's path: PC on the next worlds at once.
+
+A fresh reset (no seed, no options) draws the next world from the env's ``np_random``: one
+integer seed per reset (:func:`~acdb_gym.core.worlds.instance.generate_instance`), so the seeds
+of the next resets are known in advance from a copy of the generator. :class:`FreshLookahead`
+reads them, generates those worlds (generation keeps its recent instances) and runs PC on all
+of them in one stacked call (:func:`~acdb_gym.envs.design.cache.starting_graphs`, whose cache
+keeps each start); each of the following resets then finds its world and its start ready. The
+env's generator is never touched, so every reset, its observation and the generator's state
+after it are what they were one reset at a time; only the time moves.
+
+Looking ahead only pays when the env keeps resetting without a seed, so the batch starts at two
+worlds and doubles (up to :data:`MAX_LOOKAHEAD`) each time the last batch was used up; a seeded
+reset, or any other use of the generator that changes the next seed, drops it, and the next
+fresh reset starts over at two: at most one batch's work is ever drawn for nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from acdb_gym.core.ladders.shipped import Level
+from acdb_gym.core.worlds.instance import cached_generation, generate_instance
+from acdb_gym.envs.design.cache import starting_graphs
+
+__all__ = ["MAX_LOOKAHEAD", "FreshLookahead"]
+
+MAX_LOOKAHEAD = 16
+"""The most worlds prepared ahead at once (generation keeps 128 recent instances)."""
+
+_SEED_BOUND = 2**63 - 1
+"""``generate_instance`` draws a world's seed as ``rng.integers(_SEED_BOUND)``."""
+
+
+class FreshLookahead:
+    """Prepares the next fresh worlds of one env's generator in batches (module docstring).
+
+    Args:
+        level: the env's level.
+        estimator: the env's estimator; only ``"pc"`` has a start worth batching.
+    """
+
+    def __init__(self, level: Level, estimator: str) -> None:
+        self._active = estimator == "pc" and cached_generation(level.spec)
+        self._level = level
+        self._seeds: list[int] = []
+        self._used = 0
+        self._size = 1
+
+    def forget(self) -> None:
+        """Drop the batch (a seeded reset or a reset with options)."""
+        self._seeds, self._used, self._size = [], 0, 1
+
+    def before_fresh_reset(self, rng: np.random.Generator) -> None:
+        """Called before a fresh reset draws its world from ``rng``: if the batch does not
+        hold the world it will draw, prepare a new batch starting with it."""
+        if not self._active:
+            return
+        upcoming = _next_seeds(rng, 1)[0]
+        if self._used < len(self._seeds) and self._seeds[self._used] == upcoming:
+            self._used += 1
+            return
+        used_up = bool(self._seeds) and self._used == len(self._seeds)
+        self._size = min(2 * self._size, MAX_LOOKAHEAD) if used_up else 2
+        self._seeds = _next_seeds(rng, self._size)
+        self._used = 1
+        self._prepare(self._seeds)
+
+    def _prepare(self, seeds: list[int]) -> None:
+        instances = []
+        for seed in seeds:
+            try:
+                instances.append(generate_instance(self._level.spec, seed))
+            except RuntimeError:
+                # A seed generation refuses: its own reset raises the error; stop here.
+                break
+        try:
+            starting_graphs(instances, "pc")
+        except ValueError:
+            # A sample PC refuses: each reset runs PC on its own and raises it there.
+            return
+
+
+def _next_seeds(rng: np.random.Generator, count: int) -> list[int]:
+    """The world seeds the next ``count`` fresh draws from ``rng`` will use, read from a copy."""
+    twin = np.random.Generator(type(rng.bit_generator)())
+    twin.bit_generator.state = rng.bit_generator.state
+    return [int(twin.integers(_SEED_BOUND)) for _ in range(count)]

@@ -1,0 +1,96 @@
+"""The single design env's fresh resets prepared in batches (acdb_gym.envs.design.lookahead):
+the same worlds, starts and generator states as one at a time, and no work ahead when the env
+is reseeded at every reset."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.utils import seeding
+
+from acdb_gym.core.ladders.shipped import get_level
+from acdb_gym.core.worlds.instance import generate_instance
+from acdb_gym.discovery import pc_cpdag
+from acdb_gym.envs.design import cache, lookahead
+from acdb_gym.envs.design.env import InterventionDesignEnv
+
+
+@pytest.fixture(autouse=True)
+def _cold_caches() -> None:
+    cache.clear()
+
+
+def _prepared(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
+    """Record the seed batches the lookahead prepares."""
+    batches: list[list[int]] = []
+    original = lookahead.FreshLookahead._prepare
+
+    def record(self: lookahead.FreshLookahead, seeds: list[int]) -> None:
+        batches.append(list(seeds))
+        original(self, seeds)
+
+    monkeypatch.setattr(lookahead.FreshLookahead, "_prepare", record)
+    return batches
+
+
+def test_fresh_resets_draw_the_worlds_and_states_of_one_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    batches = _prepared(monkeypatch)
+    env = InterventionDesignEnv("L1", ladder="v0")
+    env.reset(seed=5)
+    twin = seeding.np_random(5)[0]
+    spec = get_level("v0", "L1").spec
+    generate_instance(spec, twin)  # the seeded reset's own world
+    for _ in range(40):
+        observation, _ = env.reset()
+        expected = generate_instance(spec, twin)
+        assert env.hidden_instance() is expected
+        assert env.np_random.bit_generator.state == twin.bit_generator.state
+        start = pc_cpdag(expected.d_obs)
+        np.testing.assert_array_equal(env.estimate.directed, start.directed)
+        np.testing.assert_array_equal(env.estimate.undirected, start.undirected)
+        assert observation.shape == env.observation_space.shape
+    # Batches of 2, 4, 8, 16, 16 worlds, each used up before the next was drawn.
+    assert [len(batch) for batch in batches] == [2, 4, 8, 16, 16]
+    seeds = [seed for batch in batches for seed in batch]
+    assert len(set(seeds)) == len(seeds) == 46
+
+
+def test_seeded_resets_prepare_nothing_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    batches = _prepared(monkeypatch)
+    env = InterventionDesignEnv("L1", ladder="v0")
+    for seed in range(6):
+        env.reset(seed=seed)
+        env.reset(options={"manifest_index": seed})
+    assert batches == []
+    # One fresh reset after a seeded one prepares two worlds; reseeding drops them, and the
+    # next fresh reset starts over at two.
+    env.reset()
+    env.reset(seed=100)
+    env.reset()
+    assert [len(batch) for batch in batches] == [2, 2]
+
+
+def test_a_changed_generator_is_followed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drawing from the env's generator between resets changes the next seed: the batch is
+    dropped and the reset still gets the world its generator says."""
+    batches = _prepared(monkeypatch)
+    env = InterventionDesignEnv("L1", ladder="v0")
+    env.reset(seed=9)
+    env.reset()
+    env.np_random.random()
+    twin = np.random.Generator(type(env.np_random.bit_generator)())
+    twin.bit_generator.state = env.np_random.bit_generator.state
+    env.reset()
+    assert env.hidden_instance() is generate_instance(get_level("v0", "L1").spec, twin)
+    assert [len(batch) for batch in batches] == [2, 2]
+
+
+def test_other_estimators_do_not_look_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    batches = _prepared(monkeypatch)
+    env = InterventionDesignEnv("L1", ladder="v0", estimator="true_cpdag")
+    env.reset(seed=1)
+    for _ in range(5):
+        env.reset()
+    assert batches == []
