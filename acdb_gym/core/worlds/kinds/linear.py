@@ -21,7 +21,7 @@ from acdb_gym.core.graphs.real import topology
 from acdb_gym.core.types import FloatArray
 from acdb_gym.core.worlds.faithfulness import (
     _full_partial_correlations,
-    is_faithful,
+    _parent_partial_correlations,
     weak_edges,
 )
 from acdb_gym.core.worlds.kinds.base import (
@@ -46,6 +46,7 @@ __all__ = [
     "draw_graph",
     "draw_weights",
     "passes_full_set_check",
+    "passes_parent_set_check",
     "redraw_weak_edges",
 ]
 
@@ -154,9 +155,11 @@ def degree_scales(dag: DAG) -> FloatArray:
 
 
 def build_scm(spec: LevelSpec, weights: FloatArray) -> LinearGaussianSCM:
+    """The SCM of ``weights`` drawn on a graph (:func:`draw_weights`): standardized, or with
+    noise variance ``spec.noise_var`` everywhere (its support is the graph: no cycle check)."""
     if spec.standardized:
         return LinearGaussianSCM.standardized(weights, spec.noise_var)
-    return LinearGaussianSCM(weights, np.full(spec.d, np.sqrt(spec.noise_var)))
+    return LinearGaussianSCM._valid(weights, np.full(spec.d, np.sqrt(spec.noise_var)))
 
 
 def build_scm_and_covariance(
@@ -181,6 +184,14 @@ def passes_full_set_check(dag: DAG, cov: FloatArray, eps: float) -> bool:
     if dag.n_edges == 0:
         return True
     return bool(np.abs(_full_partial_correlations(dag, cov)).min() >= eps)
+
+
+def passes_parent_set_check(dag: DAG, cov: FloatArray, eps: float) -> bool:
+    """The parent-set half of :func:`is_faithful` (``|rho(i, j | Pa(j) minus {i})| >= eps`` for
+    every edge ``i -> j``), computed exactly as there."""
+    if dag.n_edges == 0:
+        return True
+    return bool(np.abs(_parent_partial_correlations(dag, cov)).min() >= eps)
 
 
 def redraw_weak_edges(
@@ -229,7 +240,9 @@ def accepted_linear_world(
         weights = draw_weights(spec, dag, weight_rng)
         scm = build_scm(spec, weights)
         cov = scm.covariance()
-        if passes_full_set_check(dag, cov, spec.faithfulness_eps) and is_faithful(
+        # is_faithful's two halves, the full set first (it alone rejects on every level) and
+        # computed once.
+        if passes_full_set_check(dag, cov, spec.faithfulness_eps) and passes_parent_set_check(
             dag, cov, spec.faithfulness_eps
         ):
             return dag, weights, scm, cov, attempts, names
