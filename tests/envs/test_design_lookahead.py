@@ -94,3 +94,24 @@ def test_other_estimators_do_not_look_ahead(monkeypatch: pytest.MonkeyPatch) -> 
     for _ in range(5):
         env.reset()
     assert batches == []
+
+
+def test_prepared_summaries_equal_those_computed_one_at_a_time() -> None:
+    spec = get_level("v0", "L2").spec
+    samples = [generate_instance(spec, 920_000 + i).d_obs for i in range(6)]
+    starts = [pc_cpdag(sample) for sample in samples]
+    cache.prepare_summaries(samples, starts, 0.01, "power", 1.0)
+    prepared = [cache.summary_of(s, start, 0.01, "power", 1.0) for s, start in zip(samples, starts)]
+    cache.clear()
+    for sample, start, summary in zip(samples, starts, prepared, strict=True):
+        alone = cache.summary_of(sample, start, 0.01, "power", 1.0)
+        assert alone is not summary
+        for name in ("mean", "sd", "correlations"):
+            assert getattr(summary, name).tobytes() == getattr(alone, name).tobytes()
+        experiment = sample[::4] * 1.5 + 0.5
+        twin, own = summary.orienter.copy(), alone.orienter.copy()
+        for target in range(spec.d):
+            twin.add(target, experiment)
+            own.add(target, experiment)
+            np.testing.assert_array_equal(twin.graph.directed, own.graph.directed)
+            np.testing.assert_array_equal(twin.graph.undirected, own.graph.undirected)

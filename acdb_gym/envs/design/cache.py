@@ -29,6 +29,7 @@ from acdb_gym.discovery import (
     pc_cpdag,
     pc_cpdag_many,
 )
+from acdb_gym.discovery._two_sample import ShiftReference
 from acdb_gym.discovery.orientation import DETECTABLE_SHIFT, OrientationRule
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "clear",
     "fingerprint",
     "moments",
+    "prepare_summaries",
     "stacked_moments",
     "starting_graph",
     "starting_graphs",
@@ -170,7 +172,14 @@ def summary_of(
     size."""
     if data.size > _MAX_CACHED_VALUES:
         return _summarize(data, start, alpha, rule, detectable_shift)
-    key = (
+    key = _summary_key(data, start, alpha, rule, detectable_shift)
+    return _SUMMARIES.get(key, lambda: _summarize(data, start, alpha, rule, detectable_shift))
+
+
+def _summary_key(
+    data: FloatArray, start: PDAG, alpha: float, rule: OrientationRule, detectable_shift: float
+) -> Hashable:
+    return (
         fingerprint(data),
         start.directed.tobytes(),
         start.undirected.tobytes(),
@@ -178,7 +187,6 @@ def summary_of(
         rule,
         detectable_shift,
     )
-    return _SUMMARIES.get(key, lambda: _summarize(data, start, alpha, rule, detectable_shift))
 
 
 def moments(data: FloatArray) -> tuple[FloatArray, FloatArray, np.ndarray]:
@@ -209,6 +217,43 @@ def stacked_moments(data: FloatArray) -> list[tuple[FloatArray, FloatArray, np.n
     )
     correlations = np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)
     return [(readonly(means[k]), readonly(sds[k]), readonly(correlations[k])) for k in range(count)]
+
+
+def prepare_summaries(
+    samples: Sequence[FloatArray],
+    starts: Sequence[PDAG],
+    alpha: float,
+    rule: OrientationRule,
+    detectable_shift: float,
+) -> None:
+    """Put the :class:`Summary` of each sample with its start (as :func:`summary_of` would
+    compute and keep it) in the cache, the ones missing computed stacked: their moments
+    (:func:`stacked_moments`) and their shift tests' observational half
+    (:meth:`ShiftReference.many <acdb_gym.discovery._two_sample.ShiftReference.many>`), bit for
+    bit as one at a time. Samples of different shapes or above the cached size are skipped."""
+    keys = [
+        _summary_key(data, start, alpha, rule, detectable_shift)
+        for data, start in zip(samples, starts, strict=True)
+    ]
+    missing = [k for k, key in enumerate(keys) if key not in _SUMMARIES]
+    shapes = {samples[k].shape for k in missing}
+    if len(missing) < 2 or len(shapes) > 1 or samples[missing[0]].size > _MAX_CACHED_VALUES:
+        return
+    data = np.stack([samples[k] for k in missing])
+    references = ShiftReference.many(np.ascontiguousarray(data.transpose(0, 2, 1)))
+    for k, (mean, sd, correlations), reference in zip(
+        missing, stacked_moments(data), references, strict=True
+    ):
+        orienter = ShiftOrienter(
+            starts[k],
+            samples[k],
+            alpha=alpha,
+            rule=rule,
+            detectable_shift=detectable_shift,
+            reference=reference,
+        )
+        summary = Summary(mean=mean, sd=sd, correlations=correlations, orienter=orienter)
+        _SUMMARIES.get(keys[k], lambda summary=summary: summary)
 
 
 def _summarize(

@@ -280,7 +280,13 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         self._final_info: dict[str, Any] | None = None
         self._last_action: str | None = None
         self._last_error: str | None = None
-        self._lookahead = FreshLookahead(self.level, estimator)
+        self._lookahead = FreshLookahead(
+            self.level,
+            estimator,
+            alpha=self.alpha,
+            rule=self.rule,
+            detectable_shift=self.detectable_shift,
+        )
 
     # ------------------------------------------------------------------ gym API
     def reset(

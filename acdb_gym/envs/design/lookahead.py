@@ -3,9 +3,11 @@
 A fresh reset (no seed, no options) draws the next world from the env's ``np_random``: one
 integer seed per reset (:func:`~acdb_gym.core.worlds.instance.generate_instance`), so the seeds
 of the next resets are known in advance from a copy of the generator. :class:`FreshLookahead`
-reads them, generates those worlds (generation keeps its recent instances) and runs PC on all
-of them in one stacked call (:func:`~acdb_gym.envs.design.cache.starting_graphs`, whose cache
-keeps each start); each of the following resets then finds its world and its start ready. The
+reads them, generates those worlds (generation keeps its recent instances), runs PC on all of
+them in one stacked call (:func:`~acdb_gym.envs.design.cache.starting_graphs`, whose cache
+keeps each start) and summarizes their samples stacked
+(:func:`~acdb_gym.envs.design.cache.prepare_summaries`); each of the following resets then finds
+its world, its start and its summary ready. The
 env's generator is never touched, so every reset, its observation and the generator's state
 after it are what they were one reset at a time; only the time moves.
 
@@ -21,7 +23,8 @@ import numpy as np
 
 from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.worlds.instance import cached_generation, generate_instance
-from acdb_gym.envs.design.cache import starting_graphs
+from acdb_gym.discovery.orientation import OrientationRule
+from acdb_gym.envs.design.cache import prepare_summaries, starting_graphs
 
 __all__ = ["MAX_LOOKAHEAD", "FreshLookahead"]
 
@@ -38,11 +41,22 @@ class FreshLookahead:
     Args:
         level: the env's level.
         estimator: the env's estimator; only ``"pc"`` has a start worth batching.
+        alpha, rule, detectable_shift: the env's orientation tests, whose observational half
+            each world's summary holds (:func:`~acdb_gym.envs.design.cache.prepare_summaries`).
     """
 
-    def __init__(self, level: Level, estimator: str) -> None:
+    def __init__(
+        self,
+        level: Level,
+        estimator: str,
+        *,
+        alpha: float,
+        rule: OrientationRule,
+        detectable_shift: float,
+    ) -> None:
         self._active = estimator == "pc" and cached_generation(level.spec)
         self._level = level
+        self._tests = (alpha, rule, detectable_shift)
         self._seeds: list[int] = []
         self._used = 0
         self._size = 1
@@ -75,10 +89,11 @@ class FreshLookahead:
                 # A seed generation refuses: its own reset raises the error; stop here.
                 break
         try:
-            starting_graphs(instances, "pc")
+            starts = starting_graphs(instances, "pc")
         except ValueError:
             # A sample PC refuses: each reset runs PC on its own and raises it there.
             return
+        prepare_summaries([instance.d_obs for instance in instances], starts, *self._tests)
 
 
 def _next_seeds(rng: np.random.Generator, count: int) -> list[int]:
