@@ -101,7 +101,10 @@ def test_prepared_summaries_equal_those_computed_one_at_a_time() -> None:
     samples = [generate_instance(spec, 920_000 + i).d_obs for i in range(6)]
     starts = [pc_cpdag(sample) for sample in samples]
     cache.prepare_summaries(samples, starts, 0.01, "power", 1.0)
-    prepared = [cache.summary_of(s, start, 0.01, "power", 1.0) for s, start in zip(samples, starts)]
+    prepared = [
+        cache.summary_of(sample, start, 0.01, "power", 1.0)
+        for sample, start in zip(samples, starts, strict=True)
+    ]
     cache.clear()
     for sample, start, summary in zip(samples, starts, prepared, strict=True):
         alone = cache.summary_of(sample, start, 0.01, "power", 1.0)
