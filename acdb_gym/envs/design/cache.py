@@ -70,6 +70,13 @@ class _LRU(Generic[_V]):
             self._entries.popitem(last=False)
         return value
 
+    def put(self, key: Hashable, value: _V) -> None:
+        """Keep ``value`` for ``key`` as the most recently used entry."""
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        if len(self._entries) > self._maxsize:
+            self._entries.popitem(last=False)
+
     def __contains__(self, key: Hashable) -> bool:
         return key in self._entries
 
@@ -252,8 +259,9 @@ def prepare_summaries(
             detectable_shift=detectable_shift,
             reference=reference,
         )
-        summary = Summary(mean=mean, sd=sd, correlations=correlations, orienter=orienter)
-        _SUMMARIES.get(keys[k], lambda summary=summary: summary)
+        _SUMMARIES.put(
+            keys[k], Summary(mean=mean, sd=sd, correlations=correlations, orienter=orienter)
+        )
 
 
 def _summarize(
