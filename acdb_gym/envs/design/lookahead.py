@@ -3,7 +3,8 @@
 A fresh reset (no seed, no options) draws the next world from the env's ``np_random``: one
 integer seed per reset (:func:`~acdb_gym.core.worlds.instance.generate_instance`), so the seeds
 of the next resets are known in advance from a copy of the generator. :class:`FreshLookahead`
-reads them, generates those worlds (generation keeps its recent instances), runs PC on all of
+reads them, generates those worlds together (:func:`~acdb_gym.core.worlds.instance.generate_instances`:
+their faithfulness checks stacked; generation keeps its recent instances), runs PC on all of
 them in one stacked call (:func:`~acdb_gym.envs.design.cache.starting_graphs`, whose cache
 keeps each start) and summarizes their samples stacked
 (:func:`~acdb_gym.envs.design.cache.prepare_summaries`); each of the following resets then finds
@@ -22,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from acdb_gym.core.ladders.shipped import Level
-from acdb_gym.core.worlds.instance import cached_generation, generate_instance
+from acdb_gym.core.worlds.instance import cached_generation, generate_instances
 from acdb_gym.discovery.orientation import OrientationRule
 from acdb_gym.envs.design.cache import prepare_summaries, starting_graphs
 
@@ -81,13 +82,11 @@ class FreshLookahead:
         self._prepare(self._seeds)
 
     def _prepare(self, seeds: list[int]) -> None:
-        instances = []
-        for seed in seeds:
-            try:
-                instances.append(generate_instance(self._level.spec, seed))
-            except RuntimeError:
-                # A seed generation refuses: its own reset raises the error; stop here.
-                break
+        try:
+            instances = generate_instances(self._level.spec, seeds)
+        except RuntimeError:
+            # A seed generation refuses: its own reset raises the error.
+            return
         try:
             starts = starting_graphs(instances, "pc")
         except ValueError:

@@ -81,7 +81,7 @@ from acdb_gym.envs.episode_rules import (
     RewardName,
     check_choice,
     check_seed,
-    choose_instance,
+    fresh_instances,
 )
 
 __all__ = ["DesignVectorEnv"]
@@ -599,11 +599,9 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         generator and started by one PC call over all of them (cached starts skipped)."""
         if self.bank is not None:
             return [self._world_for(i) for i in slots]
-        instances = []
-        for i in slots:
-            rng = self._np_randoms[i]
-            assert rng is not None
-            instances.append(choose_instance(self.level, None, rng))
+        rngs = [self._np_randoms[i] for i in slots]
+        assert all(rng is not None for rng in rngs)
+        instances = fresh_instances(self.level, rngs)  # type: ignore[arg-type]
         starts = starting_graphs(instances, self.estimator)
         return _new_worlds(instances, starts)
 

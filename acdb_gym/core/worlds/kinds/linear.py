@@ -22,6 +22,7 @@ from acdb_gym.core.types import FloatArray
 from acdb_gym.core.worlds.faithfulness import (
     _full_partial_correlations,
     _parent_partial_correlations,
+    faithful_draws,
     weak_edges,
 )
 from acdb_gym.core.worlds.kinds.base import (
@@ -41,6 +42,7 @@ __all__ = [
     "EDGE_REDRAW_ROUNDS",
     "LinearGaussianKind",
     "accepted_linear_world",
+    "accepted_linear_worlds",
     "build_scm",
     "degree_scales",
     "draw_graph",
@@ -72,6 +74,18 @@ class LinearGaussianKind:
             spec, streams.seed, graph_rng, weight_rng, deadline
         )
         return DrawnWorld(dag, scm, attempts, variable_names=names)
+
+    def draw_many(self, spec: LevelSpec, streams: Sequence[SeedStreams]) -> list[DrawnWorld] | None:
+        """:meth:`draw` of every seed's streams (no deadline), the faithfulness checks of
+        each round of draws stacked (:func:`accepted_linear_worlds`); None where that path
+        does not apply (``"redraw_edges"``), so the caller draws one at a time."""
+        if spec.faithfulness_rule == "redraw_edges":
+            return None
+        accepted = accepted_linear_worlds(spec, streams)
+        return [
+            DrawnWorld(dag, scm, attempts, variable_names=names)
+            for dag, _, scm, _, attempts, names in accepted
+        ]
 
     def check(self, spec: LevelSpec, world: World, i_star: frozenset[int]) -> None:
         pass
@@ -192,6 +206,48 @@ def passes_parent_set_check(dag: DAG, cov: FloatArray, eps: float) -> bool:
     if dag.n_edges == 0:
         return True
     return bool(np.abs(_parent_partial_correlations(dag, cov)).min() >= eps)
+
+
+def accepted_linear_worlds(
+    spec: LevelSpec, streams: Sequence[SeedStreams]
+) -> list[tuple[DAG, FloatArray, LinearGaussianSCM, FloatArray, int, tuple[str, ...] | None]]:
+    """:func:`accepted_linear_world` of every seed's streams, in lockstep: each round draws
+    the graph and weights of every world not yet accepted from its own streams (the same draws
+    in the same order), and the round's faithfulness checks run stacked
+    (:func:`~acdb_gym.core.worlds.faithfulness.faithful_draws`, the same inverses and the same
+    decisions as one world at a time).
+
+    Raises:
+        InstanceGenerationError: a seed's world failed the check ``MAX_ATTEMPTS`` times.
+    """
+    rngs = [(seed_streams.rng(GRAPH), seed_streams.rng(WEIGHTS)) for seed_streams in streams]
+    accepted: dict[
+        int, tuple[DAG, FloatArray, LinearGaussianSCM, FloatArray, int, tuple[str, ...] | None]
+    ] = {}
+    attempts = [0] * len(streams)
+    pending = list(range(len(streams)))
+    while pending:
+        drawn = []
+        for k in pending:
+            attempts[k] += 1
+            graph_rng, weight_rng = rngs[k]
+            dag, names = draw_graph(spec, graph_rng)
+            weights = draw_weights(spec, dag, weight_rng)
+            scm = build_scm(spec, weights)
+            drawn.append((k, dag, names, weights, scm, scm.covariance()))
+        passed = faithful_draws(
+            [dag for _, dag, *_ in drawn], [cov for *_, cov in drawn], spec.faithfulness_eps
+        )
+        still = []
+        for (k, dag, names, weights, scm, cov), ok in zip(drawn, passed, strict=True):
+            if ok:
+                accepted[k] = (dag, weights, scm, cov, attempts[k], names)
+            elif attempts[k] == MAX_ATTEMPTS:
+                raise InstanceGenerationError(spec, streams[k].seed, MAX_ATTEMPTS)
+            else:
+                still.append(k)
+        pending = still
+    return [accepted[k] for k in range(len(streams))]
 
 
 def redraw_weak_edges(
