@@ -74,6 +74,7 @@ __all__ = [
     "generate_instance",
     "generate_instances",
     "instance_slack",
+    "keep_instance",
 ]
 
 
@@ -289,6 +290,13 @@ class _RecentInstances:
 
 
 _generate_cached = _RecentInstances(maxsize=128)
+
+
+def keep_instance(instance: Instance) -> None:
+    """Keep ``instance`` among the recent instances :func:`generate_instance` serves (a
+    world drawn ahead of its use), if its spec's instances are kept at all."""
+    if cached_generation(instance.spec):
+        _generate_cached.put(instance)
 
 
 def generate_instances(spec: LevelSpec, seeds: Sequence[int]) -> list[Instance]:
