@@ -15,7 +15,8 @@ and per CPU second (``time.process_time``, which other processes on a busy machi
 less), over ``--fresh-episodes`` episodes per level, beside CartPole's steps (its resets
 included) in the same run.
 
-Run: ``python benchmarks/design_env_steps.py [--smoke] [--repeats N] [--fresh-episodes N]``
+Run: ``python benchmarks/design_env_steps.py [--smoke] [--repeats N] [--fresh-episodes N]
+[--levels L1,L2]``
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ def main() -> None:
     parser.add_argument(
         "--fresh-episodes", type=int, default=None, help="episodes per level, fresh table"
     )
+    parser.add_argument("--levels", default=None, help="comma-separated v0 levels (default all)")
     args = parser.parse_args()
     episodes = args.episodes or args.repeats or (3 if args.smoke else 30)
     warnings.filterwarnings("ignore")
@@ -122,6 +124,8 @@ def main() -> None:
     )
     rows = []
     levels = list(LADDERS["v0"].values())[: 1 if args.smoke else None]
+    if args.levels:
+        levels = [LADDERS["v0"][name] for name in args.levels.split(",")]
     for level in levels:
         for estimator in ("true_cpdag", "pc"):
             env = InterventionDesignEnv(level.name, ladder="v0", estimator=estimator)
