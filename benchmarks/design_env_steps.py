@@ -8,7 +8,15 @@ estimate). "steps/s" counts intervention and stop steps, without resets. For sca
 machine's Gymnasium ``CartPole-v1`` step (a trivial env: Gymnasium's own per-step floor) is
 timed in the same run.
 
-Run: ``python benchmarks/design_env_steps.py [--smoke] [--repeats N]``
+A second table times **fresh steps** (issue 40's measure): episodes of uniformly random valid
+actions where every reset is ``reset()`` without a seed, so each episode is a new world
+(generation, its sample, PC, the summaries) and the resets' time counts: steps per wall second
+and per CPU second (``time.process_time``, which other processes on a busy machine inflate
+less), over ``--fresh-episodes`` episodes per level, beside CartPole's steps (its resets
+included) in the same run.
+
+Run: ``python benchmarks/design_env_steps.py [--smoke] [--repeats N] [--fresh-episodes N]
+[--levels L1,L2]``
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np
 from _common import Timing, base_parser, markdown_table, measure, print_header
 
 from acdb_gym.core.ladders.shipped import LADDERS
@@ -53,6 +62,37 @@ def run_episodes(env: InterventionDesignEnv, episodes: int) -> tuple[Timing, Tim
     return Timing(tuple(resets)), Timing(tuple(steps)), Timing(tuple(stops))
 
 
+def fresh_rates(env: InterventionDesignEnv, episodes: int, seed: int = 0) -> tuple[float, float]:
+    """Steps per wall second and per CPU second of ``episodes`` fresh episodes (random valid
+    actions; every ``reset()`` unseeded, so every episode is a new world; resets timed)."""
+    policy = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    steps = 0
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(episodes):
+        env.reset()
+        terminated = False
+        while not terminated:
+            mask = env.action_masks()
+            _, _, terminated, _, _ = env.step(int((policy.random(mask.shape) * mask).argmax()))
+            steps += 1
+    return steps / (time.perf_counter() - wall), steps / (time.process_time() - cpu)
+
+
+def cartpole_rates(steps: int) -> tuple[float, float]:
+    """CartPole-v1's steps per wall and CPU second under random actions, resets included."""
+    import gymnasium as gym
+
+    env = gym.make("CartPole-v1")
+    env.reset(seed=0)
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(steps):
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        if terminated or truncated:
+            env.reset()
+    return steps / (time.perf_counter() - wall), steps / (time.process_time() - cpu)
+
+
 def cartpole_step(repeats: int) -> Timing:
     import gymnasium as gym
 
@@ -70,6 +110,10 @@ def cartpole_step(repeats: int) -> Timing:
 def main() -> None:
     parser = base_parser(__doc__)
     parser.add_argument("--episodes", type=int, default=None, help="episodes per cell")
+    parser.add_argument(
+        "--fresh-episodes", type=int, default=None, help="episodes per level, fresh table"
+    )
+    parser.add_argument("--levels", default=None, help="comma-separated v0 levels (default all)")
     args = parser.parse_args()
     episodes = args.episodes or args.repeats or (3 if args.smoke else 30)
     warnings.filterwarnings("ignore")
@@ -80,6 +124,8 @@ def main() -> None:
     )
     rows = []
     levels = list(LADDERS["v0"].values())[: 1 if args.smoke else None]
+    if args.levels:
+        levels = [LADDERS["v0"][name] for name in args.levels.split(",")]
     for level in levels:
         for estimator in ("true_cpdag", "pc"):
             env = InterventionDesignEnv(level.name, ladder="v0", estimator=estimator)
@@ -100,6 +146,32 @@ def main() -> None:
     rows.append(["CartPole-v1", "–", "–", cartpole.cell(), "–", f"{1 / cartpole.median:,.0f}"])
     headers = ["level", "estimator", "reset", "intervene step", "stop step", "steps/s"]
     print(markdown_table(headers, rows))
+
+    fresh_episodes = args.fresh_episodes or (20 if args.smoke else 1000)
+    wall_peer, cpu_peer = cartpole_rates(2000 if args.smoke else 50_000)
+    fresh_rows = []
+    for level in levels:
+        env = InterventionDesignEnv(level.name, ladder="v0")
+        wall, cpu = fresh_rates(env, fresh_episodes)
+        fresh_rows.append(
+            [
+                level.name,
+                f"{wall:,.0f} ({cpu:,.0f})",
+                f"{wall_peer:,.0f} ({cpu_peer:,.0f})",
+                f"{cpu / cpu_peer:.4f}",
+            ]
+        )
+    print(
+        f"\nFresh steps: every episode a new world, resets included ({fresh_episodes} episodes "
+        "of random valid actions per level, estimator pc); steps per wall second (per CPU "
+        "second). Goal (issue 40): 2,000 on L1."
+    )
+    print(
+        markdown_table(
+            ["level", "fresh steps/s", "CartPole-v1 steps/s (same run)", "CPU rate / CartPole's"],
+            fresh_rows,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -15,8 +15,9 @@ Rows:
   closure or one score;
 * **bank, warm**: the same env after ``--warmup`` further vector steps, when the remembered
   closures and scores serve most steps (what a long training run sees);
-* **fresh**: no bank, `--fresh-envs` worlds (default 8); every reset generates a world and runs
-  PC (the single env's default).
+* **fresh**: no bank, `--fresh-envs` worlds (default: ``--envs``); every reset generates a
+  world and runs PC (the single env's default); the worlds that reset in one step are set up
+  together (one stacked PC, stacked summaries).
 
 Training: sb3-contrib's ``MaskablePPO`` on :class:`~acdb_gym.agents.rl.vec_env.SB3DesignVecEnv`
 and stable-baselines3's ``PPO`` on ``make_vec_env("CartPole-v1")``, both with ``--envs``
@@ -106,7 +107,9 @@ def main() -> None:
     parser.add_argument("--ladder", default="v0", help="a ladder with Design ids (default v0)")
     parser.add_argument("--level", default="L1", help="a level of that ladder (default L1)")
     parser.add_argument("--env-only", action="store_true", help="skip the training rows")
-    parser.add_argument("--fresh-envs", type=int, default=8, help="worlds in the fresh row")
+    parser.add_argument(
+        "--fresh-envs", type=int, default=None, help="worlds in the fresh row (default --envs)"
+    )
     args = parser.parse_args()
     ladder, level = args.ladder, args.level
     env_id = f"ACDB-Design-{level}-{ladder}"
@@ -125,6 +128,7 @@ def main() -> None:
     timesteps = args.timesteps or (512 if args.smoke else 16384)
     bank_size = 20 if args.smoke else args.bank_size
     n = args.envs
+    fresh_n = args.fresh_envs or n
     rows: list[list[str]] = []
     with tempfile.TemporaryDirectory() as scratch:
         start = time.perf_counter()
@@ -151,7 +155,7 @@ def main() -> None:
         cold = [_timed(_random_steps(envs, steps, seed=1))]
         _random_steps(envs, warmup, seed=2)()
         warm = [_timed(_random_steps(envs, steps, seed=3 + r)) for r in range(repeats)]
-        fresh_envs = gym.make_vec(env_id, args.fresh_envs, vectorization_mode="vector_entry_point")
+        fresh_envs = gym.make_vec(env_id, fresh_n, vectorization_mode="vector_entry_point")
         fresh_envs.reset(seed=0)
         fresh = [_timed(_random_steps(fresh_envs, max(steps // 10, 5), seed=4))]
         peer = _cell(cartpole_rates)
@@ -159,7 +163,7 @@ def main() -> None:
             [f"env steps/s, bank of {bank_size}, cold (N={n})", _cell(cold), peer],
             [f"env steps/s, bank of {bank_size}, warm (N={n})", _cell(warm), peer],
             [
-                f"env steps/s, fresh worlds (N={args.fresh_envs}, generation + PC per reset)",
+                f"env steps/s, fresh worlds (N={fresh_n}, generation + PC per reset)",
                 _cell(fresh),
                 peer,
             ],

@@ -71,6 +71,30 @@ class ShiftReference:
     def __init__(self, rows: FloatArray) -> None:
         self._obs = _Group.of(rows)
 
+    @classmethod
+    def many(cls, rows: FloatArray) -> list[ShiftReference]:
+        """The references of ``k`` samples at once: ``rows`` is ``(k, d, n_obs)``
+        (C-contiguous, as the constructor takes each), and reference ``i`` equals
+        ``ShiftReference(rows[i])`` bit for bit (every summary is a reduction along one
+        contiguous row, so stacking changes no last bit); each keeps its block by reference."""
+        k, d, n = rows.shape
+        group = _Group.of(rows.reshape(k * d, n))
+        references = []
+        for i in range(k):
+            part = slice(i * d, (i + 1) * d)
+            reference = object.__new__(cls)
+            reference._obs = _Group(
+                rows=group.rows[part],
+                mean=group.mean[part],
+                var=group.var[part],
+                deviations=group.deviations[part],
+                deviations_constant=group.deviations_constant[part],
+                constant=group.constant[part],
+                size=n,
+            )
+            references.append(reference)
+        return references
+
     def pvalues(self, rows: FloatArray) -> FloatArray:
         """:func:`acdb_gym.discovery.shift.shift_pvalues` of every variable against ``rows``
         (``(d, n_int)``, ``n_int >= 2``, finite): Welch's t-test and the Brown–Forsythe test,

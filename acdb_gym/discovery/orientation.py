@@ -31,11 +31,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from acdb_gym.core.graphs import (
-    PDAG,
-    has_directed_path,
-    meek_closure,
-)
+from acdb_gym.core.graphs import PDAG, has_directed_path
+from acdb_gym.core.graphs.meek import _ALL_RULES, _close
 from acdb_gym.core.types import BoolMatrix, FloatArray, IntArray
 from acdb_gym.discovery._common import as_data_matrix, check_min_rows, check_probability
 from acdb_gym.discovery._two_sample import ShiftReference
@@ -252,6 +249,10 @@ class ShiftOrienter:
         observational: observational samples, shape ``(n_obs, d)``, ``n_obs >= 2``.
         alpha, rule, no_shift_threshold, detectable_shift, abstain: as
             :func:`orient_from_interventions`.
+        reference: the observational half of the tests when already computed:
+            ``ShiftReference(np.ascontiguousarray(observational.T))`` or its twin from
+            :meth:`ShiftReference.many <acdb_gym.discovery._two_sample.ShiftReference.many>`
+            (the caller vouches that it is of this sample).
 
     Raises:
         ValueError: as :func:`orient_from_interventions`.
@@ -267,6 +268,7 @@ class ShiftOrienter:
         no_shift_threshold: float | None = None,
         detectable_shift: float = DETECTABLE_SHIFT,
         abstain: bool | None = None,
+        reference: ShiftReference | None = None,
     ) -> None:
         check_probability(alpha, "alpha")
         self._rule, self._no_shift = _resolve_rule(rule, abstain, alpha, no_shift_threshold)
@@ -280,7 +282,9 @@ class ShiftOrienter:
         self._powered: dict[int, bool] = {}
         # One contiguous row per variable: the layout of a one-column test, which
         # orient_from_interventions always ran (see acdb_gym.discovery._two_sample).
-        self._reference = ShiftReference(np.ascontiguousarray(obs.T))
+        self._reference = (
+            ShiftReference(np.ascontiguousarray(obs.T)) if reference is None else reference
+        )
         self._directed = pdag.directed.copy()
         self._undirected = pdag.undirected.copy()
         self._graph: PDAG | None = None
@@ -295,7 +299,9 @@ class ShiftOrienter:
         """The experiments' orientations closed under Meek's rules (the starting graph closed
         under Meek's rules before any experiment)."""
         if self._graph is None:
-            self._graph = meek_closure(PDAG(self._directed, self._undirected))
+            # The raw state is a valid PDAG (the start, plus orientations that never close a
+            # cycle), and Meek's closure of one is valid: meek_closure without its checks.
+            self._graph = PDAG._valid(*_close(self._directed, self._undirected, _ALL_RULES))
         return self._graph
 
     def copy(self) -> ShiftOrienter:

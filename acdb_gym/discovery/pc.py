@@ -32,7 +32,7 @@ from acdb_gym.discovery._common import (
     memo_by_data,
 )
 from acdb_gym.discovery.pc_batched import BatchedPCResult, pc_batched
-from acdb_gym.discovery.pc_many import pc_batched_many
+from acdb_gym.discovery.pc_many import STACKED_MAX_NODES, pc_batched_many
 
 __all__ = [
     "pc_cpdag",
@@ -156,7 +156,11 @@ def pc_cpdag(
         return PDAG.empty(n_nodes)
     check_full_rank_data(array, "data")
     if backend == "batched":
-        return _pdag_of(pc_batched(array, alpha=alpha))
+        # A small dataset runs the stacked search (pc_many), the same decisions in fewer calls.
+        small = n_nodes <= STACKED_MAX_NODES
+        return _pdag_of(
+            pc_batched_many([array], alpha=alpha)[0] if small else pc_batched(array, alpha=alpha)
+        )
     # Imported here: causal-learn pulls in scikit-learn and takes seconds to import, which
     # should not be paid by every user of acdb_gym.discovery.
     from causallearn.search.ConstraintBased.PC import pc
@@ -184,7 +188,12 @@ def _pdag_of(result: BatchedPCResult) -> PDAG:
     n_nodes = result.skeleton.shape[0]
     if n_nodes < 2:
         return PDAG.empty(n_nodes)
-    return pdag_from_causallearn(_marks(result.directed, result.undirected))
+    # What pdag_from_causallearn(_marks(directed, undirected)) decodes, without the encoding
+    # and its checks: a pair directed both ways (two colliders disagreeing) is undirected,
+    # every other edge of the skeleton keeps its state, and directed cycles are undirected.
+    one_way = result.directed & ~result.directed.T
+    directed, undirected = _undirect_cycles(one_way, result.skeleton & ~(one_way | one_way.T))
+    return PDAG._valid(directed, undirected)
 
 
 SHARED_PC_SIZE = 256

@@ -298,14 +298,21 @@ class _Skeleton:
 
     def result(self) -> BatchedPCResult:
         """The skeleton and separating sets so far, oriented as causal-learn orients them."""
-        skeleton = self.adjacent
-        sepsets = {pair: tuple(sets) for pair, sets in self.sepsets.items()}
-        orientation = _Orientation(skeleton)
-        orientation.orient_colliders(sepsets)
-        orientation.apply_meek_rules()
-        directed = orientation.directed_matrix()
-        undirected = skeleton & ~directed & ~directed.T
-        return BatchedPCResult(skeleton, sepsets, directed, undirected, self.n_tests)
+        return oriented_result(self.adjacent, self.sepsets, self.n_tests)
+
+
+def oriented_result(
+    skeleton: BoolMatrix, sepsets: Mapping[tuple[int, int], list[frozenset[int]]], n_tests: int
+) -> BatchedPCResult:
+    """A finished adjacency search (its skeleton, separating sets and test count) oriented as
+    causal-learn orients it."""
+    sets = {pair: tuple(entries) for pair, entries in sepsets.items()}
+    orientation = _Orientation(skeleton)
+    orientation.orient_colliders(sets)
+    orientation.apply_meek_rules()
+    directed = orientation.directed_matrix()
+    undirected = skeleton & ~directed & ~directed.T
+    return BatchedPCResult(skeleton, sets, directed, undirected, n_tests)
 
 
 _EMPTY: frozenset[int] = frozenset()

@@ -7,14 +7,27 @@ searches side by side, depth by depth, and sends the tests of every dataset stil
 at that depth through one batched Fisher-z computation. Each dataset then records its own
 decisions and is oriented on its own, by the same code as :func:`pc_batched`.
 
+Datasets of up to :data:`STACKED_MAX_NODES` variables (every level a design env trains on) go
+further: their searches are one array program (:func:`_stacked_searches`). Every candidate test
+of a depth for ``d`` variables (each ordered pair and each set of ``depth`` other variables, in
+causal-learn's order) is listed once; a ``(datasets, candidates)`` mask picks the tests each
+search runs (the pair still adjacent, the set among the first variable's neighbours), all of
+them are computed in one batch, and the removals and the separating sets' unions of every
+dataset are written by a few indexed assignments, with no Python loop over datasets or nodes
+but the one that appends each removed pair's sets.
+
 The results equal ``[pc_batched(data, alpha=alpha) for data in datasets]`` exactly (skeleton,
 separating sets, orientation, test counts): the searches advance in lockstep, so the blocks of
 one call all have the size ``depth + 2``, and ``np.linalg.inv`` runs the same LAPACK routine on
-each matrix of a stack as on a matrix alone; every later step is elementwise.
+each matrix of a stack as on a matrix alone; every later step is elementwise. The stacked
+searches run the same tests (a test's p-value does not depend on the others in its batch) and
+record the same unions, in the same order.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -34,10 +47,15 @@ from acdb_gym.discovery.pc_batched import (
     _correlation,
     _fisher_z,
     _Skeleton,
+    oriented_result,
     pc_batched,
 )
 
-__all__ = ["pc_batched_many"]
+__all__ = ["STACKED_MAX_NODES", "pc_batched_many"]
+
+STACKED_MAX_NODES = 12
+"""Datasets with at most this many variables run the stacked search: its list of candidate
+tests at a depth has ``d (d - 1) C(d - 2, depth)`` rows (at most 33,264 for ``d = 12``)."""
 
 
 def pc_batched_many(datasets: Sequence[ArrayLike], *, alpha: float = 0.05) -> list[BatchedPCResult]:
@@ -63,7 +81,17 @@ def pc_batched_many(datasets: Sequence[ArrayLike], *, alpha: float = 0.05) -> li
         if array.shape[1] >= 2:
             check_full_rank_data(array, f"datasets[{k}]")
             corrs[k] = _correlation(array)
-    searches = {k: _Skeleton(corr.shape[0], alpha) for k, corr in corrs.items()}
+    stacked: dict[int, BatchedPCResult] = {}
+    by_size: dict[int, list[int]] = {}
+    for k, corr in corrs.items():
+        if corr.shape[0] <= STACKED_MAX_NODES:
+            by_size.setdefault(corr.shape[0], []).append(k)
+    for members in by_size.values():
+        found = _stacked_searches(
+            np.stack([corrs[k] for k in members]), [arrays[k].shape[0] for k in members], alpha
+        )
+        stacked.update(zip(members, found, strict=True))
+    searches = {k: _Skeleton(corr.shape[0], alpha) for k, corr in corrs.items() if k not in stacked}
     active = list(searches)
     while active:
         tests: list[tuple[int, tuple[IntArray, IntArray]]] = []
@@ -81,7 +109,11 @@ def pc_batched_many(datasets: Sequence[ArrayLike], *, alpha: float = 0.05) -> li
         for (k, _), part in zip(tests, np.split(pvalues, bounds), strict=True):
             searches[k].record(part)
     return [
-        searches[k].result() if k in searches else pc_batched(array, alpha=alpha)
+        stacked[k]
+        if k in stacked
+        else searches[k].result()
+        if k in searches
+        else pc_batched(array, alpha=alpha)
         for k, array in enumerate(arrays)
     ]
 
@@ -102,3 +134,130 @@ def _pooled_pvalues(tests: list[tuple[FloatArray, int, IntArray, IntArray]]) -> 
             for s in range(0, len(blocks), _MAX_BATCH)
         ]
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _candidates(n_nodes: int, depth: int) -> tuple[IntArray, IntArray, IntArray]:
+    """Every test a depth could run on ``n_nodes`` variables, in causal-learn's order:
+    ``xs``, ``ys`` (each ordered pair ``x != y``) and the ``(T, depth)`` sets of ``depth`` other
+    variables, ascending and in :func:`itertools.combinations` order. Restricted to ``x``'s
+    neighbours, the sets keep that order, which is the order :func:`_depth_tests` lists."""
+    rows = [
+        (x, y, subset)
+        for x in range(n_nodes)
+        for y in range(n_nodes)
+        if y != x
+        for subset in itertools.combinations([v for v in range(n_nodes) if v not in (x, y)], depth)
+    ]
+    xs = np.array([row[0] for row in rows], dtype=np.int64)
+    ys = np.array([row[1] for row in rows], dtype=np.int64)
+    sets = np.array([row[2] for row in rows], dtype=np.int64).reshape(len(rows), depth)
+    return xs, ys, sets
+
+
+def _stacked_searches(
+    corrs: FloatArray, n_samples: Sequence[int], alpha: float
+) -> list[BatchedPCResult]:
+    """PC-stable's adjacency search on ``K`` datasets of ``d`` variables as one array program
+    (``corrs``: ``(K, d, d)``), each result oriented on its own: equal to :class:`_Skeleton`
+    run on each (module docstring)."""
+    count, n_nodes = corrs.shape[0], corrs.shape[1]
+    adjacent = np.broadcast_to(~np.eye(n_nodes, dtype=np.bool_), corrs.shape).copy()
+    sepsets: list[dict[tuple[int, int], list[frozenset[int]]]] = [{} for _ in range(count)]
+    n_tests = np.zeros(count, dtype=np.int64)
+    samples = np.asarray(n_samples, dtype=np.int64)
+    upper = np.triu(np.ones((n_nodes, n_nodes), dtype=np.bool_), 1)
+    depth = 0
+    while True:
+        degrees = adjacent.sum(axis=2)
+        if int(degrees.max()) - 1 < depth:
+            break
+        xs, ys, sets = _candidates(n_nodes, depth)
+        runs = adjacent[:, xs, ys] & adjacent[:, xs[:, None], sets].all(axis=2)
+        n_tests += runs.sum(axis=1)
+        which, test = np.nonzero(runs)
+        if which.size:
+            _record_stacked(
+                adjacent,
+                sepsets,
+                _stacked_pvalues(corrs, samples, which, xs[test], ys[test], sets[test]) > alpha,
+                (which, xs[test], ys[test], sets[test]),
+                degrees < depth - 1,
+                upper,
+            )
+        depth += 1
+    return [oriented_result(adjacent[k], sepsets[k], int(n_tests[k])) for k in range(count)]
+
+
+def _stacked_pvalues(
+    corrs: FloatArray,
+    n_samples: IntArray,
+    which: IntArray,
+    xs: IntArray,
+    ys: IntArray,
+    sets: IntArray,
+) -> FloatArray:
+    """The p-values of tests of one depth across datasets (``which``: each test's dataset),
+    on the blocks over ``[min(x, y), max(x, y), *S]``, in chunks of the single search's size."""
+    variables = np.concatenate(
+        [np.minimum(xs, ys)[:, None], np.maximum(xs, ys)[:, None], sets], axis=1
+    )
+    blocks = corrs[which[:, None, None], variables[:, :, None], variables[:, None, :]]
+    roots = np.sqrt((n_samples - sets.shape[1] - 3).astype(np.float64))[which]
+    return np.concatenate(
+        [
+            _fisher_z(blocks[s : s + _MAX_BATCH], roots[s : s + _MAX_BATCH])
+            for s in range(0, len(blocks), _MAX_BATCH)
+        ]
+    )
+
+
+def _record_stacked(
+    adjacent: np.ndarray,
+    sepsets: list[dict[tuple[int, int], list[frozenset[int]]]],
+    passed: np.ndarray,
+    tests: tuple[IntArray, IntArray, IntArray, IntArray],
+    skipped: np.ndarray,
+    upper: np.ndarray,
+) -> None:
+    """:meth:`_Skeleton.record` of every dataset: remove the separated pairs and append, per
+    removed pair ``a < b`` in row-major order, ``a``'s union if one of its sets passed and
+    ``b``'s union (empty when none of its own did) unless ``b`` is ``skipped``."""
+    if not passed.any():
+        return
+    which, xs, ys, sets = (part[passed] for part in tests)
+    count, n_nodes = adjacent.shape[0], adjacent.shape[1]
+    separated = np.zeros_like(adjacent)
+    separated[which, xs, ys] = True
+    unions = np.zeros((count, n_nodes, n_nodes, n_nodes), dtype=np.bool_)
+    depth = sets.shape[1]
+    if depth:
+        unions[
+            np.repeat(which, depth), np.repeat(xs, depth), np.repeat(ys, depth), sets.ravel()
+        ] = True
+    removed = separated | separated.transpose(0, 2, 1)
+    ks, lows, highs = np.nonzero(removed & upper)
+    low_unions = unions[ks, lows, highs].tolist()
+    high_unions = unions[ks, highs, lows].tolist()
+    from_low = separated[ks, lows, highs].tolist()
+    from_high = (~skipped[ks, highs]).tolist()
+    for k, a, b, low_side, high_side, low_union, high_union in zip(
+        ks.tolist(),
+        lows.tolist(),
+        highs.tolist(),
+        from_low,
+        from_high,
+        low_unions,
+        high_unions,
+        strict=True,
+    ):
+        entries = sepsets[k].setdefault((a, b), [])
+        if low_side:
+            entries.append(_members(low_union))
+        if high_side:
+            entries.append(_members(high_union))
+    adjacent &= ~removed
+
+
+def _members(flags: list[bool]) -> frozenset[int]:
+    return frozenset(v for v, flag in enumerate(flags) if flag)

@@ -4,7 +4,7 @@ the argument checks, the reward of a scored episode and the end-of-episode info.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -12,7 +12,7 @@ import numpy as np
 from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS, ScoreReport
 from acdb_gym.core.types import is_integer
-from acdb_gym.core.worlds.instance import Instance, generate_instance
+from acdb_gym.core.worlds.instance import Instance, generate_instance, generate_instances
 from acdb_gym.envs.observations import observation_slots
 
 __all__ = [
@@ -161,6 +161,35 @@ def _fresh_instance(level: Level, rng: np.random.Generator) -> Instance:
     while len(_RECENT_DRAWS) > _RECENT_DRAWS_KEPT:
         _RECENT_DRAWS.popitem(last=False)
     return instance
+
+
+def fresh_instances(level: Level, rngs: Sequence[np.random.Generator]) -> list[Instance]:
+    """``[choose_instance(level, None, rng) for rng in rngs]``: each generator draws its
+    world's seed (or finds its recent draw, and is left where that draw left it), and the
+    worlds not kept already are generated together
+    (:func:`~acdb_gym.core.worlds.instance.generate_instances`)."""
+    keys = [(level.spec, repr(rng.bit_generator.state)) for rng in rngs]
+    recent: dict[int, Instance] = {}
+    seeds: dict[int, int] = {}
+    states: dict[int, Mapping[str, Any]] = {}
+    for k, (key, rng) in enumerate(zip(keys, rngs, strict=True)):
+        if key in _RECENT_DRAWS:
+            instance, state_after = _RECENT_DRAWS[key]
+            _RECENT_DRAWS.move_to_end(key)
+            rng.bit_generator.state = state_after
+            recent[k] = instance
+        else:
+            seeds[k] = int(rng.integers(2**63 - 1))  # generate_instance's draw of a seed
+            states[k] = rng.bit_generator.state
+    drawn = dict(zip(seeds, generate_instances(level.spec, list(seeds.values())), strict=True))
+    instances = []
+    for k, key in enumerate(keys):
+        if k in drawn:
+            _RECENT_DRAWS[key] = (drawn[k], states[k])
+            while len(_RECENT_DRAWS) > _RECENT_DRAWS_KEPT:
+                _RECENT_DRAWS.popitem(last=False)
+        instances.append(recent[k] if k in recent else drawn[k])
+    return instances
 
 
 def check_level_arguments(level: object, ladder: object) -> None:

@@ -17,6 +17,7 @@ from acdb_gym.core.graphs import DAG
 from acdb_gym.core.types import FloatArray, IntArray, readonly
 
 __all__ = [
+    "faithful_draws",
     "is_faithful",
     "min_relevant_partial_correlation",
     "partial_correlation_from_covariance",
@@ -72,6 +73,53 @@ def _full_partial_correlations(
     diag = np.sqrt(precision.diagonal())
     at_edges = np.asarray(precision[source, target], dtype=np.float64).reshape(-1)
     return np.asarray(-at_edges / (diag[source] * diag[target]), dtype=np.float64)
+
+
+def faithful_draws(dags: Sequence[DAG], covs: Sequence[FloatArray], eps: float) -> list[bool]:
+    """:func:`is_faithful` of each ``(dag, cov)``, the worlds' inversions stacked: every full
+    covariance of one size in one ``np.linalg.inv`` call, then, for the worlds that pass the
+    full-set half, every parent block of one size across all of them in one call (the same
+    LAPACK call per matrix as one world at a time, and every later step elementwise, so the
+    same decisions)."""
+    verdicts = [dag.n_edges == 0 for dag in dags]
+    checked = [k for k, verdict in enumerate(verdicts) if not verdict]
+    by_size: dict[int, list[int]] = {}
+    for k in checked:
+        by_size.setdefault(dags[k].n_nodes, []).append(k)
+    full_ok: list[int] = []
+    for members in by_size.values():
+        precisions = np.linalg.inv(np.stack([covs[k] for k in members]))
+        for k, precision in zip(members, precisions, strict=True):
+            full = _full_partial_correlations(dags[k], covs[k], precision)
+            if np.abs(full).min() >= eps:
+                full_ok.append(k)
+    for k, rho in zip(full_ok, _stacked_parent_partials(dags, covs, full_ok), strict=True):
+        verdicts[k] = bool(np.abs(rho).min() >= eps)
+    return verdicts
+
+
+def _stacked_parent_partials(
+    dags: Sequence[DAG], covs: Sequence[FloatArray], members: list[int]
+) -> list[FloatArray]:
+    """:func:`_parent_partial_correlations`'s values of each member world (in no particular
+    edge order), every ``[Pa(j), j]`` block of one size across the worlds inverted at once."""
+    blocks: dict[int, list[tuple[int, np.ndarray]]] = {}
+    for position, k in enumerate(members):
+        adjacency = dags[k].adjacency
+        for node in np.flatnonzero(adjacency.any(axis=0)).tolist():
+            index = np.append(np.flatnonzero(adjacency[:, node]), node)
+            blocks.setdefault(index.size, []).append((position, index))
+    values: list[list[FloatArray]] = [[] for _ in members]
+    for entries in blocks.values():
+        stacked = np.stack(
+            [covs[members[position]][np.ix_(index, index)] for position, index in entries]
+        )
+        precision = np.linalg.inv(stacked)
+        diag = np.sqrt(np.diagonal(precision, axis1=1, axis2=2))
+        rho = -precision[:, :-1, -1] / (diag[:, :-1] * diag[:, -1:])
+        for (position, _), row in zip(entries, rho, strict=True):
+            values[position].append(row)
+    return [np.concatenate(parts) for parts in values]
 
 
 def is_faithful(dag: DAG, cov: FloatArray, eps: float) -> bool:

@@ -18,10 +18,12 @@ True
 
 from __future__ import annotations
 
-import functools
 import hashlib
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 import numpy as np
 
@@ -66,10 +68,13 @@ __all__ = [
     "RealData",
     "World",
     "allowed_targets",
+    "cached_generation",
     "degree_scales",
     "draw_graph",
     "generate_instance",
+    "generate_instances",
     "instance_slack",
+    "keep_instance",
 ]
 
 
@@ -230,7 +235,7 @@ def generate_instance(
     seed = int(seed)
     if deadline is not None:
         return _generate(spec, seed, deadline)
-    if spec.n_obs * spec.d <= _CACHE_MAX_SAMPLE_SIZE:
+    if cached_generation(spec):
         return _generate_cached(spec, seed)
     return _generate(spec, seed)
 
@@ -239,12 +244,93 @@ _CACHE_MAX_SAMPLE_SIZE = 20_000
 """Instances with at most this many observational values (every ladder level) are cached."""
 
 
-@functools.lru_cache(maxsize=128)
-def _generate_cached(spec: LevelSpec, seed: int) -> Instance:
-    # The same (spec, seed) always gives the same immutable instance, and sweeps regenerate
-    # each manifest instance for every episode (the random baseline runs 100 per instance),
-    # so recent instances are kept: about 128 x 0.2 MB at most.
-    return _generate(spec, seed)
+def cached_generation(spec: LevelSpec) -> bool:
+    """Whether :func:`generate_instance` keeps the recent instances of ``spec`` (those with at
+    most 20,000 observational values: every ladder level)."""
+    return spec.n_obs * spec.d <= _CACHE_MAX_SAMPLE_SIZE
+
+
+class _RecentInstances:
+    """The most recent instances by ``(spec, seed)``, least recently used out first.
+
+    The same (spec, seed) always gives the same immutable instance, and sweeps regenerate
+    each manifest instance for every episode (the random baseline runs 100 per instance), so
+    recent instances are kept: about 128 x 0.2 MB at most. Calling it is
+    ``functools.lru_cache(maxsize=128)(_generate)``'s behaviour; :meth:`put` lets instances
+    drawn together (:func:`generate_instances`) join."""
+
+    def __init__(self, maxsize: int) -> None:
+        self._maxsize = maxsize
+        self._entries: OrderedDict[tuple[LevelSpec, int], Instance] = OrderedDict()
+
+    def __call__(self, spec: LevelSpec, seed: int) -> Instance:
+        instance = self.get(spec, seed)
+        if instance is None:
+            instance = _generate(spec, seed)
+            self.put(instance)
+        return instance
+
+    def get(self, spec: LevelSpec, seed: int) -> Instance | None:
+        """The kept instance of ``(spec, seed)`` (now the most recent), or None."""
+        instance = self._entries.get((spec, seed))
+        if instance is not None:
+            self._entries.move_to_end((spec, seed))
+        return instance
+
+    def put(self, instance: Instance) -> None:
+        """Keep ``instance`` as the most recent."""
+        self._entries[(instance.spec, instance.seed)] = instance
+        self._entries.move_to_end((instance.spec, instance.seed))
+        while len(self._entries) > self._maxsize:
+            self._entries.popitem(last=False)
+
+    def cache_clear(self) -> None:
+        """Forget every kept instance (``functools.lru_cache``'s name, for the benchmarks)."""
+        self._entries.clear()
+
+
+_generate_cached = _RecentInstances(maxsize=128)
+
+
+def keep_instance(instance: Instance) -> None:
+    """Keep ``instance`` among the recent instances :func:`generate_instance` serves (a
+    world drawn ahead of its use), if its spec's instances are kept at all."""
+    if cached_generation(instance.spec):
+        _generate_cached.put(instance)
+
+
+def generate_instances(spec: LevelSpec, seeds: Sequence[int]) -> list[Instance]:
+    """``[generate_instance(spec, seed) for seed in seeds]`` (non-negative integer seeds), the
+    worlds not kept already drawn together where their kind can (linear-Gaussian worlds under
+    ``"reject_world"``: each round's faithfulness checks stacked, the same draws and decisions
+    as one at a time) and kept as :func:`generate_instance` keeps them.
+
+    Raises:
+        InstanceGenerationError: as :func:`generate_instance`.
+    """
+    checked = [int(seed) for seed in seeds]
+    if any(seed < 0 for seed in checked):
+        raise ValueError(f"seeds must be non-negative integers, got {list(seeds)}")
+    if not cached_generation(spec):
+        return [_generate(spec, seed) for seed in checked]
+    found = {seed: _generate_cached.get(spec, seed) for seed in checked}
+    missing = list(dict.fromkeys(seed for seed, instance in found.items() if instance is None))
+    draw_many = getattr(kind_of(spec), "draw_many", None)
+    streams = [SeedStreams(seed) for seed in missing]
+    drawn = draw_many(spec, streams) if draw_many is not None and len(missing) > 1 else None
+    if drawn is None:
+        for seed in missing:
+            found[seed] = _generate_cached(spec, seed)
+    else:
+        kind = kind_of(spec)
+        for seed_streams, world in zip(streams, drawn, strict=True):
+            instance = _finished(spec, seed_streams, world)
+            kind.check(spec, world.world, instance.i_star)
+            _generate_cached.put(instance)
+            found[seed_streams.seed] = instance
+    instances = [found[seed] for seed in checked]
+    assert all(instance is not None for instance in instances)
+    return cast(list[Instance], instances)
 
 
 def _generate(spec: LevelSpec, seed: int, deadline: float | None = None) -> Instance:

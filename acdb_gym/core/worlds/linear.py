@@ -85,6 +85,16 @@ class LinearGaussianSCM:
         object.__setattr__(self, "weights", readonly(weights))
         object.__setattr__(self, "noise_std", readonly(noise_std))
 
+    @classmethod
+    def _valid(cls, weights: FloatArray, noise_std: FloatArray) -> LinearGaussianSCM:
+        """An SCM from fresh finite arrays whose support is a subgraph of a DAG and whose noise
+        is positive by construction (a draw's weights on its graph), without the checks: the
+        support's cycle check costs as much as drawing the weights."""
+        scm = object.__new__(cls)
+        object.__setattr__(scm, "weights", readonly(np.array(weights, dtype=np.float64)))
+        object.__setattr__(scm, "noise_std", readonly(np.array(noise_std, dtype=np.float64)))
+        return scm
+
     @cached_property
     def _mixing(self) -> FloatArray:
         """``(I - W)^{-1}``, inverted on first use (a world the faithfulness check rejects is

@@ -22,21 +22,26 @@ import numpy as np
 
 from acdb_gym.core.graphs import PDAG, cpdag
 from acdb_gym.core.types import FloatArray, readonly
-from acdb_gym.core.worlds.instance import Instance
+from acdb_gym.core.worlds.instance import Instance, keep_instance
 from acdb_gym.discovery import (
     ShiftOrienter,
     greedy_interventional_search,
     pc_cpdag,
     pc_cpdag_many,
 )
+from acdb_gym.discovery._two_sample import ShiftReference
 from acdb_gym.discovery.orientation import DETECTABLE_SHIFT, OrientationRule
 
 __all__ = [
+    "Prepared",
     "Summary",
     "bic_start",
     "clear",
     "fingerprint",
     "moments",
+    "prepare",
+    "restore",
+    "stacked_moments",
     "starting_graph",
     "starting_graphs",
     "summary_of",
@@ -66,6 +71,20 @@ class _LRU(Generic[_V]):
         if len(self._entries) > self._maxsize:
             self._entries.popitem(last=False)
         return value
+
+    def find(self, key: Hashable) -> _V | None:
+        """The entry for ``key`` (now the most recently used), or None."""
+        if key not in self._entries:
+            return None
+        self._entries.move_to_end(key)
+        return self._entries[key]
+
+    def put(self, key: Hashable, value: _V) -> None:
+        """Keep ``value`` for ``key`` as the most recently used entry."""
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        if len(self._entries) > self._maxsize:
+            self._entries.popitem(last=False)
 
     def __contains__(self, key: Hashable) -> bool:
         return key in self._entries
@@ -169,7 +188,14 @@ def summary_of(
     size."""
     if data.size > _MAX_CACHED_VALUES:
         return _summarize(data, start, alpha, rule, detectable_shift)
-    key = (
+    key = _summary_key(data, start, alpha, rule, detectable_shift)
+    return _SUMMARIES.get(key, lambda: _summarize(data, start, alpha, rule, detectable_shift))
+
+
+def _summary_key(
+    data: FloatArray, start: PDAG, alpha: float, rule: OrientationRule, detectable_shift: float
+) -> Hashable:
+    return (
         fingerprint(data),
         start.directed.tobytes(),
         start.undirected.tobytes(),
@@ -177,7 +203,6 @@ def summary_of(
         rule,
         detectable_shift,
     )
-    return _SUMMARIES.get(key, lambda: _summarize(data, start, alpha, rule, detectable_shift))
 
 
 def moments(data: FloatArray) -> tuple[FloatArray, FloatArray, np.ndarray]:
@@ -192,6 +217,94 @@ def moments(data: FloatArray) -> tuple[FloatArray, FloatArray, np.ndarray]:
         readonly(data.std(axis=0, ddof=1)),
         readonly(np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)),
     )
+
+
+def stacked_moments(data: FloatArray) -> list[tuple[FloatArray, FloatArray, np.ndarray]]:
+    """:func:`moments` of ``k`` samples of one shape at once (``data``: ``(k, n_obs, d)``),
+    equal to it bit for bit: the means and standard deviations reduce each sample's rows in
+    the same order stacked as alone, and each correlation matrix is ``np.corrcoef`` of its
+    own sample."""
+    count, _, n_nodes = data.shape
+    means = data.mean(axis=1)
+    sds = data.std(axis=1, ddof=1)
+    rows, columns = np.triu_indices(n_nodes, 1)
+    upper = np.stack(
+        [np.atleast_2d(np.corrcoef(sample, rowvar=False))[rows, columns] for sample in data]
+    )
+    correlations = np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)
+    return [(readonly(means[k]), readonly(sds[k]), readonly(correlations[k])) for k in range(count)]
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """A world made ready ahead of its reset (:func:`prepare`): the instance, PC's start and
+    the sample's summary under the key :func:`summary_of` looks it up by (None when it was not
+    computed ahead)."""
+
+    instance: Instance
+    start: PDAG
+    summary_key: Hashable
+    summary: Summary | None
+
+
+def prepare(
+    instances: Sequence[Instance],
+    alpha: float,
+    rule: OrientationRule,
+    detectable_shift: float,
+) -> list[Prepared]:
+    """PC's start of every instance (:func:`starting_graphs`: one stacked call) and the
+    summary of its sample with that start, as :func:`summary_of` would compute them, the ones
+    missing computed stacked: their moments (:func:`stacked_moments`) and their shift tests'
+    observational half (:meth:`ShiftReference.many
+    <acdb_gym.discovery._two_sample.ShiftReference.many>`), bit for bit as one at a time. All
+    are kept in the caches; :func:`restore` puts one back if the caches have dropped it since
+    (other envs in the process fill them too). Samples of different shapes or above the cached
+    size get no summary ahead.
+
+    Raises:
+        ValueError: a sample PC refuses.
+    """
+    starts = starting_graphs(instances, "pc")
+    samples = [instance.d_obs for instance in instances]
+    keys = [
+        _summary_key(data, start, alpha, rule, detectable_shift)
+        for data, start in zip(samples, starts, strict=True)
+    ]
+    summaries = [_SUMMARIES.find(key) for key in keys]
+    missing = [k for k, summary in enumerate(summaries) if summary is None]
+    shapes = {samples[k].shape for k in missing}
+    if missing and len(shapes) == 1 and samples[missing[0]].size <= _MAX_CACHED_VALUES:
+        data = np.stack([samples[k] for k in missing])
+        references = ShiftReference.many(np.ascontiguousarray(data.transpose(0, 2, 1)))
+        for k, (mean, sd, correlations), reference in zip(
+            missing, stacked_moments(data), references, strict=True
+        ):
+            orienter = ShiftOrienter(
+                starts[k],
+                samples[k],
+                alpha=alpha,
+                rule=rule,
+                detectable_shift=detectable_shift,
+                reference=reference,
+            )
+            summary = Summary(mean=mean, sd=sd, correlations=correlations, orienter=orienter)
+            _SUMMARIES.put(keys[k], summary)
+            summaries[k] = summary
+    return [
+        Prepared(instance, start, key, summary)
+        for instance, start, key, summary in zip(instances, starts, keys, summaries, strict=True)
+    ]
+
+
+def restore(prepared: Prepared) -> None:
+    """Put a prepared world's instance, start and summary back in the caches (the most recent
+    entries), so its reset finds them whatever the caches dropped since :func:`prepare`."""
+    instance = prepared.instance
+    keep_instance(instance)
+    _STARTS.put(_start_key(instance), prepared.start)
+    if prepared.summary is not None:
+        _SUMMARIES.put(prepared.summary_key, prepared.summary)
 
 
 def _summarize(

@@ -22,6 +22,7 @@ from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.discovery.orientation import ORIENTATION_RULES, OrientationRule
 from acdb_gym.envs.action_types import real_number
 from acdb_gym.envs.design.cache import starting_graph
+from acdb_gym.envs.design.lookahead import FreshLookahead
 from acdb_gym.envs.design.observation import DesignObservation, observation_size
 from acdb_gym.envs.design.state import (
     BIC_PENALTY,
@@ -279,12 +280,23 @@ class InterventionDesignEnv(HiddenInstanceAccess, gym.Env[np.ndarray, np.int64])
         self._final_info: dict[str, Any] | None = None
         self._last_action: str | None = None
         self._last_error: str | None = None
+        self._lookahead = FreshLookahead(
+            self.level,
+            estimator,
+            alpha=self.alpha,
+            rule=self.rule,
+            detectable_shift=self.detectable_shift,
+        )
 
     # ------------------------------------------------------------------ gym API
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=check_seed(seed))
+        if seed is None and not options:
+            self._lookahead.before_fresh_reset(self.np_random)
+        else:
+            self._lookahead.forget()
         instance = choose_instance(self.level, options, self.np_random)
         self._instance = instance
         self._final_info = None

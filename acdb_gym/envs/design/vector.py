@@ -65,7 +65,13 @@ from acdb_gym.discovery.orientation import (
     no_shift_power,
 )
 from acdb_gym.envs.design.bank import InstanceBank
-from acdb_gym.envs.design.cache import _LRU, moments, starting_graph, starting_graphs
+from acdb_gym.envs.design.cache import (
+    _LRU,
+    moments,
+    stacked_moments,
+    starting_graph,
+    starting_graphs,
+)
 from acdb_gym.envs.design.env import Estimator, ObservationMode, check_design_arguments
 from acdb_gym.envs.design.graph_obs import graph_observation, graph_observation_space
 from acdb_gym.envs.design.observation import observation_size
@@ -75,7 +81,7 @@ from acdb_gym.envs.episode_rules import (
     RewardName,
     check_choice,
     check_seed,
-    choose_instance,
+    fresh_instances,
 )
 
 __all__ = ["DesignVectorEnv"]
@@ -105,8 +111,19 @@ class _World:
         "start_undirected",
     )
 
-    def __init__(self, instance: Instance, start: PDAG) -> None:
-        mean, sd, correlations = moments(instance.d_obs)
+    def __init__(
+        self,
+        instance: Instance,
+        start: PDAG,
+        summaries: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ShiftReference] | None = None,
+    ) -> None:
+        if summaries is None:
+            # As ShiftOrienter builds its reference: one contiguous row per variable.
+            summaries = (
+                moments(instance.d_obs),
+                ShiftReference(np.ascontiguousarray(instance.d_obs.T)),
+            )
+        (mean, sd, correlations), self.reference = summaries
         self.instance = instance
         self.key = instance.digest()
         self.budget = instance.budget
@@ -114,8 +131,6 @@ class _World:
         self.sd = sd
         self.scale = np.where(sd > 0, sd, 1.0)
         self.correlations = correlations
-        # As ShiftOrienter builds its reference: one contiguous row per variable.
-        self.reference = ShiftReference(np.ascontiguousarray(instance.d_obs.T))
         # The nodes an experiment exists for (all, unless the level restricts the targets).
         self.allowed = np.ones(instance.n_nodes, dtype=bool)
         if instance.intervention_targets is not None:
@@ -124,6 +139,23 @@ class _World:
         self.rng_state = instance.intervention_rng().bit_generator.state
         self.start_directed = start.directed
         self.start_undirected = start.undirected
+
+
+def _new_worlds(instances: list[Instance], starts: list[PDAG]) -> list[_World]:
+    """The :class:`_World` of each instance, their summaries computed stacked (moments and
+    shift-test references bit for bit as one at a time) when the samples share a shape."""
+    if len(instances) < 2 or len({instance.d_obs.shape for instance in instances}) > 1:
+        return [_World(instance, start) for instance, start in zip(instances, starts, strict=True)]
+    data = np.stack([instance.d_obs for instance in instances])
+    summaries = zip(
+        stacked_moments(data),
+        ShiftReference.many(np.ascontiguousarray(data.transpose(0, 2, 1))),
+        strict=True,
+    )
+    return [
+        _World(instance, start, summary)
+        for instance, start, summary in zip(instances, starts, summaries, strict=True)
+    ]
 
 
 class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
@@ -567,13 +599,11 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         generator and started by one PC call over all of them (cached starts skipped)."""
         if self.bank is not None:
             return [self._world_for(i) for i in slots]
-        instances = []
-        for i in slots:
-            rng = self._np_randoms[i]
-            assert rng is not None
-            instances.append(choose_instance(self.level, None, rng))
+        rngs = [self._np_randoms[i] for i in slots]
+        assert all(rng is not None for rng in rngs)
+        instances = fresh_instances(self.level, rngs)  # type: ignore[arg-type]
         starts = starting_graphs(instances, self.estimator)
-        return [_World(instance, start) for instance, start in zip(instances, starts, strict=True)]
+        return _new_worlds(instances, starts)
 
     def _world_for(self, i: int) -> _World:
         rng = self._np_randoms[i]

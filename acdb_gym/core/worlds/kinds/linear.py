@@ -21,7 +21,8 @@ from acdb_gym.core.graphs.real import topology
 from acdb_gym.core.types import FloatArray
 from acdb_gym.core.worlds.faithfulness import (
     _full_partial_correlations,
-    is_faithful,
+    _parent_partial_correlations,
+    faithful_draws,
     weak_edges,
 )
 from acdb_gym.core.worlds.kinds.base import (
@@ -41,11 +42,13 @@ __all__ = [
     "EDGE_REDRAW_ROUNDS",
     "LinearGaussianKind",
     "accepted_linear_world",
+    "accepted_linear_worlds",
     "build_scm",
     "degree_scales",
     "draw_graph",
     "draw_weights",
     "passes_full_set_check",
+    "passes_parent_set_check",
     "redraw_weak_edges",
 ]
 
@@ -71,6 +74,18 @@ class LinearGaussianKind:
             spec, streams.seed, graph_rng, weight_rng, deadline
         )
         return DrawnWorld(dag, scm, attempts, variable_names=names)
+
+    def draw_many(self, spec: LevelSpec, streams: Sequence[SeedStreams]) -> list[DrawnWorld] | None:
+        """:meth:`draw` of every seed's streams (no deadline), the faithfulness checks of
+        each round of draws stacked (:func:`accepted_linear_worlds`); None where that path
+        does not apply (``"redraw_edges"``), so the caller draws one at a time."""
+        if spec.faithfulness_rule == "redraw_edges":
+            return None
+        accepted = accepted_linear_worlds(spec, streams)
+        return [
+            DrawnWorld(dag, scm, attempts, variable_names=names)
+            for dag, _, scm, _, attempts, names in accepted
+        ]
 
     def check(self, spec: LevelSpec, world: World, i_star: frozenset[int]) -> None:
         pass
@@ -154,9 +169,11 @@ def degree_scales(dag: DAG) -> FloatArray:
 
 
 def build_scm(spec: LevelSpec, weights: FloatArray) -> LinearGaussianSCM:
+    """The SCM of ``weights`` drawn on a graph (:func:`draw_weights`): standardized, or with
+    noise variance ``spec.noise_var`` everywhere (its support is the graph: no cycle check)."""
     if spec.standardized:
         return LinearGaussianSCM.standardized(weights, spec.noise_var)
-    return LinearGaussianSCM(weights, np.full(spec.d, np.sqrt(spec.noise_var)))
+    return LinearGaussianSCM._valid(weights, np.full(spec.d, np.sqrt(spec.noise_var)))
 
 
 def build_scm_and_covariance(
@@ -181,6 +198,56 @@ def passes_full_set_check(dag: DAG, cov: FloatArray, eps: float) -> bool:
     if dag.n_edges == 0:
         return True
     return bool(np.abs(_full_partial_correlations(dag, cov)).min() >= eps)
+
+
+def passes_parent_set_check(dag: DAG, cov: FloatArray, eps: float) -> bool:
+    """The parent-set half of :func:`is_faithful` (``|rho(i, j | Pa(j) minus {i})| >= eps`` for
+    every edge ``i -> j``), computed exactly as there."""
+    if dag.n_edges == 0:
+        return True
+    return bool(np.abs(_parent_partial_correlations(dag, cov)).min() >= eps)
+
+
+def accepted_linear_worlds(
+    spec: LevelSpec, streams: Sequence[SeedStreams]
+) -> list[tuple[DAG, FloatArray, LinearGaussianSCM, FloatArray, int, tuple[str, ...] | None]]:
+    """:func:`accepted_linear_world` of every seed's streams, in lockstep: each round draws
+    the graph and weights of every world not yet accepted from its own streams (the same draws
+    in the same order), and the round's faithfulness checks run stacked
+    (:func:`~acdb_gym.core.worlds.faithfulness.faithful_draws`, the same inverses and the same
+    decisions as one world at a time).
+
+    Raises:
+        InstanceGenerationError: a seed's world failed the check ``MAX_ATTEMPTS`` times.
+    """
+    rngs = [(seed_streams.rng(GRAPH), seed_streams.rng(WEIGHTS)) for seed_streams in streams]
+    accepted: dict[
+        int, tuple[DAG, FloatArray, LinearGaussianSCM, FloatArray, int, tuple[str, ...] | None]
+    ] = {}
+    attempts = [0] * len(streams)
+    pending = list(range(len(streams)))
+    while pending:
+        drawn = []
+        for k in pending:
+            attempts[k] += 1
+            graph_rng, weight_rng = rngs[k]
+            dag, names = draw_graph(spec, graph_rng)
+            weights = draw_weights(spec, dag, weight_rng)
+            scm = build_scm(spec, weights)
+            drawn.append((k, dag, names, weights, scm, scm.covariance()))
+        passed = faithful_draws(
+            [dag for _, dag, *_ in drawn], [cov for *_, cov in drawn], spec.faithfulness_eps
+        )
+        still = []
+        for (k, dag, names, weights, scm, cov), ok in zip(drawn, passed, strict=True):
+            if ok:
+                accepted[k] = (dag, weights, scm, cov, attempts[k], names)
+            elif attempts[k] == MAX_ATTEMPTS:
+                raise InstanceGenerationError(spec, streams[k].seed, MAX_ATTEMPTS)
+            else:
+                still.append(k)
+        pending = still
+    return [accepted[k] for k in range(len(streams))]
 
 
 def redraw_weak_edges(
@@ -229,7 +296,9 @@ def accepted_linear_world(
         weights = draw_weights(spec, dag, weight_rng)
         scm = build_scm(spec, weights)
         cov = scm.covariance()
-        if passes_full_set_check(dag, cov, spec.faithfulness_eps) and is_faithful(
+        # is_faithful's two halves, the full set first (it alone rejects on every level) and
+        # computed once.
+        if passes_full_set_check(dag, cov, spec.faithfulness_eps) and passes_parent_set_check(
             dag, cov, spec.faithfulness_eps
         ):
             return dag, weights, scm, cov, attempts, names
