@@ -341,19 +341,11 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             interventions,
             legacy_values_key=legacy_values_key,
         )
-        self._blocks = observations.SlotBlocks(observations.block_shape(spec, observation))
-        # Large worlds hand out the observational sample from a pool of read-only blocks.
-        self._sample_blocks = (
-            observations.SlotBlocks((1, spec.n_obs, spec.d))
-            if observation == "raw" and observations.is_large(spec)
-            else None
-        )
-        # The stats mode hands out its means from a pool too (a step writes the new row).
-        self._mean_blocks = (
-            observations.SlotBlocks((observations.observation_slots(spec) + 1, spec.d))
-            if observation == "stats"
-            else None
-        )
+        self._blocks = observations.slot_pool(spec, observation)
+        # Large worlds hand out the observational sample from a pool of read-only blocks; the
+        # stats mode hands out its means from a pool too (a step writes the new row).
+        self._sample_blocks = observations.sample_pool(spec, observation)
+        self._mean_blocks = observations.mean_pool(spec, observation)
         self._instance: Instance | None = None
         self._session: Session | None = None
 
