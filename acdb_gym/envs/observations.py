@@ -38,6 +38,7 @@ covariances on large worlds) read-only mappings of one file (:func:`slot_pool`).
 __all__ = [
     "COMPACT_KEYS",
     "OBSERVATION_MODES",
+    "SHARED_MIN_BYTES",
     "CompactObserver",
     "DataObserver",
     "ObservationMode",
@@ -370,10 +371,11 @@ class CompactObserver(DataObserver):
 
 
 def slot_pool(spec: LevelSpec, mode: ObservationMode) -> SlotPool:
-    """The pool of ``mode``'s slot block (:func:`block_shape`): on large worlds, where the
-    platform has them, read-only mappings of one file (:class:`SharedSlots`: a step writes only
-    its new slot, and the slots take memory once, not once per block), else a pool of blocks
-    whose slots are copied (:class:`SlotBlocks`)."""
+    """The pool of ``mode``'s slot block (:func:`block_shape`): for a large world's block of
+    :data:`SHARED_MIN_BYTES` and more, where the platform has them, read-only mappings of one
+    file (:class:`SharedSlots`: a step writes only its new slot, and the slots take memory
+    once, not once per block), else a pool of blocks whose slots are copied
+    (:class:`SlotBlocks`)."""
     return _pool(spec, block_shape(spec, mode), shared=mode != "compact")
 
 
@@ -390,8 +392,18 @@ def mean_pool(spec: LevelSpec, mode: ObservationMode) -> SlotBlocks | None:
     return SlotBlocks((observation_slots(spec) + 1, spec.d)) if mode == "stats" else None
 
 
+SHARED_MIN_BYTES = 48 << 20
+"""Large worlds' slot blocks of at least this size (the whole block, every slot) are handed out
+as mappings of one file (:class:`SharedSlots`). A step's mappings cost system calls and fresh
+shared pages (tens to hundreds of microseconds), more than the copies they save in a small
+block: the raw mode's blocks up to d = 1,000 (40 MB) stay copies. Mapped on the large ladder:
+the stats covariances from d = 500 (2 GB), the raw sample and experiments at d = 2,000
+(64 and 160 MB)."""
+
+
 def _pool(spec: LevelSpec, shape: tuple[int, ...], *, shared: bool) -> SlotPool:
-    if shared and is_large(spec) and shared_slots.available():
+    big = int(np.prod(shape)) * 8 >= SHARED_MIN_BYTES
+    if shared and big and is_large(spec) and shared_slots.available():
         return SharedSlots(shape)
     return SlotBlocks(shape)
 

@@ -19,7 +19,6 @@ from acdb_gym.envs import actions
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.actions import TernaryGrid
 from acdb_gym.envs.observations import RealBox, observation_slots, regime_statistics
-from acdb_gym.envs.shared_slots import SharedSlots
 from acdb_gym.envs.slot_blocks import _zero_block
 
 
@@ -78,15 +77,13 @@ def test_a_large_raw_env_pools_its_observational_sample_read_only() -> None:
     assert first["observational"].tobytes() == env.level.instance(1).d_obs.tobytes()
     assert second["observational"].tobytes() == first["observational"].tobytes()
     assert not np.shares_memory(first["interventional"], second["interventional"])
-    # The sample is written once an episode, into the one file every observation maps.
-    pool = env._sample_blocks
-    assert isinstance(pool, SharedSlots) and len(pool._files) == 1
-    file = pool._files[0]
-    file.block.flags.writeable = False  # a second write of the sample would raise
+    # A caller that lets go of each observation gets the same block back: no copy per step.
+    address = second["observational"].__array_interface__["data"][0]
     del first, second
     third, *_ = env.step(actions.intervene(3, 1.0))
-    assert third["observational"].tobytes() == env.level.instance(1).d_obs.tobytes()
-    assert pool._files == [file]
+    fourth, *_ = env.step(actions.intervene(4, 1.0))
+    addresses = {o["observational"].__array_interface__["data"][0] for o in (third, fourth)}
+    assert len(addresses) == 2 and address in addresses
 
 
 def test_a_large_env_passes_gymnasiums_checker() -> None:
@@ -95,14 +92,14 @@ def test_a_large_env_passes_gymnasiums_checker() -> None:
         check_env(ACDBEnv("L1", ladder="large", observation="stats"))
 
 
-def test_stats_covariances_live_in_one_file_and_stay_true() -> None:
-    """A caller keeping the last observation: the covariances live in one shared file (each
-    written once), and those read back from the last observation are each regime's own."""
+def test_stats_covariances_live_in_two_blocks_and_stay_true() -> None:
+    """A caller keeping the last observation: the pool holds two blocks, and the covariances
+    read back from the last block are each regime's own."""
     env = ACDBEnv("L1", ladder="large", observation="stats")
     observation, _ = env.reset(options={"manifest_index": 0})
     for slot in range(6):
         observation = env.step(actions.intervene(slot, 1.0))[0]
-    assert isinstance(env._blocks, SharedSlots) and len(env._blocks._files) == 1
+    assert len(env._blocks._entries) == 2
     covariance = observation["covariance"]
     samples = [env.session.observe(), *(e.samples for e in env.session.experiments)]
     for regime, data in enumerate(samples):

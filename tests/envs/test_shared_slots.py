@@ -7,14 +7,18 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import warnings
 
 import numpy as np
 import pytest
+from gymnasium.utils.env_checker import check_env
 
-from acdb_gym.envs import actions, shared_slots
+from acdb_gym.core.ladders.shipped import LARGE_LADDER
+from acdb_gym.envs import actions, observations, shared_slots
 from acdb_gym.envs.acdb_env import ACDBEnv
 from acdb_gym.envs.observations import regime_statistics
 from acdb_gym.envs.shared_slots import SharedSlots
+from acdb_gym.envs.slot_blocks import SlotBlocks
 
 pytestmark = pytest.mark.skipif(not shared_slots.available(), reason="Linux memfd only")
 
@@ -102,6 +106,14 @@ def test_a_pickled_pool_and_a_forked_child_write_their_own_files() -> None:
     assert (held[1] == _values(1)).all() and not held[2].any()
 
 
+@pytest.fixture
+def shared_from_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large worlds' blocks of every size handed out as mappings (the large ladder's L1 has
+    blocks under :data:`~acdb_gym.envs.observations.SHARED_MIN_BYTES`)."""
+    monkeypatch.setattr(observations, "SHARED_MIN_BYTES", 0)
+
+
+@pytest.mark.usefixtures("shared_from_any_size")
 def test_a_large_stats_env_writes_only_the_new_regime_a_step() -> None:
     """Steps of a large world in stats mode: the observer computes each regime's covariance
     once (never copied from an earlier observation), every value is ``regime_statistics``'
@@ -120,7 +132,7 @@ def test_a_large_stats_env_writes_only_the_new_regime_a_step() -> None:
     held = [observation]
     for slot in range(4):
         held.append(env.step(actions.intervene(slot, 1.0))[0])
-    assert computed == [1, 2, 3, 4]
+    assert computed == [1, 2, 3, 4] and len(env._blocks._files) == 1
     samples = [env.session.observe(), *(e.samples for e in env.session.experiments)]
     for index, observation in enumerate(held):
         for regime, data in enumerate(samples[: index + 1]):
@@ -128,3 +140,52 @@ def test_a_large_stats_env_writes_only_the_new_regime_a_step() -> None:
             assert observation["covariance"][regime].tobytes() == covariance.tobytes()
         assert not observation["covariance"][index + 1 :].any()
     assert not np.shares_memory(held[-1]["covariance"], held[-2]["covariance"])
+
+
+@pytest.mark.usefixtures("shared_from_any_size")
+def test_a_large_raw_env_maps_its_sample_and_experiments_from_one_file_each() -> None:
+    """The raw mode: the observational sample written once an episode, each experiment's
+    samples once; every observation its own read-only arrays with the true values."""
+    env = ACDBEnv("L1", ladder="large")
+    first, _ = env.reset(options={"manifest_index": 1})
+    pool, blocks = env._sample_blocks, env._blocks
+    assert isinstance(pool, SharedSlots) and isinstance(blocks, SharedSlots)
+    pool._files[0].block.flags.writeable = False  # a second write of the sample would raise
+    held = [first]
+    for slot in range(3):
+        held.append(env.step(actions.intervene(slot, 1.0))[0])
+    sample = env.level.instance(1).d_obs.tobytes()
+    experiments = [e.samples for e in env.session.experiments]
+    for index, observation in enumerate(held):
+        assert observation["observational"].tobytes() == sample
+        assert not observation["observational"].flags.writeable
+        for slot, samples in enumerate(experiments[:index]):
+            assert observation["interventional"][slot].tobytes() == samples.tobytes()
+        assert not observation["interventional"][index:].any()
+    for key in ("observational", "interventional"):
+        assert not np.shares_memory(held[0][key], held[1][key])
+    assert len(pool._files) == 1 and len(blocks._files) == 1
+
+
+@pytest.mark.usefixtures("shared_from_any_size")
+def test_a_large_env_with_mapped_blocks_passes_gymnasiums_checker() -> None:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*(infinity|alternative render modes)")
+        for mode in ("raw", "stats"):
+            check_env(ACDBEnv("L1", ladder="large", observation=mode))  # type: ignore[arg-type]
+
+
+def test_only_large_blocks_are_mapped() -> None:
+    """Under :data:`~acdb_gym.envs.observations.SHARED_MIN_BYTES` (the large ladder's L1, the
+    raw blocks of d = 1,000) and on small worlds, blocks are copied; the stats covariances of
+    d = 1,000 and the raw blocks of d = 2,000 are mapped."""
+    assert isinstance(ACDBEnv("L1", ladder="large", observation="stats")._blocks, SlotBlocks)
+    assert isinstance(ACDBEnv("L1", observation="stats")._blocks, SlotBlocks)
+    spec = LARGE_LADDER["L5"].spec  # d = 1,000
+    assert isinstance(observations.slot_pool(spec, "stats"), SharedSlots)
+    assert isinstance(observations.slot_pool(spec, "raw"), SlotBlocks)
+    assert isinstance(observations.sample_pool(spec, "raw"), SlotBlocks)
+    assert observations.sample_pool(spec, "stats") is None
+    spec = LARGE_LADDER["L6"].spec  # d = 2,000
+    assert isinstance(observations.slot_pool(spec, "raw"), SharedSlots)
+    assert isinstance(observations.sample_pool(spec, "raw"), SharedSlots)
