@@ -9,12 +9,15 @@ Both modes hand out their large blocks through a :class:`SlotBlocks`: each obser
 own read-only block (no two observations the caller holds share memory, as Gymnasium requires),
 and the memory of blocks the caller has let go of is reused, so a step writes only the slots
 filled since that block was last handed out instead of allocating and zeroing the whole block.
+Large worlds' blocks of :data:`SHARED_MIN_BYTES` and more come from a :class:`SharedSlots`
+instead: every observation a read-only mapping of one file whose slots are written once, so a
+step writes only its new slot and no slot is held twice (:func:`slot_pool`).
 
 Levels above ``d = 40`` (:data:`~acdb_gym.core.worlds.linear.DO_MATRIX_MAX_D`; no published result and no
 trained policy has one) are sized to what an episode can hold (DESIGN §8): their experiment
 slots are the bound :func:`observation_slots` proves for every budget, their unbounded ``Box``es
 keep no bound arrays (:class:`RealBox`), and the raw mode hands out the observational sample
-itself (read-only, the same array all episode) instead of a copy per step.
+from a pool (:func:`sample_pool`; read-only, copied once an episode) instead of a copy per step.
 """
 
 from __future__ import annotations
