@@ -379,6 +379,9 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         # other observation shares (users keep what they are given; Gymnasium's checker insists).
         # Large worlds read the instance's read-only sample, copied into pooled blocks.
         sample = self._instance.d_obs if observations.is_large(spec) else session.observe()
+        # The last episode's observer lets go of the block it handed out last first, so its
+        # pool may reuse it (a mapped block's file is reused only when nothing maps it).
+        vars(self).pop("_data", None)
         self._data = observations.make_observer(
             self.observation_mode,
             self._blocks,

@@ -285,11 +285,9 @@ class StatsObserver(DataObserver):
     def observe(self) -> dict[str, np.ndarray]:
         count = self._count + len(self._pending)
         covariance = self._blocks.fill_snapshot(count, self._fill)
-        # A block pool copies earlier regimes from the block handed out last; shared slots
-        # never do, and keeping one of their observations would keep its file from reuse.
-        copies = isinstance(self._blocks, SlotBlocks)
-        self._latest = covariance if copies else None
-        self._count, self._pending = count, []
+        # Earlier regimes are copied from here into a block that lacks them (a pooled block
+        # reused, a pool rebuilt after pickling or in a forked child).
+        self._latest, self._count, self._pending = covariance, count, []
         means = self._means
         pool = self._mean_blocks
         return {

@@ -189,3 +189,23 @@ def test_only_large_blocks_are_mapped() -> None:
     spec = LARGE_LADDER["L6"].spec  # d = 2,000
     assert isinstance(observations.slot_pool(spec, "raw"), SharedSlots)
     assert isinstance(observations.sample_pool(spec, "raw"), SharedSlots)
+
+
+@pytest.mark.usefixtures("shared_from_any_size")
+def test_a_pickled_large_stats_env_goes_on_with_the_same_statistics() -> None:
+    """A pickled env keeps no file: its next observation writes every regime again, from the
+    covariances the observer handed out last, and a reset reuses the env's file."""
+    env = ACDBEnv("L1", ladder="large", observation="stats")
+    env.reset(options={"manifest_index": 0})
+    for slot in range(2):
+        env.step(actions.intervene(slot, 1.0))
+    copy = pickle.loads(pickle.dumps(env))
+    observation = copy.step(actions.intervene(2, 1.0))[0]
+    samples = [copy.session.observe(), *(e.samples for e in copy.session.experiments)]
+    for regime, data in enumerate(samples):
+        assert observation["covariance"][regime].tobytes() == regime_statistics(data)[1].tobytes()
+    del observation
+    files = list(copy._blocks._files)
+    copy.reset(options={"manifest_index": 0})
+    copy.step(actions.intervene(0, 1.0))
+    assert copy._blocks._files == files
