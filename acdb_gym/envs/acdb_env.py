@@ -341,19 +341,11 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
             interventions,
             legacy_values_key=legacy_values_key,
         )
-        self._blocks = observations.SlotBlocks(observations.block_shape(spec, observation))
-        # Large worlds hand out the observational sample from a pool of read-only blocks.
-        self._sample_blocks = (
-            observations.SlotBlocks((1, spec.n_obs, spec.d))
-            if observation == "raw" and observations.is_large(spec)
-            else None
-        )
-        # The stats mode hands out its means from a pool too (a step writes the new row).
-        self._mean_blocks = (
-            observations.SlotBlocks((observations.observation_slots(spec) + 1, spec.d))
-            if observation == "stats"
-            else None
-        )
+        self._blocks = observations.slot_pool(spec, observation)
+        # Large worlds hand out the observational sample from a pool of read-only blocks; the
+        # stats mode hands out its means from a pool too (a step writes the new row).
+        self._sample_blocks = observations.sample_pool(spec, observation)
+        self._mean_blocks = observations.mean_pool(spec, observation)
         self._instance: Instance | None = None
         self._session: Session | None = None
 
@@ -387,6 +379,9 @@ class ACDBEnv(HiddenInstanceAccess, gym.Env[Observation, tuple[int, dict[str, An
         # other observation shares (users keep what they are given; Gymnasium's checker insists).
         # Large worlds read the instance's read-only sample, copied into pooled blocks.
         sample = self._instance.d_obs if observations.is_large(spec) else session.observe()
+        # The last episode's observer lets go of the block it handed out last first, so its
+        # pool may reuse it (a mapped block's file is reused only when nothing maps it).
+        vars(self).pop("_data", None)
         self._data = observations.make_observer(
             self.observation_mode,
             self._blocks,

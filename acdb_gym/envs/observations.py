@@ -9,12 +9,15 @@ Both modes hand out their large blocks through a :class:`SlotBlocks`: each obser
 own read-only block (no two observations the caller holds share memory, as Gymnasium requires),
 and the memory of blocks the caller has let go of is reused, so a step writes only the slots
 filled since that block was last handed out instead of allocating and zeroing the whole block.
+Large worlds' blocks of :data:`SHARED_MIN_BYTES` and more come from a :class:`SharedSlots`
+instead: every observation a read-only mapping of one file whose slots are written once, so a
+step writes only its new slot and no slot is held twice (:func:`slot_pool`).
 
 Levels above ``d = 40`` (:data:`~acdb_gym.core.worlds.linear.DO_MATRIX_MAX_D`; no published result and no
 trained policy has one) are sized to what an episode can hold (DESIGN §8): their experiment
 slots are the bound :func:`observation_slots` proves for every budget, their unbounded ``Box``es
 keep no bound arrays (:class:`RealBox`), and the raw mode hands out the observational sample
-itself (read-only, the same array all episode) instead of a copy per step.
+from a pool (:func:`sample_pool`; read-only, copied once an episode) instead of a copy per step.
 """
 
 from __future__ import annotations
@@ -27,17 +30,26 @@ from gymnasium import spaces
 from acdb_gym.core.types import FloatArray, IntArray
 from acdb_gym.core.worlds.linear import DO_MATRIX_MAX_D
 from acdb_gym.core.worlds.spec import LevelSpec
+from acdb_gym.envs import shared_slots
+from acdb_gym.envs.shared_slots import SharedSlots
 from acdb_gym.envs.slot_blocks import SlotBlocks
+
+SlotPool = SlotBlocks | SharedSlots
+"""Where an observer's slot block comes from: a pool of copies, or (the stats mode's
+covariances on large worlds) read-only mappings of one file (:func:`slot_pool`)."""
 
 __all__ = [
     "COMPACT_KEYS",
     "OBSERVATION_MODES",
+    "SHARED_MIN_BYTES",
     "CompactObserver",
     "DataObserver",
     "ObservationMode",
     "RawObserver",
     "RealBox",
+    "SharedSlots",
     "SlotBlocks",
+    "SlotPool",
     "StatsObservation",
     "StatsObserver",
     "block_shape",
@@ -45,8 +57,11 @@ __all__ = [
     "data_spaces",
     "is_large",
     "make_observer",
+    "mean_pool",
     "observation_slots",
     "regime_statistics",
+    "sample_pool",
+    "slot_pool",
 ]
 
 ObservationMode = Literal["raw", "stats", "compact"]
@@ -209,10 +224,10 @@ class RawObserver(DataObserver):
 
     def __init__(
         self,
-        blocks: SlotBlocks,
+        blocks: SlotPool,
         observational: FloatArray,
         *,
-        sample_blocks: SlotBlocks | None = None,
+        sample_blocks: SlotPool | None = None,
     ) -> None:
         self._blocks = blocks
         self._observational = observational
@@ -242,14 +257,17 @@ class StatsObserver(DataObserver):
     Each regime's size and mean are computed when its data arrives; its covariance is computed
     once, straight into the slot of the block handed out next (:meth:`SlotBlocks.fill_snapshot`;
     until then the observer keeps the regime's centred rows, ``n_int x d``, not a ``d x d``
-    matrix). After that the block handed out last holds it (the pool never reuses that block
-    while this observer refers to it) and later blocks copy it from there: a step writes the
-    new regime's covariance and copies those a reused block lacks, and allocates no covariance.
+    matrix). With a :class:`SlotBlocks` the block handed out last holds it after that (the pool
+    never reuses that block while this observer refers to it) and later blocks copy it from
+    there: a step writes the new regime's covariance and copies those a reused block lacks.
+    With a :class:`SharedSlots` (large worlds) the slot is written once and every later
+    observation maps it: a step writes the new regime's covariance only. Neither allocates a
+    covariance.
     """
 
     def __init__(
         self,
-        blocks: SlotBlocks,
+        blocks: SlotPool,
         observational: FloatArray,
         n_regimes: int,
         *,
@@ -267,6 +285,8 @@ class StatsObserver(DataObserver):
     def observe(self) -> dict[str, np.ndarray]:
         count = self._count + len(self._pending)
         covariance = self._blocks.fill_snapshot(count, self._fill)
+        # Earlier regimes are copied from here into a block that lacks them (a pooled block
+        # reused, a pool rebuilt after pickling or in a forked child).
         self._latest, self._count, self._pending = covariance, count, []
         means = self._means
         pool = self._mean_blocks
@@ -351,12 +371,50 @@ class CompactObserver(DataObserver):
         self._used += 1
 
 
+def slot_pool(spec: LevelSpec, mode: ObservationMode) -> SlotPool:
+    """The pool of ``mode``'s slot block (:func:`block_shape`): for a large world's block of
+    :data:`SHARED_MIN_BYTES` and more, where the platform has them, read-only mappings of one
+    file (:class:`SharedSlots`: a step writes only its new slot, and the slots take memory
+    once, not once per block), else a pool of blocks whose slots are copied
+    (:class:`SlotBlocks`)."""
+    return _pool(spec, block_shape(spec, mode), shared=mode != "compact")
+
+
+def sample_pool(spec: LevelSpec, mode: ObservationMode) -> SlotPool | None:
+    """The pool the raw mode hands out a large world's observational sample from (one slot of
+    ``(n_obs, d)``), or None where the observation copies it (small worlds, other modes)."""
+    if mode != "raw" or not is_large(spec):
+        return None
+    return _pool(spec, (1, spec.n_obs, spec.d), shared=True)
+
+
+def mean_pool(spec: LevelSpec, mode: ObservationMode) -> SlotBlocks | None:
+    """The pool of the stats mode's means (``(m + 1, d)``; a step writes the new row), or None."""
+    return SlotBlocks((observation_slots(spec) + 1, spec.d)) if mode == "stats" else None
+
+
+SHARED_MIN_BYTES = 48 << 20
+"""Large worlds' slot blocks of at least this size (the whole block, every slot) are handed out
+as mappings of one file (:class:`SharedSlots`). A step's mappings cost system calls and fresh
+shared pages (tens to hundreds of microseconds), more than the copies they save in a small
+block: the raw mode's blocks up to d = 1,000 (40 MB) stay copies. Mapped on the large ladder:
+the stats covariances from d = 500 (2 GB), the raw sample and experiments at d = 2,000
+(64 and 160 MB)."""
+
+
+def _pool(spec: LevelSpec, shape: tuple[int, ...], *, shared: bool) -> SlotPool:
+    big = int(np.prod(shape)) * 8 >= SHARED_MIN_BYTES
+    if shared and big and is_large(spec) and shared_slots.available():
+        return SharedSlots(shape)
+    return SlotBlocks(shape)
+
+
 def make_observer(
     mode: ObservationMode,
-    blocks: SlotBlocks,
+    blocks: SlotPool,
     observational: FloatArray,
     spec: LevelSpec,
-    sample_blocks: SlotBlocks | None = None,
+    sample_blocks: SlotPool | None = None,
     *,
     mean_blocks: SlotBlocks | None = None,
 ) -> DataObserver:
