@@ -29,9 +29,12 @@ CartPole). The models: sb3-contrib's ``MaskablePPO`` on
 :class:`~acdb_gym.agents.rl.vec_env.SB3DesignVecEnv` over the warmed bank, with
 :class:`~acdb_gym.agents.rl.masked_policy.FastMaskableActorCriticPolicy` (the package's
 bit-identical masked policy) and with sb3-contrib's own ``MlpPolicy``; the fast policy once on
-a second, unseen bank (cold; first round only); the fast policy on CartPole (``ActionMasker``
-with every action valid: the same algorithm on the peer env); and plain ``PPO`` on the warmed
-bank (it does not read the masks; the design env takes a masked-out action as "stop").
+a second, unseen bank (cold; first round only); both policies on CartPole (``ActionMasker``
+with every action valid: the same algorithm on the peer env); PPO on CartPole with its
+observation zero-padded to the design env's width (what the wider input costs the networks);
+and plain ``PPO`` on the warmed bank (it does not read the masks; the design env takes a
+masked-out action as "stop"). A last column splits each row's CPU time a step into the env's
+``step_wait`` (the env and its VecEnv adapter) and the rest (the algorithm).
 
 With ``--env-only`` the training rows are skipped, and the header adds what a bank's world
 costs to load against what it costs to generate (the alternative to storing it: keeping only the
@@ -239,6 +242,7 @@ def _training_rows(args: Any, bank: Any, scratch: str, timesteps: int) -> list[l
         level=level,
         seeds=range(2 * 10**6, 2 * 10**6 + len(bank)),
     )
+    import gymnasium as gym
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.wrappers import ActionMasker
     from stable_baselines3 import PPO
@@ -254,6 +258,19 @@ def _training_rows(args: Any, bank: Any, scratch: str, timesteps: int) -> list[l
 
     def masked_cartpole(env: Any) -> Any:
         return ActionMasker(env, lambda _: np.ones(2, dtype=bool))
+
+    width = int(np.prod(design(bank).observation_space.shape))
+
+    def wide_cartpole(env: Any) -> Any:
+        """CartPole's 4 numbers followed by zeros, as wide as the design env's observation."""
+        space = gym.spaces.Box(-np.inf, np.inf, (width,), np.float32)
+
+        def pad(observation: np.ndarray) -> np.ndarray:
+            wide = np.zeros(width, dtype=np.float32)
+            wide[: observation.size] = observation
+            return wide
+
+        return gym.wrappers.TransformObservation(env, pad, space)
 
     fast = FastMaskableActorCriticPolicy
     models: dict[str, Callable[[], Any]] = {
@@ -275,6 +292,18 @@ def _training_rows(args: Any, bank: Any, scratch: str, timesteps: int) -> list[l
                 make_vec_env("CartPole-v1", n_envs=m, seed=0, wrapper_class=masked_cartpole),
                 **settings,
             )
+        ),
+        "MaskablePPO, sb3-contrib's MlpPolicy, on CartPole (all actions valid)": lambda: (
+            MaskablePPO(
+                "MlpPolicy",
+                make_vec_env("CartPole-v1", n_envs=m, seed=0, wrapper_class=masked_cartpole),
+                **settings,
+            )
+        ),
+        "PPO on CartPole, observation zero-padded to the design env's width": lambda: PPO(
+            "MlpPolicy",
+            make_vec_env("CartPole-v1", n_envs=m, seed=0, wrapper_class=wide_cartpole),
+            **settings,
         ),
         f"PPO (masks not read), warmed bank (N={m})": lambda: PPO(
             "MlpPolicy", design(bank), **settings
