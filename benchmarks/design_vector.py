@@ -19,15 +19,23 @@ Rows:
   world and runs PC (the single env's default); the worlds that reset in one step are set up
   together (one stacked PC, stacked summaries).
 
-Training: sb3-contrib's ``MaskablePPO`` on :class:`~acdb_gym.agents.rl.vec_env.SB3DesignVecEnv`
-and stable-baselines3's ``PPO`` on ``make_vec_env("CartPole-v1")``, both with ``--envs``
-copies, ``MlpPolicy`` (64-64), ``n_steps=256``, ``batch_size=256``, 10 epochs, one torch
-thread, ``--timesteps`` steps; MaskablePPO once on a second, unseen bank (cold) and once on the
-warmed bank. Two more rows split the gap between them: sb3-contrib's ``MaskablePPO`` on CartPole
-(``ActionMasker`` with every action valid; the same algorithm on the peer env), and
-stable-baselines3's plain ``PPO`` on the warmed bank (it does not read the masks; the design env
-takes a masked-out action as "stop"). Steps per wall second (per CPU second in brackets, which other processes on a busy
-machine inflate less).
+Training (a second table): ``--train-repeats`` paired rounds (default 3); each round trains
+every model below for ``--timesteps`` steps right beside stable-baselines3's plain ``PPO`` on
+``make_vec_env("CartPole-v1")`` (the peer), all with ``--train-envs`` copies, ``MlpPolicy``
+(64-64), ``n_steps=256``, ``batch_size=256``, 10 epochs, one torch thread. Each row prints its
+median steps per wall second (per CPU second in brackets, which other processes on a busy
+machine inflate less) and the median over rounds of its rate over that round's peer: the ratio
+the issue's target reads (MaskablePPO on the warm design vector env at least 1.0× PPO on
+CartPole). The models: sb3-contrib's ``MaskablePPO`` on
+:class:`~acdb_gym.agents.rl.vec_env.SB3DesignVecEnv` over the warmed bank, with
+:class:`~acdb_gym.agents.rl.masked_policy.FastMaskableActorCriticPolicy` (the package's
+bit-identical masked policy) and with sb3-contrib's own ``MlpPolicy``; the fast policy once on
+a second, unseen bank (cold; first round only); both policies on CartPole (``ActionMasker``
+with every action valid: the same algorithm on the peer env); PPO on CartPole with its
+observation zero-padded to the design env's width (what the wider input costs the networks);
+and plain ``PPO`` on the warmed bank (it does not read the masks; the design env takes a
+masked-out action as "stop"). A last column splits each row's CPU time a step into the env's
+``step_wait`` (the env and its VecEnv adapter) and the rest (the algorithm).
 
 With ``--env-only`` the training rows are skipped, and the header adds what a bank's world
 costs to load against what it costs to generate (the alternative to storing it: keeping only the
@@ -88,12 +96,27 @@ def _cell(rates: list[tuple[float, float]]) -> str:
     return f"{wall:,.0f} ({cpu:,.0f})"
 
 
-def _train(model: Any, timesteps: int) -> tuple[float, float]:
+def _train(model: Any, timesteps: int) -> tuple[float, float, float]:
+    """Steps per wall and per CPU second of ``model.learn(timesteps)``, and the CPU
+    microseconds a step spent in the env's ``step_wait`` (the env and its VecEnv adapter)."""
+    venv = model.get_env()
+    step_wait = venv.step_wait
+    env_cpu = [0.0]
+
+    def timed_step_wait() -> Any:
+        start = time.process_time()
+        result = step_wait()
+        env_cpu[0] += time.process_time() - start
+        return result
+
+    venv.step_wait = timed_step_wait
+
     def run() -> int:
         model.learn(total_timesteps=timesteps)
-        return timesteps
+        return int(model.num_timesteps)  # whole rollouts: at least `timesteps`
 
-    return _timed(run)
+    wall, cpu = _timed(run)
+    return wall, cpu, env_cpu[0] / model.num_timesteps * 1e6
 
 
 def main() -> None:
@@ -109,6 +132,9 @@ def main() -> None:
     parser.add_argument("--env-only", action="store_true", help="skip the training rows")
     parser.add_argument(
         "--fresh-envs", type=int, default=None, help="worlds in the fresh row (default --envs)"
+    )
+    parser.add_argument(
+        "--train-repeats", type=int, default=None, help="paired training rounds (default 3)"
     )
     args = parser.parse_args()
     ladder, level = args.ladder, args.level
@@ -129,7 +155,10 @@ def main() -> None:
     bank_size = 20 if args.smoke else args.bank_size
     n = args.envs
     fresh_n = args.fresh_envs or n
+    if args.train_repeats is None:
+        args.train_repeats = 1 if args.smoke else 3
     rows: list[list[str]] = []
+    training: list[list[str]] = []
     with tempfile.TemporaryDirectory() as scratch:
         start = time.perf_counter()
         bank = build_bank(
@@ -170,7 +199,7 @@ def main() -> None:
         ]
 
         if not args.env_only:
-            rows += _training_rows(args, bank, scratch, timesteps)
+            training = _training_rows(args, bank, scratch, timesteps)
         train_note = "" if args.env_only else f"; training {timesteps} steps"
         load_note = (
             f" ({loaded / bank_size * 1e3:.2f} ms a world; regenerating a world from its seed "
@@ -184,78 +213,135 @@ def main() -> None:
         f"steps per run{train_note}. Bank of {bank_size} worlds: built in "
         f"{built:.1f} s (generation + PC), loaded and verified in {loaded:.2f} s{load_note}.",
     )
-    headers = ["measure", env_id, "CartPole-v1 (same run; PPO for training rows unless named)"]
-    print(markdown_table(headers, rows))
+    print(markdown_table(["measure", env_id, "CartPole-v1 (same run)"], rows))
+    if training:
+        print(
+            f"\nTraining, {args.train_repeats} paired rounds of {timesteps} steps (MlpPolicy "
+            "64-64, n_steps=256, batch_size=256, 10 epochs, one torch thread): steps per wall "
+            "second (per CPU second), the median over rounds, and the median over rounds of the "
+            "rate over that round's PPO on CartPole; the last column splits a step's CPU time "
+            "into the env's `step_wait` (env and VecEnv adapter) and the rest (the "
+            "algorithm: policy, buffer, updates).\n"
+        )
+        headers = [
+            "training run",
+            "steps/s",
+            "× PPO on CartPole, wall (CPU)",
+            "CPU µs a step: env + algorithm",
+        ]
+        print(markdown_table(headers, training))
     print(f"\nLoad average at the end: {load_average()}.")
 
 
 def _training_rows(args: Any, bank: Any, scratch: str, timesteps: int) -> list[list[str]]:
-    """MaskablePPO and its peers (module docstring), on ``bank`` and on a second, unseen one."""
+    """MaskablePPO and its peers (module docstring), on ``bank`` and on a second, unseen one:
+    ``--train-repeats`` paired rounds, each timing every model once right beside its round's
+    PPO on CartPole; a row's ratio is the median over rounds of its rate over that peer's."""
     from acdb_gym.envs.design.bank import build_bank
 
     ladder, level, m = args.ladder, args.level, args.train_envs
-    bank_size = len(bank)
     unseen = build_bank(
         Path(scratch) / "b",
         ladder=ladder,
         level=level,
-        seeds=range(2 * 10**6, 2 * 10**6 + bank_size),
+        seeds=range(2 * 10**6, 2 * 10**6 + len(bank)),
     )
+    import gymnasium as gym
     from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.wrappers import ActionMasker
     from stable_baselines3 import PPO
     from stable_baselines3.common.env_util import make_vec_env
 
+    from acdb_gym.agents.rl.masked_policy import FastMaskableActorCriticPolicy
     from acdb_gym.agents.rl.vec_env import SB3DesignVecEnv
 
     settings: dict[str, Any] = {"n_steps": 256, "batch_size": 256, "n_epochs": 10, "seed": 0}
-    cartpole_model = PPO("MlpPolicy", make_vec_env("CartPole-v1", n_envs=m, seed=0), **settings)
-    ppo = _train(cartpole_model, timesteps)
-    cold_model = MaskablePPO(
-        "MlpPolicy", SB3DesignVecEnv.of(m, level, ladder=ladder, bank=unseen), **settings
-    )
-    maskable_cold = _train(cold_model, timesteps)
-    warm_model = MaskablePPO(
-        "MlpPolicy", SB3DesignVecEnv.of(m, level, ladder=ladder, bank=bank), **settings
-    )
-    maskable_warm = _train(warm_model, timesteps)
-    from sb3_contrib.common.wrappers import ActionMasker
+
+    def design(chosen: Any) -> Any:
+        return SB3DesignVecEnv.of(m, level, ladder=ladder, bank=chosen)
 
     def masked_cartpole(env: Any) -> Any:
         return ActionMasker(env, lambda _: np.ones(2, dtype=bool))
 
-    maskable_cartpole_model = MaskablePPO(
-        "MlpPolicy",
-        make_vec_env("CartPole-v1", n_envs=m, seed=0, wrapper_class=masked_cartpole),
-        **settings,
-    )
-    maskable_cartpole = _train(maskable_cartpole_model, timesteps)
-    plain_model = PPO(
-        "MlpPolicy", SB3DesignVecEnv.of(m, level, ladder=ladder, bank=bank), **settings
-    )
-    plain = _train(plain_model, timesteps)
-    return [
-        [
-            f"MaskablePPO training steps/s, unseen bank (N={m})",
-            _cell([maskable_cold]),
-            _cell([ppo]),
-        ],
-        [
-            f"MaskablePPO training steps/s, warmed bank (N={m})",
-            _cell([maskable_warm]),
-            _cell([ppo]),
-        ],
-        [
-            f"MaskablePPO training steps/s, warmed bank (N={m}) against MaskablePPO on "
-            "CartPole (all actions valid)",
-            _cell([maskable_warm]),
-            _cell([maskable_cartpole]),
-        ],
-        [
-            f"PPO (masks not read) training steps/s, warmed bank (N={m})",
-            _cell([plain]),
-            _cell([ppo]),
-        ],
-    ]
+    width = int(np.prod(design(bank).observation_space.shape))
+
+    def wide_cartpole(env: Any) -> Any:
+        """CartPole's 4 numbers followed by zeros, as wide as the design env's observation."""
+        space = gym.spaces.Box(-np.inf, np.inf, (width,), np.float32)
+
+        def pad(observation: np.ndarray) -> np.ndarray:
+            wide = np.zeros(width, dtype=np.float32)
+            wide[: observation.size] = observation
+            return wide
+
+        return gym.wrappers.TransformObservation(env, pad, space)
+
+    fast = FastMaskableActorCriticPolicy
+    models: dict[str, Callable[[], Any]] = {
+        "PPO on CartPole (the peer)": lambda: PPO(
+            "MlpPolicy", make_vec_env("CartPole-v1", n_envs=m, seed=0), **settings
+        ),
+        f"MaskablePPO, FastMaskableActorCriticPolicy, warmed bank (N={m})": lambda: MaskablePPO(
+            fast, design(bank), **settings
+        ),
+        f"MaskablePPO, sb3-contrib's MlpPolicy, warmed bank (N={m})": lambda: MaskablePPO(
+            "MlpPolicy", design(bank), **settings
+        ),
+        f"MaskablePPO, FastMaskableActorCriticPolicy, unseen bank (N={m}; first round only)": (
+            lambda: MaskablePPO(fast, design(unseen), **settings)
+        ),
+        "MaskablePPO, FastMaskableActorCriticPolicy, on CartPole (all actions valid)": lambda: (
+            MaskablePPO(
+                fast,
+                make_vec_env("CartPole-v1", n_envs=m, seed=0, wrapper_class=masked_cartpole),
+                **settings,
+            )
+        ),
+        "MaskablePPO, sb3-contrib's MlpPolicy, on CartPole (all actions valid)": lambda: (
+            MaskablePPO(
+                "MlpPolicy",
+                make_vec_env("CartPole-v1", n_envs=m, seed=0, wrapper_class=masked_cartpole),
+                **settings,
+            )
+        ),
+        "PPO on CartPole, observation zero-padded to the design env's width": lambda: PPO(
+            "MlpPolicy",
+            make_vec_env("CartPole-v1", n_envs=m, seed=0, wrapper_class=wide_cartpole),
+            **settings,
+        ),
+        f"PPO (masks not read), warmed bank (N={m})": lambda: PPO(
+            "MlpPolicy", design(bank), **settings
+        ),
+    }
+    rates: dict[str, list[tuple[float, float]]] = {name: [] for name in models}
+    ratios: dict[str, list[tuple[float, float]]] = {name: [] for name in models}
+    env_costs: dict[str, list[float]] = {name: [] for name in models}
+    for round_ in range(args.train_repeats):
+        measured: dict[str, tuple[float, float, float]] = {}
+        for name, make in models.items():
+            if "unseen" in name and round_ > 0:
+                continue  # the unseen bank is unseen once
+            measured[name] = _train(make(), timesteps)
+        peer = measured["PPO on CartPole (the peer)"]
+        for name, (wall, cpu, env_us) in measured.items():
+            rates[name].append((wall, cpu))
+            ratios[name].append((wall / peer[0], cpu / peer[1]))
+            env_costs[name].append(env_us)
+    rows = []
+    for name in models:
+        wall = statistics.median(ratio[0] for ratio in ratios[name])
+        cpu = statistics.median(ratio[1] for ratio in ratios[name])
+        step_us = statistics.median(1e6 / rate[1] for rate in rates[name])
+        env_us = statistics.median(env_costs[name])
+        rows.append(
+            [
+                name,
+                _cell(rates[name]),
+                f"{wall:.2f}× ({cpu:.2f}×)",
+                f"{env_us:.0f} + {step_us - env_us:.0f}",
+            ]
+        )
+    return rows
 
 
 if __name__ == "__main__":

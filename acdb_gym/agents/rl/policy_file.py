@@ -445,9 +445,10 @@ def _build_policy(algo: Algorithm, n_nodes: int, policy_kwargs: dict[str, Any]) 
 
     policy_class: type[Any]
     if algo == "maskable_ppo":
-        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+        # sb3-contrib's MaskableActorCriticPolicy with the same numbers, faster.
+        from acdb_gym.agents.rl.masked_policy import FastMaskableActorCriticPolicy
 
-        policy_class = MaskableActorCriticPolicy
+        policy_class = FastMaskableActorCriticPolicy
     else:
         from stable_baselines3.common.policies import ActorCriticPolicy
 

@@ -119,8 +119,9 @@ def train(config: TrainConfig) -> TrainResult:
 
     # 3. The model. SB3 seeds Python, NumPy and torch globally from `seed`, and the envs with
     #    seed + rank (TrainingInstances restarts its seed stream from that).
+    #    MaskablePPO gets the package's bit-identical, faster masked policy (masked_policy.py).
     model = algo_class(
-        "MlpPolicy",
+        _policy_class(config),
         vec_env,
         learning_rate=config.learning_rate,
         n_steps=config.n_steps,
@@ -177,6 +178,16 @@ def train(config: TrainConfig) -> TrainResult:
     plot_learning_curve(evaluator.rows, config)
     (config.out / "timing.json").write_text(json.dumps(timing, indent=2) + "\n")
     return TrainResult(model_path, tuple(evaluator.rows), timing)
+
+
+def _policy_class(config: TrainConfig) -> Any:
+    """``FastMaskableActorCriticPolicy`` for MaskablePPO (the same numbers as sb3-contrib's
+    ``MlpPolicy``, faster), ``"MlpPolicy"`` for PPO."""
+    if config.algo != "maskable_ppo":
+        return "MlpPolicy"
+    from acdb_gym.agents.rl.masked_policy import FastMaskableActorCriticPolicy
+
+    return FastMaskableActorCriticPolicy
 
 
 def _timing(
