@@ -489,6 +489,8 @@ def _audit(args: argparse.Namespace) -> int:
     from acdb_gym.report.aggregation import prepare
     from acdb_gym.report.gate import gate_agents, gate_levels, gate_markdown, write_gate_csv
     from acdb_gym.report.load import load_rows
+    from acdb_gym.report.order_audit import row_instance
+    from acdb_gym.report.order_shortcuts import prefetch_order_shortcuts
     from acdb_gym.sweep.run import SweepConfig, parse_indices, parse_list
 
     ladder = ALL_LADDERS[args.ladder]
@@ -515,6 +517,9 @@ def _audit(args: argparse.Namespace) -> int:
         warnings.simplefilter("ignore")  # a resumed run's repeated rows are reported by sweep
         rows = [row for row in load_rows(out) if row.ladder == args.ladder]
     indices = range(first_index, first_index + seeds)
+    if args.workers > 1:  # the order checks regenerate every world: in the workers first
+        found = (row_instance(row) for row in rows if row.status == "ok")
+        prefetch_order_shortcuts((pair for pair in found if pair is not None), args.workers)
     gates = [
         gate for gate in gate_levels(prepare(rows), design_indices=indices) if gate.level in levels
     ]

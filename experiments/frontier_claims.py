@@ -50,9 +50,13 @@ from acdb_gym.report.frontier import (
     FrontierLevel,
     frontier_levels,
 )
-from acdb_gym.report.gate import GateLevel, gate_levels, hub_order_f1
+from acdb_gym.report.gate import GateLevel, gate_levels
 from acdb_gym.report.headroom import headroom_rows
-from acdb_gym.report.order_audit import instance_order_audit
+from acdb_gym.report.order_shortcuts import (
+    hub_order_f1,
+    order_audit_of,
+    prefetch_order_shortcuts,
+)
 from acdb_gym.report.statistics import bootstrap_ci
 from acdb_gym.report.tables import format_p_value, md_table
 from acdb_gym.report.types import Estimate, PairedTest
@@ -154,6 +158,18 @@ def frontier_rows() -> Rows:
     ]
 
 
+def prefetch(workers: int) -> None:
+    """The order audits and hub orders of every frontier instance of the blocks, computed in
+    ``workers`` processes before the blocks read them (one process would take most of the
+    blocks' time: each audit regenerates a nonlinear world)."""
+    instances = {
+        (FRONTIER_LADDER[str(row["level"])].spec, int(row["seed"]))
+        for row in frontier_rows()
+        if row["agent"] == "oracle"
+    }
+    prefetch_order_shortcuts(instances, workers)
+
+
 @functools.lru_cache(maxsize=1)
 def _gates() -> tuple[GateLevel, ...]:
     return gate_levels(prepare(frontier_rows()), design_indices=range(FIRST, FIRST + COUNT))
@@ -161,7 +177,7 @@ def _gates() -> tuple[GateLevel, ...]:
 
 @functools.lru_cache(maxsize=1)
 def _levels() -> tuple[FrontierLevel, ...]:
-    return frontier_levels(frontier_rows(), _gates(), power_seeds=POWER_SEEDS)
+    return frontier_levels(prepare(frontier_rows()).ok, _gates(), power_seeds=POWER_SEEDS)
 
 
 def _pct(value: float) -> str:
@@ -209,7 +225,7 @@ def _shortcut_values() -> dict[str, dict[str, tuple[str, list[float]]]]:
     out: dict[str, dict[str, tuple[str, list[float]]]] = {}
     for level, seeds in by_level.items():
         spec = FRONTIER_LADDER[level].spec
-        audits = [instance_order_audit(spec, seed) for _, seed in sorted(seeds.items())]
+        audits = [order_audit_of(spec, seed) for _, seed in sorted(seeds.items())]
         orders = audits[0].order_f1.keys()
         means = {o: float(np.nanmean([a.order_f1[o] for a in audits])) for o in orders}
         best = max(means, key=lambda o: means[o])
@@ -582,6 +598,7 @@ def main() -> None:
         return
     if args.block:
         globals()["COUNT"] = max(1, complete_count())
+        prefetch(args.workers)
         print(BLOCKS[args.block](), end="")
         return
     count = args.count
@@ -593,6 +610,7 @@ def main() -> None:
     start = time.perf_counter()
     if not args.no_sweep:
         run_sweeps(args.workers, ladders=not args.frontier_only)
+    prefetch(args.workers)
     texts = {}
     for name, build in BLOCKS.items():
         texts[name] = build()

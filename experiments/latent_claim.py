@@ -1,11 +1,15 @@
-"""fci_active against fci on the held-out seeds of the latent ladder (manifest indices 100-199).
+"""fci_active against fci, and bic_active beside them, on the held-out seeds of the latent ladder
+(manifest indices 100-199).
 
-Runs ``fci`` (observational panel) and ``fci_active`` (active panel) on manifest indices
+Runs ``fci`` (observational panel), ``fci_active`` and ``bic_active`` (active panel; the
+strongest classical agent of the causally sufficient ladders, which states no bidirected edge)
+on manifest indices
 ``--first`` to ``--last`` (default 100-199, the claim seeds; 0-99 are for development) of every
 level of ``v1-latent`` (``ACDB-Latent-L{0..5}-v1``), the oracle on the same instances as a check,
 and prints per level and pooled: the mean directed and bidirected F1 of both agents, the mean
 paired difference in directed F1 and its two-sided paired sign-flip p-value
-(:func:`acdb_gym.report.statistics.sign_flip_pvalue`, 200,000 sign patterns), and how many
+(:func:`acdb_gym.report.statistics.sign_flip_pvalue`, 200,000 sign patterns), bic_active's mean
+directed F1 and its paired difference from fci_active with the same test, and how many
 instances the oracle scored 100% on every field.
 
 Run: ``python experiments/latent_claim.py [--first 100] [--last 199] [--levels L0 L1 ...]``;
@@ -20,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from acdb_gym.agents.base import run_episode
+from acdb_gym.baselines.active import BICActiveAgent
 from acdb_gym.baselines.classical import OracleAgent
 from acdb_gym.baselines.latent import FCIActiveAgent, FCIAgent
 from acdb_gym.core.ladders.shipped import LATENT_LADDER, LEVEL_NAMES
@@ -37,12 +42,18 @@ def _perfect(score: ScoreReport) -> bool:
 
 def claim_markdown(first: int, last: int, levels: Sequence[str] = LEVEL_NAMES) -> str:
     """The claim's table and its two sentences, as Markdown (what ``main`` prints)."""
-    pooled: dict[str, list[float]] = {"fci": [], "fci_active": [], "fci_bi": [], "act_bi": []}
+    pooled: dict[str, list[float]] = {
+        "fci": [],
+        "fci_active": [],
+        "fci_bi": [],
+        "act_bi": [],
+        "bic_active": [],
+    }
     perfect = total = 0
     lines = [
         "| level | n | fci Dir F1 | fci_active Dir F1 | difference | p | fci Bi F1 | "
-        "fci_active Bi F1 |",
-        "|---|---|---|---|---|---|---|---|",
+        "fci_active Bi F1 | bic_active Dir F1 | bic_active − fci_active | p |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name in levels:
         level = LATENT_LADDER[name]
@@ -51,6 +62,8 @@ def claim_markdown(first: int, last: int, levels: Sequence[str] = LEVEL_NAMES) -
             fci = run_episode(ACDBEnv(level), FCIAgent(), manifest_index=index).score
             env = ACDBEnv(level, panel="active")
             active = run_episode(env, FCIActiveAgent(), manifest_index=index).score
+            env = ACDBEnv(level, panel="active")
+            bic = run_episode(env, BICActiveAgent(), manifest_index=index).score
             oracle = run_episode(ACDBEnv(level), OracleAgent(), manifest_index=index).score
             perfect += _perfect(oracle)
             total += 1
@@ -58,27 +71,33 @@ def claim_markdown(first: int, last: int, levels: Sequence[str] = LEVEL_NAMES) -
             rows["fci_active"].append(active.directed_f1)
             rows["fci_bi"].append(fci.bidirected_f1)
             rows["act_bi"].append(active.bidirected_f1)
+            rows["bic_active"].append(bic.directed_f1)
         lines.append(_line(name, rows))
         for key in pooled:
             pooled[key].extend(rows[key])
     lines.append(_line("all", pooled))
     difference = np.array(pooled["fci_active"]) - np.array(pooled["fci"])
     wins, losses = int((difference > 0).sum()), int((difference < 0).sum())
+    bic = np.array(pooled["bic_active"]) - np.array(pooled["fci_active"])
     lines += [
         "",
-        f"fci_active is higher on {wins} and lower on {losses} of the {difference.size} "
-        f"instances; the oracle scores 100% on every field of {perfect} of {total}.",
+        f"fci_active is higher than fci on {wins} and lower on {losses} of the {difference.size} "
+        f"instances; bic_active is higher than fci_active on {int((bic > 0).sum())} and lower "
+        f"on {int((bic < 0).sum())} (it states no bidirected edge, so its bidirected F1 is 0); "
+        f"the oracle scores 100% on every field of {perfect} of {total}.",
     ]
     return "\n".join(lines) + "\n"
 
 
 def _line(name: str, rows: dict[str, list[float]]) -> str:
     difference = np.array(rows["fci_active"]) - np.array(rows["fci"])
+    bic = np.array(rows["bic_active"]) - np.array(rows["fci_active"])
     return (
         f"| {name} | {difference.size} | {100 * np.mean(rows['fci']):.1f} | "
         f"{100 * np.mean(rows['fci_active']):.1f} | {100 * difference.mean():+.1f} | "
         f"{sign_flip_pvalue(difference):.2g} | {100 * np.mean(rows['fci_bi']):.1f} | "
-        f"{100 * np.mean(rows['act_bi']):.1f} |"
+        f"{100 * np.mean(rows['act_bi']):.1f} | {100 * np.mean(rows['bic_active']):.1f} | "
+        f"{100 * bic.mean():+.1f} | {sign_flip_pvalue(bic):.2g} |"
     )
 
 

@@ -69,6 +69,7 @@ AGENT_PAIRS = (
     (("pc_greedy", "active"), ("pc", "observational")),
     (("pc", "observational"), ("sortnregress", "observational")),
     (("pc", "observational"), SHORTCUT),
+    (("bic_active", "active"), ("pc_greedy", "active")),
 )
 
 ALPHA = 0.05

@@ -53,3 +53,20 @@ def test_the_gate_fails_a_level_whose_variance_sorts_the_order(tmp_path: Path) -
     table = (tmp_path / "audit.md").read_text(encoding="utf-8")
     assert "| v0 | L0 | 12 |" in table and "**fail**" in table
     assert "msort:variance:asc gains" in table
+
+
+def test_shortcuts_computed_in_workers_are_the_ones_computed_here() -> None:
+    from acdb_gym.report import order_shortcuts as gate
+
+    level = ALL_LADDERS["v1"]["L1"]
+    pairs = [(level.spec, int(level.manifest[i].seed)) for i in (3, 4)]
+    assert gate.prefetch_order_shortcuts(pairs, workers=1) == 2
+    assert gate.prefetch_order_shortcuts(pairs, workers=1) == 0  # kept: nothing to compute
+    for spec, seed in pairs:
+        kept = gate.order_audit_of(spec, seed)
+        here = gate.instance_order_audit(spec, seed)
+        assert kept is not here  # the kept audit came from the worker
+        assert kept == here
+        assert gate.hub_order_f1(spec, seed) == gate._computed_hub_f1(spec, seed)
+    with pytest.raises(ValueError, match="workers must be at least 1, got 0"):
+        gate.prefetch_order_shortcuts(pairs, workers=0)

@@ -31,7 +31,6 @@ seeds).
 from __future__ import annotations
 
 import csv
-import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,22 +40,15 @@ from typing import Final
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from acdb_gym.baselines.classical import hub_order
 from acdb_gym.baselines.targeting import ParentRichTargeting, PCActiveTargeting, evaluate_targeting
 from acdb_gym.core.ladders.shipped import ALL_LADDERS
-from acdb_gym.core.scoring import score
-from acdb_gym.core.worlds.instance import generate_instance
 from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.discovery.sortability import MARGINAL_FEATURES
-from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS, regress_in_order
+from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS
 from acdb_gym.report.aggregation import Prepared, group_of
 from acdb_gym.report.order import level_order
-from acdb_gym.report.order_audit import (
-    AUDIT_ALPHA,
-    MAX_AUDIT_NODES,
-    instance_order_audit,
-    row_instance,
-)
+from acdb_gym.report.order_audit import MAX_AUDIT_NODES, row_instance
+from acdb_gym.report.order_shortcuts import hub_order_f1, order_audit_of
 from acdb_gym.report.statistics import bootstrap_ci, sign_flip_pvalue
 from acdb_gym.report.tables import format_p_value, md_table
 from acdb_gym.report.types import Estimate, Row
@@ -252,15 +244,6 @@ def _check(
     )
 
 
-@functools.lru_cache(maxsize=4096)
-def hub_order_f1(spec: LevelSpec, seed: int) -> float:
-    """Directed F1 of the regressions in the hub order (the order audit's regressions)."""
-    instance = generate_instance(spec, seed)
-    data = np.asarray(instance.d_obs)
-    graph = regress_in_order(data, hub_order(data), alpha=AUDIT_ALPHA)
-    return float(score(instance, graph).directed_f1)
-
-
 def _order_checks(rows: Sequence[Row]) -> list[ShortcutCheck]:
     instances: dict[int, tuple[LevelSpec, int]] = {}
     for row in rows:
@@ -269,7 +252,7 @@ def _order_checks(rows: Sequence[Row]) -> list[ShortcutCheck]:
             instances[row.manifest_index] = found
     if not instances:
         return []
-    audits = {index: instance_order_audit(*found) for index, found in sorted(instances.items())}
+    audits = {index: order_audit_of(*found) for index, found in sorted(instances.items())}
     checks = []
     for feature in MARGINAL_FEATURES:
         for direction in SORT_DIRECTIONS:
