@@ -467,6 +467,16 @@ def _ladder_rows(sweep: LadderSweep) -> Rows:
     return [row for row in rows if (row["level"], int(row["manifest_index"])) in complete]
 
 
+def _index_span(sweep: LadderSweep, indices: Sequence[int]) -> str:
+    """The manifest indices a ladder's row stands on, and whether they are all its sweep's."""
+    span = f"{indices[0]}–{indices[-1]}"
+    if sweep.first != FIRST:
+        span += " (no test split)"
+    if len(indices) < sweep.count:
+        span += f" ({len(indices)} of {sweep.count}: partial)"
+    return span
+
+
 def block_ladder_headroom() -> str:
     """Per ladder: the best known agent (pooled over its levels) and its headroom."""
     body = []
@@ -486,11 +496,9 @@ def block_ladder_headroom() -> str:
         per_level = [r for name, r in room.items() if name != "overall"]
         worst = min(per_level, key=lambda r: r.headroom.mean)
         played = {(row["level"], int(row["manifest_index"])) for row in rows}
-        split = (
-            f"{sweep.first}–{sweep.first + sweep.count - 1}"
-            if sweep.first == FIRST
-            else f"{sweep.first}–{sweep.first + sweep.count - 1} (no test split)"
-        ) + f", {len(played)} instances"
+        split = _index_span(sweep, sorted({index for _, index in played})) + (
+            f", {len(played)} instances"
+        )
         body.append(
             [
                 sweep.ladder,
