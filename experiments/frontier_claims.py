@@ -158,20 +158,26 @@ def frontier_rows() -> Rows:
     ]
 
 
-def prefetch(workers: int) -> None:
-    """The order audits and hub orders of every frontier instance of the blocks, computed in
-    ``workers`` processes before the blocks read them (one process would take most of the
-    blocks' time: each audit regenerates a nonlinear world)."""
+WORKERS = 2
+"""Worker processes of the order audits (``--workers``; the blocks read the module's value)."""
+
+
+@functools.lru_cache(maxsize=1)
+def _prefetched() -> None:
+    """The order audits and hub orders of every frontier instance of the blocks, computed once in
+    :data:`WORKERS` processes before a block reads them (one process would take most of the
+    blocks' time: each audit regenerates a nonlinear world). Only the frontier blocks call it."""
     instances = {
         (FRONTIER_LADDER[str(row["level"])].spec, int(row["seed"]))
         for row in frontier_rows()
         if row["agent"] == "oracle"
     }
-    prefetch_order_shortcuts(instances, workers)
+    prefetch_order_shortcuts(instances, WORKERS)
 
 
 @functools.lru_cache(maxsize=1)
 def _gates() -> tuple[GateLevel, ...]:
+    _prefetched()
     return gate_levels(prepare(frontier_rows()), design_indices=range(FIRST, FIRST + COUNT))
 
 
@@ -216,6 +222,7 @@ def _pooled(by_level: dict[str, list[float]]) -> Estimate:
 def _shortcut_values() -> dict[str, dict[str, tuple[str, list[float]]]]:
     """Per level: the best marginal order (by its mean on the level) and the hub order, each
     with its per-instance directed F1 (the order audit's regressions, on every instance)."""
+    _prefetched()
     by_level: dict[str, dict[int, int]] = {}
     for row in frontier_rows():
         if row["agent"] == "oracle":
@@ -606,7 +613,7 @@ def main() -> None:
         return
     if args.block:
         globals()["COUNT"] = max(1, complete_count())
-        prefetch(args.workers)
+        globals()["WORKERS"] = args.workers
         print(BLOCKS[args.block](), end="")
         return
     count = args.count
@@ -618,7 +625,7 @@ def main() -> None:
     start = time.perf_counter()
     if not args.no_sweep:
         run_sweeps(args.workers, ladders=not args.frontier_only)
-    prefetch(args.workers)
+    globals()["WORKERS"] = args.workers
     texts = {}
     for name, build in BLOCKS.items():
         texts[name] = build()

@@ -24,7 +24,7 @@ import numpy as np
 
 from acdb_gym.core.graphs import DAG, cpdag, minimum_intervention_set
 from acdb_gym.core.latent_scoring import prf
-from acdb_gym.core.scoring import InstanceLike, ScoreReport
+from acdb_gym.core.scoring import InstanceLike, ScoreReport, report_from_counts
 
 __all__ = ["score_dags"]
 
@@ -84,27 +84,17 @@ def score_dags(truth: DAG | InstanceLike, adjacencies: np.ndarray) -> list[Score
         skeleton = prf(shared_pairs[i], n_sub_pairs[i], n_true_pairs)
         compelled = prf(compelled_hits[i], n_compelled_predicted[i], n_compelled)
         directed = prf(directed_hits[i], n_edges[i], n_true_edges)
-        extra = n_sub_pairs[i] - shared_pairs[i]
-        missing = n_true_pairs - shared_pairs[i]
         reports.append(
-            ScoreReport(
-                skeleton_precision=skeleton[0],
-                skeleton_recall=skeleton[1],
-                skeleton_f1=skeleton[2],
-                compelled_precision=compelled[0],
-                compelled_recall=compelled[1],
-                compelled_f1=compelled[2],
-                directed_precision=directed[0],
-                directed_recall=directed[1],
-                directed_f1=directed[2],
-                shd=extra + missing + reversed_[i],
-                shd_extra=extra,
-                shd_missing=missing,
-                shd_reversed=reversed_[i],
-                shd_unresolved=0,
-                interventions_used=0,
-                i_star_size=star,
-                efficiency=1.0,
+            report_from_counts(
+                skeleton,
+                compelled,
+                directed,
+                extra=n_sub_pairs[i] - shared_pairs[i],
+                missing=n_true_pairs - shared_pairs[i],
+                reversed_=reversed_[i],
+                unresolved=0,
+                used=0,
+                star=star,
                 essential_f1=compelled[2],
                 anytime_f1=float(directed[2]),
             )

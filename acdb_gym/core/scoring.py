@@ -42,6 +42,7 @@ __all__ = [
     "anytime_area",
     "check_submission",
     "directed_f1_of",
+    "report_from_counts",
     "score",
 ]
 
@@ -289,6 +290,40 @@ def score(
     missing = _n(true_pairs & ~sub_pairs)
     reversed_ = _n(adjacency & s_dir.T)  # a DAG has at most one direction per pair
     unresolved = _n(adjacency & s_und)
+    return report_from_counts(
+        skeleton,
+        compelled,
+        directed,
+        extra=extra,
+        missing=missing,
+        reversed_=reversed_,
+        unresolved=unresolved,
+        used=used,
+        star=star,
+        essential_f1=_oriented_prf(essential, s_dir)[2],
+        anytime_f1=anytime_of(adjacency, directed[2], used, truth, stated, budget),
+    )
+
+
+PRF = tuple[float, float, float]
+
+
+def report_from_counts(
+    skeleton: PRF,
+    compelled: PRF,
+    directed: PRF,
+    *,
+    extra: int,
+    missing: int,
+    reversed_: int,
+    unresolved: int,
+    used: int,
+    star: int,
+    essential_f1: float,
+    anytime_f1: float,
+) -> ScoreReport:
+    """A sufficient world's report from its counts (DESIGN §6): :func:`score`'s, and each of
+    :func:`~acdb_gym.core.many_scores.score_dags`'s."""
     return ScoreReport(
         skeleton_precision=skeleton[0],
         skeleton_recall=skeleton[1],
@@ -307,8 +342,8 @@ def score(
         interventions_used=used,
         i_star_size=star,
         efficiency=1.0 if used <= star else star / used,
-        essential_f1=_oriented_prf(essential, s_dir)[2],
-        anytime_f1=anytime_of(adjacency, directed[2], used, truth, stated, budget),
+        essential_f1=essential_f1,
+        anytime_f1=anytime_f1,
     )
 
 
