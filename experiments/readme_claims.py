@@ -136,7 +136,7 @@ SWEEPS = (
     Sweep("v1", "v1", ("randregress", *V1_SHORTCUTS)),
     Sweep("d40", "custom", D40_AGENTS, ("D40",), custom=D40, count=50),
     Sweep("v1-nonlinear", "v1-nonlinear", REAL_AGENTS, ("L3",)),
-    Sweep("real", "real", REAL_AGENTS[:-1], REAL_LEVELS),
+    Sweep("real", "real", tuple(a for a in REAL_AGENTS if a != "bic_active"), REAL_LEVELS),
     Sweep("real", "real", ("bic_active",), REAL_BIC_LEVELS),
     # The twelve marginal orders on development indices, to choose each column's best.
     *(
