@@ -140,6 +140,7 @@ class _World:
         "scale",
         "sd",
         "star",
+        "start_closure",
         "start_directed",
         "start_undirected",
     )
@@ -185,6 +186,7 @@ class _World:
         self.rng_state = instance.intervention_rng().bit_generator.state
         self.start_directed = start.directed
         self.start_undirected = start.undirected
+        self.start_closure: tuple[np.ndarray, np.ndarray] | None = None  # Meek's, on first use
         # Everything a reset copies into the env's per-world arrays, as three records (so a
         # reset of many worlds is a few stacked copies): floats, flags and integers.
         d = instance.n_nodes
@@ -817,15 +819,22 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             return
         # The orientation tests of the worlds with undirected edges at their target; a world
         # whose raw state stays as it was keeps its estimate (the closure of that state) but
-        # after its first experiment, whose estimate is the closure instead of the start.
+        # after its first experiment, whose estimate becomes the closure of its start (kept
+        # with the world).
         edges = self._undirected[slots, targets]
-        refresh = used == 0
+        changed = np.zeros(len(slots), dtype=bool)
         testing = np.flatnonzero(edges.any(axis=1))
         if testing.size:
-            refresh[testing] |= self._orient(
+            changed[testing] = self._orient(
                 slots[testing], targets[testing], edges[testing], samples[testing]
             )
-        for i in slots[refresh].tolist():
+        for i in slots[(used == 0) & ~changed].tolist():
+            world = self._worlds[i]
+            assert world is not None
+            if world.start_closure is None:
+                world.start_closure = self._estimate(i)
+            self._estimate_directed[i], self._estimate_undirected[i] = world.start_closure
+        for i in slots[changed].tolist():
             self._estimate_directed[i], self._estimate_undirected[i] = self._estimate(i)
 
     def _draw(self, slots: np.ndarray, targets: np.ndarray, values: np.ndarray) -> np.ndarray:
