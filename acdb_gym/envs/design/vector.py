@@ -46,6 +46,7 @@ single env's rules live elsewhere.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -224,6 +225,19 @@ class _World:
                 else (self.base_directed, self.base_undirected)
             )
         return graph
+
+
+_BANK_WORLDS: weakref.WeakKeyDictionary[InstanceBank, dict[str, list[_World | None]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _bank_worlds(bank: InstanceBank, estimator: str) -> list[_World | None]:
+    """The bank's worlds as ``estimator`` starts them, each made on first use and shared by
+    every env on the bank while it lives: a world and what it remembers (the essential graph
+    of each target set, the closure of its start) depend on the instance and the estimator
+    alone, so a new env on a bank (one per training run) starts warm."""
+    return _BANK_WORLDS.setdefault(bank, {}).setdefault(estimator, [None] * len(bank))
 
 
 def _new_worlds(instances: list[Instance], starts: list[PDAG]) -> list[_World]:
@@ -415,7 +429,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         self._m = d * (d - 1) // 2
         self._np_randoms: list[np.random.Generator | None] = [None] * n
         self._rngs = [np.random.default_rng(0) for _ in range(n)]  # states set at reset
-        self._bank_worlds: list[_World | None] = [None] * (len(bank) if bank else 0)
+        self._bank_worlds = _bank_worlds(bank, estimator) if bank is not None else []
         self._worlds: list[_World | None] = [None] * n
         # One sampler per episode (the measured cells' sampler remembers the cells it gave);
         # every family's sampler writes its rows into the step's buffer alike. Worlds with
