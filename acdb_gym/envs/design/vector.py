@@ -438,6 +438,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         self._stacked = d <= STACKED_MAX_NODES
         self._fast = np.zeros(n, dtype=bool)
         self._references: ReferenceRows | None = None  # made at the first reset
+        self._tests_per_world = False  # True once the table cannot hold the worlds
         # What each world's episode starts from and never changes, as views into three
         # records per world (_World.floats, .flags, .ints): observational means, sds and safe
         # sds, do-matrices; the allowed targets, the starting graph, the truth as the score
@@ -783,15 +784,19 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
     def _put_references(self, index: np.ndarray, worlds: list[_World]) -> None:
         """The shift tests' observational half of the new worlds, into the stacked table."""
         records = [world.reference_record for world in worlds]
-        if self._references is None:
+        if self._references is None and not self._tests_per_world:
+            # Made at the first reset, which resets every slot.
             n_obs = len(records[0][0]) // self.n_nodes - 3  # type: ignore[index]
             if self.num_envs * self.n_nodes * n_obs <= _STACKED_MAX_VALUES:
                 self._references = ReferenceRows(self.num_envs, self.n_nodes, n_obs)
+            else:
+                self._tests_per_world = True
         if self._references is not None:
             try:
                 self._references.put(index, records)  # type: ignore[arg-type]
-            except ValueError:  # worlds of other sample sizes: the per-world path
+            except ValueError:  # worlds of other sample sizes: the per-world path from now on
                 self._references = None
+                self._tests_per_world = True
 
     def _widen(self, budget: int) -> None:
         """Room for ``budget`` experiments per world in the per-experiment arrays."""
