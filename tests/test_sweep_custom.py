@@ -184,3 +184,18 @@ def test_a_custom_level_that_cannot_be_generated_stops_the_sweep_before_any_job(
         run_sweep(config)
     assert time.monotonic() - start < 15
     assert not (tmp_path / RESULTS_FILE).exists()
+
+
+def test_rows_of_another_world_version_are_refused_not_resumed(tmp_path: Path) -> None:
+    config = SweepConfig(tmp_path, "v0", ("L1",), seeds=2, agents=("pc",), progress=False)
+    assert run_sweep(config).finished == 2
+    results = tmp_path / RESULTS_FILE
+    lines = results.read_text(encoding="utf-8").splitlines()
+    # A row as an earlier version of the level's worlds left it: same job id, another seed.
+    old = json.loads(lines[1])
+    old["seed"] += 1
+    results.write_text("\n".join([lines[0], json.dumps(old)]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"holds 1 rows of v0 L1 from other worlds.*index 1"):
+        run_sweep(config)
+    # Nothing was run or written.
+    assert len(results.read_text(encoding="utf-8").splitlines()) == 2

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import operator
+import threading
+import zlib
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 import numpy as np
@@ -128,3 +131,34 @@ def memo_by_data(
     if len(memo) > size:
         memo.popitem(last=False)
     return result
+
+
+_CAUSALLEARN_HASHES = threading.Lock()
+
+
+@contextlib.contextmanager
+def stable_causallearn_hashes() -> Iterator[None]:
+    """Within the block, causal-learn's graph nodes and edges hash by a CRC-32 of their names
+    instead of ``hash(str)``, and only one thread is inside such a block at a time.
+
+    causal-learn keeps nodes and edges in sets whose iteration order follows their hashes; with
+    Python's per-process string hashing (``PYTHONHASHSEED``), FCI's output on the same data then
+    differs between processes on a few datasets (2 of 36 v1-latent test instances tried). With
+    these hashes it is the same in every process (DESIGN §5, "Determinism").
+    """
+    from causallearn.graph.Edge import Edge
+    from causallearn.graph.GraphNode import GraphNode
+
+    with _CAUSALLEARN_HASHES:
+        saved = GraphNode.__hash__, Edge.__hash__
+        GraphNode.__hash__ = _name_crc
+        Edge.__hash__ = _name_crc
+        try:
+            yield
+        finally:
+            GraphNode.__hash__, Edge.__hash__ = saved
+
+
+def _name_crc(item: object) -> int:
+    """A hash of ``str(item)`` (a node's name, an edge's text) that no process salts."""
+    return zlib.crc32(str(item).encode())

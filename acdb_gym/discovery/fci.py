@@ -26,6 +26,7 @@ from acdb_gym.discovery._common import (
     check_full_rank_data,
     check_probability,
     memo_by_data,
+    stable_causallearn_hashes,
 )
 from acdb_gym.discovery.pc import _undirect_cycles
 
@@ -79,7 +80,7 @@ def fci_pag(data: ArrayLike, *, alpha: float = 0.05) -> PAG:
     from causallearn.search.ConstraintBased.FCI import fci
 
     # causal-learn prints some orientations even with verbose=False.
-    with contextlib.redirect_stdout(io.StringIO()):
+    with contextlib.redirect_stdout(io.StringIO()), stable_causallearn_hashes():
         graph, _ = fci(
             np.ascontiguousarray(array), "fisherz", alpha, show_progress=False, verbose=False
         )

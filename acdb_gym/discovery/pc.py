@@ -30,6 +30,7 @@ from acdb_gym.discovery._common import (
     check_full_rank_data,
     check_probability,
     memo_by_data,
+    stable_causallearn_hashes,
 )
 from acdb_gym.discovery.pc_batched import BatchedPCResult, pc_batched
 from acdb_gym.discovery.pc_many import STACKED_MAX_NODES, pc_batched_many
@@ -165,7 +166,8 @@ def pc_cpdag(
     # should not be paid by every user of acdb_gym.discovery.
     from causallearn.search.ConstraintBased.PC import pc
 
-    graph = pc(np.ascontiguousarray(array), alpha, "fisherz", show_progress=False)
+    with stable_causallearn_hashes():
+        graph = pc(np.ascontiguousarray(array), alpha, "fisherz", show_progress=False)
     return pdag_from_causallearn(graph.G.graph)
 
 

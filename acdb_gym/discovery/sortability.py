@@ -7,7 +7,8 @@ the coefficient of determination R² of each variable regressed on all others do
 standardized data, where variance no longer can. A sortability near 1 means sorting by the
 score recovers the causal order (a shortcut a benchmark should not offer); 0.5 is chance.
 
-:func:`order_alignment` is the papers' measure: over every ordered pair ``(i, j)`` joined by a
+:func:`order_alignment` (kept in :mod:`acdb_gym.core.worlds.sortability`, where a level's
+acceptance rule reads it too) is the papers' measure: over every ordered pair ``(i, j)`` joined by a
 directed path, counted once per path length ``k = 1 .. d-1`` that joins them (pairs of the
 ``k``-th power of the adjacency matrix), the share whose score rises from ``i`` to ``j``; a
 tie counts one half. It agrees with the ``CausalDisco`` package of the same authors
@@ -24,13 +25,13 @@ roots carry the least mixed, most non-Gaussian marginals).
 
 from __future__ import annotations
 
-import math
 from typing import Final, Literal, get_args
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from acdb_gym.core.types import FloatArray
+from acdb_gym.core.worlds.sortability import order_alignment, r2_of_columns
 from acdb_gym.discovery._common import as_data_matrix, check_no_constant_column
 
 __all__ = [
@@ -44,50 +45,11 @@ __all__ = [
     "var_sortability",
 ]
 
-_MAX_CONDITION: Final = 1e12
-
 MarginalFeature = Literal["variance", "r2", "range", "mad", "kurtosis", "abs_skew"]
 """A marginal feature of one variable's observational sample (see :func:`marginal_scores`)."""
 
 MARGINAL_FEATURES: Final[tuple[MarginalFeature, ...]] = get_args(MarginalFeature)
 """Every audited marginal feature, in the order the report lists them."""
-
-
-def order_alignment(adjacency: ArrayLike, scores: ArrayLike) -> float:
-    """The share of path-joined pairs ``i ⇝ j`` whose score rises from ``i`` to ``j``.
-
-    >>> order_alignment([[0, 1, 0], [0, 0, 1], [0, 0, 0]], [0.1, 0.5, 0.9])  # a chain, sorted
-    1.0
-    >>> order_alignment([[0, 1], [0, 0]], [1.0, 1.0])  # a tie counts one half
-    0.5
-
-    Args:
-        adjacency: a DAG's adjacency matrix, ``(d, d)``, nonzero ``[i, j]`` meaning ``i -> j``
-            (boolean or weighted).
-        scores: one score per variable, length ``d``.
-
-    Returns:
-        The alignment in ``[0, 1]``; NaN when the graph has no edge.
-
-    Raises:
-        ValueError: ``adjacency`` is not square or ``scores`` has the wrong length or is not
-            finite.
-    """
-    edges: NDArray[np.bool_] = np.asarray(adjacency) != 0
-    values = np.asarray(scores, dtype=np.float64).ravel()
-    if edges.ndim != 2 or edges.shape[0] != edges.shape[1]:
-        raise ValueError(f"adjacency must be square, got shape {edges.shape}")
-    if values.shape != (edges.shape[0],) or not np.all(np.isfinite(values)):
-        raise ValueError(f"scores must be {edges.shape[0]} finite values, got {values.tolist()}")
-    rises = values[None, :] > values[:, None]  # rises[i, j]: the score grows from i to j
-    ties = values[None, :] == values[:, None]
-    walks = edges.copy()
-    pairs = aligned = 0.0
-    for _ in range(edges.shape[0] - 1):
-        pairs += float(walks.sum())
-        aligned += float((walks & rises).sum()) + 0.5 * float((walks & ties).sum())
-        walks = (walks.astype(np.int64) @ edges.astype(np.int64)) > 0
-    return aligned / pairs if pairs else math.nan
 
 
 def r2_scores(data: ArrayLike) -> FloatArray:
@@ -116,15 +78,12 @@ def r2_scores(data: ArrayLike) -> FloatArray:
     if array.shape[1] < 2:
         raise ValueError(f"R² needs at least 2 variables, got {array.shape[1]}")
     check_no_constant_column(array, "data")
-    correlation = np.corrcoef(array, rowvar=False)
-    # Past this condition number the inverse's diagonal is rounding noise, not R².
-    if not np.linalg.cond(correlation) < _MAX_CONDITION:
+    scores = r2_of_columns(array)
+    if scores is None:
         raise ValueError(
             "the correlation matrix of data is singular (a variable is a linear function of "
             "the others); R² is 1 for every such variable and cannot order them"
         )
-    precision = np.linalg.inv(correlation)
-    scores: FloatArray = np.clip(1.0 - 1.0 / np.diag(precision), 0.0, 1.0)
     return scores
 
 

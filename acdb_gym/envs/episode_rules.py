@@ -167,7 +167,11 @@ def fresh_instances(level: Level, rngs: Sequence[np.random.Generator]) -> list[I
     """``[choose_instance(level, None, rng) for rng in rngs]``: each generator draws its
     world's seed (or finds its recent draw, and is left where that draw left it), and the
     worlds not kept already are generated together
-    (:func:`~acdb_gym.core.worlds.instance.generate_instances`)."""
+    (:func:`~acdb_gym.core.worlds.instance.generate_instances`). On a level with an
+    R²-sortability band a generator may draw several seeds for one world, so each is drawn
+    on its own."""
+    if level.spec.r2_sortability_band:
+        return [_fresh_instance(level, rng) for rng in rngs]
     keys = [(level.spec, repr(rng.bit_generator.state)) for rng in rngs]
     recent: dict[int, Instance] = {}
     seeds: dict[int, int] = {}

@@ -130,7 +130,7 @@ targets without an experiment are masked); registered with the same ``vector_ent
 :data:`DESIGN_IDS`, not in it."""
 
 FRONTIER_IDS: tuple[str, ...] = tuple(level.env_id for level in FRONTIER_LADDER.values())
-"""``ACDB-Frontier-<level>-v0``: the frontier ladder (registered, not in :data:`ENV_IDS`)."""
+"""``ACDB-Frontier-<level>-v1``: the frontier ladder (registered, not in :data:`ENV_IDS`)."""
 
 FRONTIER_DESIGN_LEVELS: tuple[str, ...] = tuple(
     name for name, level in FRONTIER_LADDER.items() if not level.spec.latent
@@ -141,7 +141,7 @@ design env scores sufficient worlds only)."""
 FRONTIER_DESIGN_IDS: tuple[str, ...] = tuple(
     design_id(FRONTIER, name) for name in FRONTIER_DESIGN_LEVELS
 )
-"""``ACDB-Design-Frontier-<level>-v0``: the design view of the frontier's causally sufficient
+"""``ACDB-Design-Frontier-<level>-v1``: the design view of the frontier's causally sufficient
 levels; registered with the same ``vector_entry_point`` as :data:`DESIGN_IDS`, not in it."""
 
 

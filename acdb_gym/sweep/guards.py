@@ -1,5 +1,5 @@
 """What keeps a sweep run sound: it stops agents that keep failing, and refuses to mix two
-custom levels under one name in a run directory."""
+custom levels under one name, or two versions of a shipped level's worlds, in a run directory."""
 
 from __future__ import annotations
 
@@ -8,12 +8,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acdb_gym.core.ladders.custom import CUSTOM_LADDER
+from acdb_gym.core.ladders.shipped import ALL_LADDERS
 from acdb_gym.results import ResultRow
 
 if TYPE_CHECKING:
     from acdb_gym.sweep.jobs import Job
 
-__all__ = ["STOP_AFTER_SAME_FAILURES", "FailureWatch", "check_custom_levels"]
+__all__ = [
+    "STOP_AFTER_SAME_FAILURES",
+    "FailureWatch",
+    "check_custom_levels",
+    "check_shipped_seeds",
+]
 
 
 STOP_AFTER_SAME_FAILURES = 3
@@ -70,3 +76,41 @@ def check_custom_levels(
                 f"this sweep's is {mine!r}: give the level another name (NAME:spec) or use "
                 "another run directory"
             )
+
+
+def check_shipped_seeds(rows: Iterable[ResultRow], results: Path) -> None:
+    """Refuse a run directory holding rows of a shipped level whose seed is not the one its
+    manifest now has at the row's index: rows of an earlier version of the ladder's worlds (a
+    job id names the level and index, not the world), which a resumed sweep would take as done
+    and a report would pool with the new ones.
+
+    Raises:
+        ValueError: names the level, the first such index, both seeds and the results file.
+    """
+    stale: dict[tuple[str, str], tuple[int, int, int, int]] = {}
+    seeds: dict[tuple[str, str], tuple[int, ...]] = {}
+    for row in rows:
+        key = (row.ladder, row.level)
+        if key not in seeds:
+            level = ALL_LADDERS.get(row.ladder, {}).get(row.level)
+            seeds[key] = () if level is None else tuple(e.seed for e in level.manifest)
+        index = row.manifest_index
+        if not 0 <= index < len(seeds[key]):
+            continue
+        expected = seeds[key][index]
+        if row.seed != expected:
+            first = stale.get((row.ladder, row.level), (index, row.seed, expected, 0))
+            stale[(row.ladder, row.level)] = (*first[:3], first[3] + 1)
+    if stale:
+        (ladder, name), (index, seed, expected, count) = next(iter(stale.items()))
+        raise ValueError(
+            f"{results} holds {count} rows of {ladder} {name} from other worlds than the level's "
+            f"manifest now has (index {index}: seed {seed}, the manifest's is {expected}; an "
+            f"earlier version of the ladder, see CHANGELOG){_more(stale)}: move those rows "
+            "aside or use another run directory"
+        )
+
+
+def _more(stale: Mapping[tuple[str, str], object]) -> str:
+    others = [f"{ladder} {level}" for ladder, level in list(stale)[1:]]
+    return f", and rows of {', '.join(others)} too" if others else ""

@@ -41,7 +41,7 @@ from acdb_gym.sweep.config import (
     parse_list,
     parse_panels,
 )
-from acdb_gym.sweep.guards import FailureWatch, check_custom_levels
+from acdb_gym.sweep.guards import FailureWatch, check_custom_levels, check_shipped_seeds
 from acdb_gym.sweep.jobs import Job, run_job
 from acdb_gym.sweep.lock import RunDirectoryLock
 from acdb_gym.sweep.planning import plan_jobs
@@ -99,7 +99,8 @@ def run_sweep(config: SweepConfig) -> SweepSummary:
 
     Raises:
         AgentNotReadyError: an agent cannot work here; nothing was run.
-        ValueError: a custom level cannot be generated; nothing was run.
+        ValueError: a custom level cannot be generated, or the run directory holds rows of
+            another version of a level's worlds; nothing was run.
         RunDirectoryBusyError: another sweep is running in ``config.out``; nothing was run.
         ResultsFileError: the results file has an unreadable line before its end.
     """
@@ -133,6 +134,7 @@ def _run_locked(config: SweepConfig, start: float) -> SweepSummary:
     if config.ladder == CUSTOM_LADDER:
         spec_texts = {level: config.level_spec(level) for level in config.levels}
         check_custom_levels(spec_texts, rows, results)
+    check_shipped_seeds(rows, results)
     done = {row.job_id for row in rows if row.status == "ok"}
     jobs = plan_jobs(config)
     todo = [job for job in jobs if job.job_id not in done]

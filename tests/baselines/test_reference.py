@@ -35,7 +35,7 @@ def test_the_reference_runs_the_best_experiments_first() -> None:
 
 
 def test_the_reference_takes_the_family_class_and_beats_bic_active_on_nonlinear_worlds() -> None:
-    env = gym.make("ACDB-Frontier-NL20-v0")
+    env = gym.make("ACDB-Frontier-NL20-v1")
     reference, plain = [], []
     for index in range(3):
         agent = ClassReferenceAgent()

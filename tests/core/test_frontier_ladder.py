@@ -38,10 +38,10 @@ def test_manifest_worlds_regenerate_their_digests(name: str) -> None:
 
 
 def test_ids_and_design_ids_where_the_world_kind_allows() -> None:
-    assert tuple(f"ACDB-Frontier-{name}-v0" for name in LEVELS) == FRONTIER_IDS
+    assert tuple(f"ACDB-Frontier-{name}-v1" for name in LEVELS) == FRONTIER_IDS
     assert not set(FRONTIER_IDS) & set(ENV_IDS)
     sufficient = [name for name in LEVELS if not FRONTIER_LADDER[name].spec.latent]
-    assert tuple(f"ACDB-Design-Frontier-{name}-v0" for name in sufficient) == FRONTIER_DESIGN_IDS
+    assert tuple(f"ACDB-Design-Frontier-{name}-v1" for name in sufficient) == FRONTIER_DESIGN_IDS
     assert "NL20-Hidden3" not in sufficient
     for env_id in (*FRONTIER_IDS, *FRONTIER_DESIGN_IDS):
         assert env_id in gym.registry
@@ -49,14 +49,14 @@ def test_ids_and_design_ids_where_the_world_kind_allows() -> None:
         name in sufficient for name in LEVELS
     ]
     vector = gym.make_vec(
-        "ACDB-Design-Frontier-NL20-v0", 2, vectorization_mode="vector_entry_point"
+        "ACDB-Design-Frontier-NL20-v1", 2, vectorization_mode="vector_entry_point"
     )
     vector.reset(seed=0)
     vector.close()
 
 
 def test_a_budget_below_i_star_and_hidden_confounders_play_through_the_env() -> None:
-    short = gym.make("ACDB-Frontier-NL30-Short2-v0")
+    short = gym.make("ACDB-Frontier-NL30-Short2-v1")
     budgets = []
     for index in range(5):
         observation, _ = short.reset(options={"manifest_index": index})
@@ -65,7 +65,7 @@ def test_a_budget_below_i_star_and_hidden_confounders_play_through_the_env() -> 
         assert budget == max(0, len(instance.i_star) - 2)
         budgets.append(budget < len(instance.i_star))
     assert all(budgets)
-    check_acdb_env(gym.make("ACDB-Frontier-NL20-Hidden3-v0").unwrapped)
+    check_acdb_env(gym.make("ACDB-Frontier-NL20-Hidden3-v1").unwrapped)
 
 
 def test_acdb_levels_lists_the_frontier(capsys: pytest.CaptureFixture[str]) -> None:

@@ -47,6 +47,7 @@ from acdb_gym.core.worlds.instance import (
     GenerationDeadlineError,
     Instance,
     InstanceGenerationError,
+    OutOfBandError,
     generate_instance,
 )
 from acdb_gym.core.worlds.spec import LINEAR_GAUSSIAN
@@ -60,6 +61,7 @@ __all__ = [
     "MAX_CUSTOM_SEEDS",
     "MAX_EPISODE_VALUES",
     "MAX_SKIPPED_SEEDS",
+    "MIN_BAND_SHARE",
     "REGENERATION_SECONDS",
     "CustomLevel",
     "RegenerationError",
@@ -87,6 +89,11 @@ MAX_CUSTOM_SEEDS: Final = 1000
 MAX_SKIPPED_SEEDS: Final = 50
 """The most seeds a custom level's preflight skips (no instance in ``MAX_ATTEMPTS`` draws)
 before it gives up on the spec."""
+
+MIN_BAND_SHARE: Final = 0.1
+"""A level with an R²-sortability band skips the seeds whose sample lies outside it; its
+preflight gives up once fewer than this share of the seeds it drew (after the first
+:data:`MAX_SKIPPED_SEEDS`) had an instance."""
 
 CUSTOM_PREFLIGHT_SECONDS: Final = 45.0
 """The wall-clock time a custom level's preflight may take before it gives up on the spec
@@ -321,7 +328,8 @@ def custom_manifest(
     is deterministic, so every process finds the same ones).
 
     The preflight is bounded: it gives up after :data:`MAX_SKIPPED_SEEDS` seeds without an
-    instance or after ``seconds`` (default :data:`CUSTOM_PREFLIGHT_SECONDS`) of wall-clock
+    instance (seeds outside a level's R²-sortability band do not count: the band gives up
+    below :data:`MIN_BAND_SHARE` of its seeds) or after ``seconds`` (default :data:`CUSTOM_PREFLIGHT_SECONDS`) of wall-clock
     time, naming the fields to change; a later request for more seeds than it found fails at
     once with the same message.
 
@@ -336,13 +344,20 @@ def custom_manifest(
         raise ValueError(_GAVE_UP[spec])
     limit = CUSTOM_PREFLIGHT_SECONDS if seconds is None else seconds
     deadline = time.monotonic() + limit
-    skipped = _SKIPPED.setdefault(spec, [0])
+    skipped = _SKIPPED.setdefault(spec, [0, 0])
     seed = known[-1].seed + 1 if known else CUSTOM_SEED_BASE
     while len(known) < seeds:
         why = ""
         try:
             instance = generate_instance(spec, seed, deadline=deadline)
             known.append(ManifestEntry(seed, instance.digest()))
+        except OutOfBandError:
+            skipped[1] += 1
+            if skipped[1] > MAX_SKIPPED_SEEDS and len(known) < MIN_BAND_SHARE * skipped[1]:
+                why = (
+                    f"{skipped[1]} seeds' samples lay outside its R²-sortability band: widen "
+                    f"r2_sortability_band (now {spec.r2_sortability_band:g})"
+                )
         except InstanceGenerationError:
             skipped[0] += 1
             if skipped[0] > MAX_SKIPPED_SEEDS:
@@ -360,7 +375,8 @@ _GAVE_UP: dict[LevelSpec, str] = {}
 """The error of each spec whose preflight gave up in this process."""
 
 _SKIPPED: dict[LevelSpec, list[int]] = {}
-"""Seeds skipped so far per spec in this process (the bound counts across extensions)."""
+"""Seeds skipped so far per spec in this process, without an instance and outside the band
+(the bounds count across extensions)."""
 
 
 def _cannot_generate(spec: LevelSpec, found: int, seeds: int, why: str) -> str:

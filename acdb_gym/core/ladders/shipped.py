@@ -16,7 +16,7 @@ registered as ``ACDB-<level>-v1-n3`` and ``ACDB-Design-<level>-v1-n3``.
 ``sachs-experiments`` (real experiments on the Sachs cells beside the fitted Sachs worlds) and
 ``tuebingen`` (the cause-effect pairs) are measured data (:mod:`~acdb_gym.core.ladders.real_data`).
 ``frontier`` is the hard, clean ladder chosen by calibration (:mod:`~acdb_gym.core.ladders.frontier`),
-registered as ``ACDB-Frontier-<level>-v0``.
+registered as ``ACDB-Frontier-<level>-v1``.
 
 Over 500 lines because every shipped ladder is declared here, each a table of specs with its
 id spelling (:data:`LADDER_IDS`) and its manifest rule, so that adding a ladder is one place;
@@ -234,7 +234,7 @@ LADDER_IDS: dict[str, LadderIds] = {
     "v1-n3": LadderIds("FewSample", 0),
     "sachs-experiments": LadderIds("SachsExperiments", 0),
     "tuebingen": LadderIds("Tuebingen", 0),
-    FRONTIER: LadderIds("Frontier", 0),
+    FRONTIER: LadderIds("Frontier", 1),
 }
 """Every shipped ladder's id spelling, one line each (DESIGN §8, "Env ids"): the suffix is the
 version of the ladder's worlds and the ladder is in the name. The paper's ladder keeps
@@ -594,7 +594,11 @@ def _write_shipped_manifests(ladders: Sequence[str] = tuple(_SPECS)) -> None:  #
         if ladder_name == TUEBINGEN:
             header += "\nManifest index i plays the i-th pair with at least n_obs rows."
         if ladder_name == FRONTIER:
-            header += "\nLevels chosen by experiments/calibrate_frontier.py (docs/frontier_calibration.md)."
+            header += (
+                "\nLevels chosen by experiments/calibrate_frontier.py (docs/frontier_calibration.md)."
+                "\nWorld version v1: NL20 keeps the seeds whose sample's R²-sortability lies "
+                "within 0.5 ± 0.1."
+            )
         if ladder_name in FAMILY_VERSIONS:
             header += (
                 f"\nEnv ids version {FAMILY_VERSIONS[ladder_name]}: v1's seeds, index for index; "

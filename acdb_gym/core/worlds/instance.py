@@ -48,6 +48,7 @@ from acdb_gym.core.worlds.kinds.base import (
     DrawnWorld,
     GenerationDeadlineError,
     InstanceGenerationError,
+    OutOfBandError,
     RealData,
     SeedStreams,
     World,
@@ -56,6 +57,7 @@ from acdb_gym.core.worlds.kinds.family import FAMILY_REDRAWS
 from acdb_gym.core.worlds.kinds.linear import EDGE_REDRAW_ROUNDS, degree_scales, draw_graph
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.real_experiments import EXPERIMENT_PROTEINS
+from acdb_gym.core.worlds.sortability import r2_sortability_of
 from acdb_gym.core.worlds.spec import LevelSpec
 
 __all__ = [
@@ -65,6 +67,7 @@ __all__ = [
     "GenerationDeadlineError",
     "Instance",
     "InstanceGenerationError",
+    "OutOfBandError",
     "RealData",
     "World",
     "allowed_targets",
@@ -221,15 +224,20 @@ def generate_instance(
         deadline: a :func:`time.monotonic` time after which rejection sampling stops (checked
             between draws); ``None`` for none. It never changes an instance that is returned.
 
+    On a level with an R²-sortability band (:attr:`LevelSpec.r2_sortability_band`) a
+    Generator is consumed for as many seeds as it takes to draw one whose instance exists
+    (:data:`MAX_BAND_SEEDS` at most).
+
     Instances are immutable, so the most recent ones of ladder-sized specs are kept and the
     same ``(spec, seed)`` returns the same object again without regenerating it.
 
     Raises:
-        InstanceGenerationError: no draw passed the faithfulness check in ``MAX_ATTEMPTS``.
+        InstanceGenerationError: no draw passed the faithfulness check in ``MAX_ATTEMPTS``, or
+            (:class:`OutOfBandError`) an integer seed's sample lies outside the level's band.
         GenerationDeadlineError: ``deadline`` passed first.
     """
     if isinstance(seed, np.random.Generator):
-        seed = int(seed.integers(2**63 - 1))
+        return _drawn_in_band(spec, seed, deadline)
     if int(seed) < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
     seed = int(seed)
@@ -238,6 +246,22 @@ def generate_instance(
     if cached_generation(spec):
         return _generate_cached(spec, seed)
     return _generate(spec, seed)
+
+
+MAX_BAND_SEEDS = 1000
+"""The most seeds :func:`generate_instance` draws from a Generator for one instance of a level
+with an R²-sortability band (the frontier's NL20 accepts about half of its seeds)."""
+
+
+def _drawn_in_band(spec: LevelSpec, rng: np.random.Generator, deadline: float | None) -> Instance:
+    """The instance of the first seed drawn from ``rng`` that has one: the first seed on a
+    level without a band, else the first whose sample lies in the band."""
+    for _ in range(MAX_BAND_SEEDS if spec.r2_sortability_band else 1):
+        try:
+            return generate_instance(spec, int(rng.integers(2**63 - 1)), deadline=deadline)
+        except OutOfBandError as error:
+            last = error
+    raise InstanceGenerationError(spec, last.seed, MAX_BAND_SEEDS) from last
 
 
 _CACHE_MAX_SAMPLE_SIZE = 20_000
@@ -349,6 +373,11 @@ def _finished(spec: LevelSpec, streams: SeedStreams, drawn: DrawnWorld) -> Insta
     (:func:`allowed_targets`) and the budget ``|I*| + slack (+ the kind's extra budget)``, less the
     level's ``shortfall`` (never below 0)."""
     d_obs = drawn.world.sample(spec.n_obs, streams.rng(OBSERVATIONAL))
+    band = spec.r2_sortability_band
+    if band:
+        sortability = r2_sortability_of(d_obs, drawn.dag.adjacency)
+        if not abs(sortability - 0.5) <= band:  # NaN (no edge, singular sample) is outside
+            raise OutOfBandError(spec, streams.seed, sortability)
     allowed = allowed_targets(spec, drawn.variable_names)
     i_star = (
         minimum_intervention_set(drawn.dag)

@@ -147,6 +147,14 @@ class LevelSpec:
             needs (DESIGN §3 step 7; needs ``slack=0`` and no ``slack_max``). Agents are still
             scored against the true graph; what the best experiments of such a budget can
             identify is :func:`~acdb_gym.core.graphs.best_intervention_set`'s (DESIGN §6).
+        r2_sortability_band: ``0`` (the default): no condition on the sample. A positive ``b``
+            below 0.5: a seed's instance exists only if the R²-sortability of its
+            observational sample on its graph
+            (:func:`~acdb_gym.core.worlds.sortability.r2_sortability_of`, the order audit's
+            ``r2`` feature) lies in ``[0.5 - b, 0.5 + b]``; otherwise generating it raises
+            :class:`~acdb_gym.core.worlds.kinds.base.OutOfBandError` and a manifest skips the
+            seed (DESIGN §3, "R²-sortability band"). Sorting by R² then says little about any instance's causal
+            order, in either direction (the frontier's ``NL20`` from its version v1).
     """
 
     d: int
@@ -170,6 +178,7 @@ class LevelSpec:
     orientation: str = "model"
     edge_scale: str = "none"
     shortfall: int = 0
+    r2_sortability_band: float = 0.0
 
     def __post_init__(self) -> None:
         if self.d < 2:
@@ -238,6 +247,7 @@ class LevelSpec:
         self._check_world()
         self._check_targets()
         self._check_shortfall()
+        self._check_band()
         self._check_drawn_graph()
 
     def _check_drawn_graph(self) -> None:
@@ -307,6 +317,16 @@ class LevelSpec:
             raise ValueError(
                 "a budget below |I*| (shortfall > 0) needs slack=0 and no slack_max, got "
                 f"slack={self.slack}, slack_max={self.slack_max}"
+            )
+
+    def _check_band(self) -> None:
+        band = self.r2_sortability_band
+        if not 0 <= band < 0.5:
+            raise ValueError(f"r2_sortability_band must be in [0, 0.5), got {band!r}")
+        if band and (self.world != "scm" or self.k < 1):
+            raise ValueError(
+                "r2_sortability_band bounds the R²-sortability of a drawn SCM's sample on its "
+                f"edges: it needs world='scm' and k >= 1, got world {self.world!r}, k={self.k}"
             )
 
     def __repr__(self) -> str:

@@ -56,7 +56,13 @@ class FreshLookahead:
         rule: OrientationRule,
         detectable_shift: float,
     ) -> None:
-        self._active = estimator == "pc" and cached_generation(level.spec)
+        # A level with an R²-sortability band may draw several seeds for one world, so the
+        # seeds of the next draws cannot be read ahead.
+        self._active = (
+            estimator == "pc"
+            and cached_generation(level.spec)
+            and not level.spec.r2_sortability_band
+        )
         self._level = level
         self._tests = (alpha, rule, detectable_shift)
         self._seeds: list[int] = []

@@ -44,7 +44,7 @@ def test_a_model_plays_the_frontier_with_hidden_confounders(
         )
 
     server = fake.serve(behave)
-    env = gym.make("ACDB-Frontier-NL20-Hidden3-v0", **env_kwargs_for("llm_raw"))
+    env = gym.make("ACDB-Frontier-NL20-Hidden3-v1", **env_kwargs_for("llm_raw"))
     result = run_episode(env, fake.agent(server, provider), manifest_index=1)
     assert result.interventions == 1 and result.invalid_actions == 0
     assert result.score["directed_f1"] == result.score["bidirected_f1"] == 1.0

@@ -40,6 +40,7 @@ __all__ = [
     "DrawnWorld",
     "GenerationDeadlineError",
     "InstanceGenerationError",
+    "OutOfBandError",
     "RealData",
     "SeedStreams",
     "Unbankable",
@@ -125,6 +126,22 @@ class InstanceGenerationError(RuntimeError):
             f"no instance passed the faithfulness check after {attempts} attempts "
             f"(seed {seed}, spec {spec})"
         )
+
+
+class OutOfBandError(InstanceGenerationError):
+    """The seed's world was drawn, but the R²-sortability of its observational sample lies
+    outside the level's band (:attr:`~acdb_gym.core.worlds.spec.LevelSpec.r2_sortability_band`):
+    the seed has no instance of ``spec``, and a manifest skips it."""
+
+    def __init__(self, spec: LevelSpec, seed: int, sortability: float) -> None:
+        RuntimeError.__init__(
+            self,
+            f"seed {seed}: the R²-sortability of its observational sample ({sortability:.3f}) "
+            f"is outside 0.5 ± {spec.r2_sortability_band} (r2_sortability_band); the seed has "
+            f"no instance of this level",
+        )
+        self.spec, self.seed, self.attempts = spec, seed, 1
+        self.sortability = sortability
 
 
 class GenerationDeadlineError(RuntimeError):
