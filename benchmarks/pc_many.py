@@ -75,13 +75,13 @@ def _pc_rows(sizes: Sequence[int], groups: int) -> list[list[str]]:
 
 def _forget(cache: Any, vector: Any) -> None:
     """Clear every per-process cache a fresh run fills (starts, generated worlds, closures,
-    scores), so the second mode of a round does not find the first one's work."""
+    bank worlds), so the second mode of a round does not find the first one's work."""
     from acdb_gym.core.worlds import instance
 
     cache.clear()
     instance._generate_cached.cache_clear()
     vector._CLOSURES.clear()
-    vector._SCORES.clear()
+    vector._BANK_WORLDS.clear()
 
 
 def _env_rows(n_envs: int, steps: int, repeats: int) -> list[list[str]]:

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, PDAG
-from acdb_gym.core.latent_scoring import prf
-from acdb_gym.core.types import BoolMatrix
+from acdb_gym.core.latent_scoring import prf, prf_columns
+from acdb_gym.core.types import BoolMatrix, FloatArray, IntArray
 
-__all__ = ["anytime_area", "anytime_of", "directed_f1_of"]
+__all__ = ["anytime_area", "anytime_areas", "anytime_of", "directed_f1_of", "directed_f1s"]
 
 
 def anytime_area(f1_before: Sequence[float | None], final_f1: float, budget: int) -> float:
@@ -55,6 +55,32 @@ def anytime_area(f1_before: Sequence[float | None], final_f1: float, budget: int
         total += last
     total += (horizon + 1 - used) * float(final_f1)
     return total / (horizon + 1)
+
+
+def anytime_areas(
+    f1_before: FloatArray, used: IntArray, final_f1: FloatArray, budget: IntArray
+) -> FloatArray:
+    """:func:`anytime_area` of ``k`` episodes at once, bit for bit: row ``i`` of ``f1_before``
+    (``(k, m)``) holds in its first ``used[i]`` entries the directed F1 of the graph stated
+    with each experiment (every one stated: no None), ``final_f1[i]`` the submission's and
+    ``budget[i]`` its budget. The same additions in the same order, one column at a time."""
+    total = np.zeros(len(used))
+    for column in range(min(f1_before.shape[1], int(used.max(initial=0)))):
+        total = np.where(column < used, total + f1_before[:, column], total)
+    horizon = np.maximum(budget, used)
+    total = total + (horizon + 1 - used) * final_f1
+    areas: FloatArray = np.where(used == 0, final_f1, total / (horizon + 1))
+    return areas
+
+
+def directed_f1s(truth_directed: BoolMatrix, claimed: BoolMatrix) -> FloatArray:
+    """:func:`directed_f1_of` of ``k`` pairs of stacked ``(k, d, d)`` matrices at once, bit for
+    bit (:func:`prf`'s operations on arrays)."""
+    k = len(claimed)
+    true_positives = np.count_nonzero((truth_directed & claimed).reshape(k, -1), axis=1)
+    n_claimed = np.count_nonzero(claimed.reshape(k, -1), axis=1)
+    n_true = np.count_nonzero(truth_directed.reshape(k, -1), axis=1)
+    return prf_columns(true_positives, n_claimed, n_true)[2]
 
 
 def directed_f1_of(truth_directed: BoolMatrix, claimed: BoolMatrix) -> float:

@@ -20,13 +20,16 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, cpdag, minimum_intervention_set
-from acdb_gym.core.latent_scoring import prf
-from acdb_gym.core.scoring import InstanceLike, ScoreReport, report_from_counts
+from acdb_gym.core.latent_scoring import prf, prf_columns
+from acdb_gym.core.scoring import SCORE_FIELDS, InstanceLike, ScoreReport, report_from_counts
+from acdb_gym.core.types import BoolMatrix, FloatArray, IntArray
 
-__all__ = ["score_dags"]
+__all__ = ["GraphRows", "report_of_row", "score_dags", "score_rows"]
 
 
 def score_dags(truth: DAG | InstanceLike, adjacencies: np.ndarray) -> list[ScoreReport]:
@@ -100,3 +103,117 @@ def score_dags(truth: DAG | InstanceLike, adjacencies: np.ndarray) -> list[Score
             )
         )
     return reports
+
+
+@dataclass(frozen=True)
+class GraphRows:
+    """``k`` graphs over ``d`` nodes as stacked boolean matrices (row ``i`` is graph ``i``).
+
+    Attributes:
+        directed: ``(k, d, d)``, ``[i, a, b]`` for ``a -> b`` in graph ``i``.
+        undirected: ``(k, d, d)``, symmetric per graph (``a - b``).
+    """
+
+    directed: BoolMatrix
+    undirected: BoolMatrix
+
+
+def score_rows(
+    adjacency: BoolMatrix,
+    cpdags: GraphRows,
+    essentials: GraphRows,
+    submissions: GraphRows,
+    *,
+    used: IntArray,
+    star: IntArray,
+    anytime_f1: FloatArray,
+) -> FloatArray:
+    """The reports of ``k`` PDAG submissions, each against its own causally sufficient truth,
+    as one ``(k, len(SCORE_FIELDS))`` float table (columns in :data:`SCORE_FIELDS` order).
+
+    Row ``i`` holds, bit for bit, the values of ``score(truth_i, submission_i,
+    interventions_used=used[i], targets=T_i)`` (counts as floats) with ``anytime_f1``
+    replaced by ``anytime_f1[i]``, where the caller passes what ``score`` derives from the
+    truth: its adjacency, its CPDAG and the interventional essential graph of the distinct
+    targets ``T_i`` (the CPDAG when there are none). The counts of every row are taken on the
+    stacked matrices at once and every ratio with the contract's formulas (:func:`prf`'s
+    operations in its order, on arrays), so no Python runs per row; a design env's stopping
+    worlds are scored this way.
+
+    Args:
+        adjacency: ``(k, d, d)`` true DAGs.
+        cpdags: their CPDAGs.
+        essentials: their interventional essential graphs for each row's targets.
+        submissions: the submitted PDAGs (valid: acyclic, undirected part symmetric).
+        used: interventions spent per row (``interventions_used``).
+        star: ``|I*|`` per row.
+        anytime_f1: the ``anytime_f1`` column.
+    """
+    s_dir, s_und = submissions.directed, submissions.undirected
+    upper = np.triu(np.ones(adjacency.shape[-2:], dtype=np.bool_))
+    true_pairs = (adjacency | adjacency.transpose(0, 2, 1)) & upper
+    sub_pairs = (s_dir | s_dir.transpose(0, 2, 1) | s_und) & upper
+    compelled = s_dir & ~cpdags.undirected
+    essential = s_dir & ~essentials.undirected
+    # Every count of every row in one pass: (k, 14) counts of the masks below, in this order.
+    counts = np.count_nonzero(
+        np.stack(
+            [
+                true_pairs & sub_pairs,  # 0: shared pairs
+                compelled & cpdags.directed,
+                adjacency & s_dir,
+                essential & essentials.directed,
+                sub_pairs,  # 4: predicted
+                compelled,
+                s_dir,
+                essential,
+                true_pairs,  # 8: true
+                cpdags.directed,
+                adjacency,
+                essentials.directed,
+                adjacency & s_dir.transpose(0, 2, 1),  # 12: reversed
+                adjacency & s_und,  # 13: unresolved
+            ],
+            axis=1,
+        ).reshape(len(adjacency), 14, -1),
+        axis=2,
+    ).T
+    # Skeleton, compelled, directed and essential P/R/F1 in one pass over stacked counts.
+    precision, recall, f1 = prf_columns(counts[0:4], counts[4:8], counts[8:12])
+    shared, n_sub_pairs, n_true_pairs = counts[0], counts[4], counts[8]
+    extra, missing = n_sub_pairs - shared, n_true_pairs - shared
+    reversed_, unresolved = counts[12], counts[13]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        efficiency = np.where(used <= star, 1.0, star / np.maximum(used, 1))
+    columns: dict[str, np.ndarray] = {}
+    for row, prefix in enumerate(("skeleton", "compelled", "directed")):
+        columns[f"{prefix}_precision"] = precision[row]
+        columns[f"{prefix}_recall"] = recall[row]
+        columns[f"{prefix}_f1"] = f1[row]
+    columns |= {
+        "shd": extra + missing + reversed_ + unresolved,
+        "shd_extra": extra,
+        "shd_missing": missing,
+        "shd_reversed": reversed_,
+        "shd_unresolved": unresolved,
+        "interventions_used": used,
+        "i_star_size": star,
+        "efficiency": efficiency,
+        "essential_f1": f1[3],
+        "anytime_f1": anytime_f1,
+    }
+    assert tuple(columns) == SCORE_FIELDS
+    return np.stack([np.asarray(column, dtype=np.float64) for column in columns.values()], axis=1)
+
+
+_INT_FIELDS = frozenset(field.name for field in fields(ScoreReport) if field.type in ("int", int))
+
+
+def report_of_row(row: FloatArray) -> ScoreReport:
+    """The :class:`~acdb_gym.core.scoring.ScoreReport` of one row of :func:`score_rows`'s
+    table: the count fields as ``int``, the rest as ``float``, as :func:`score` types them."""
+    values = {
+        name: int(value) if name in _INT_FIELDS else float(value)
+        for name, value in zip(SCORE_FIELDS, row.tolist(), strict=True)
+    }
+    return ScoreReport(**values)  # type: ignore[arg-type]

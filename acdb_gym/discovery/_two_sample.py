@@ -25,7 +25,7 @@ from scipy import special
 
 from acdb_gym.core.types import BoolMatrix, FloatArray
 
-__all__ = ["ShiftReference", "stacked_pvalues"]
+__all__ = ["ReferenceRows", "ShiftReference", "stacked_pvalues"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,6 +124,64 @@ def stacked_pvalues(references: Sequence[ShiftReference], rows: FloatArray) -> F
     )
     result = _combined_pvalues(obs, _Group.of(rows.reshape(k * d, n)))
     return result.reshape(k, d)
+
+
+class ReferenceRows:
+    """The observational halves of ``slots`` worlds' shift tests in stacked arrays, so that
+    tests of chosen (world, variable) rows run in one pass without gathering per world.
+
+    Args:
+        slots: how many worlds the table holds.
+        n_nodes: variables per world.
+        n_obs: observations per variable (every reference put in must have this many).
+    """
+
+    def __init__(self, slots: int, n_nodes: int, n_obs: int) -> None:
+        d = n_nodes
+        self.n_obs = n_obs
+        # Two records per slot (:meth:`record`), every summary a view into them.
+        self._floats = np.zeros((slots, d * (3 + n_obs)))
+        self._flags = np.zeros((slots, 2 * d), dtype=np.bool_)
+        self._first = self._floats[:, :d]
+        self._mean = self._floats[:, d : 2 * d]
+        self._var = self._floats[:, 2 * d : 3 * d]
+        self._deviations = self._floats[:, 3 * d :].reshape(slots, d, n_obs)
+        self._deviations_constant = self._flags[:, :d]
+        self._constant = self._flags[:, d:]
+        assert np.shares_memory(self._deviations, self._floats)
+
+    @staticmethod
+    def record(reference: ShiftReference) -> tuple[FloatArray, BoolMatrix]:
+        """``reference``'s summaries as the two rows a slot holds (floats, flags)."""
+        group = reference._obs
+        floats = np.concatenate([group.rows[:, 0], group.mean, group.var, group.deviations.ravel()])
+        return floats, np.concatenate([group.deviations_constant, group.constant])
+
+    def put(self, slots: np.ndarray, records: Sequence[tuple[FloatArray, BoolMatrix]]) -> None:
+        """Hold ``records[i]`` (:meth:`record`) in slot ``slots[i]``.
+
+        Raises:
+            ValueError: a record of another world size or sample size than the table's.
+        """
+        self._floats[slots] = [record[0] for record in records]
+        self._flags[slots] = [record[1] for record in records]
+
+    def pvalues(self, slots: np.ndarray, variables: np.ndarray, rows: FloatArray) -> FloatArray:
+        """The shift test of variable ``variables[i]`` of the world in slot ``slots[i]``
+        against ``rows[i]`` (``(m, n_int)``, C-contiguous, finite, ``n_int >= 2``): entry ``i``
+        equals ``reference.pvalues(experiment)[variables[i]]`` of that slot's reference and
+        the experiment whose row ``variables[i]`` is ``rows[i]``, bit for bit (each summary a
+        reduction along one contiguous row of the same length either way)."""
+        obs = _Group(
+            rows=self._first[slots, variables][:, None],
+            mean=self._mean[slots, variables],
+            var=self._var[slots, variables],
+            deviations=self._deviations[slots, variables],
+            deviations_constant=self._deviations_constant[slots, variables],
+            constant=self._constant[slots, variables],
+            size=self.n_obs,
+        )
+        return _combined_pvalues(obs, _Group.of(rows))
 
 
 def _combined_pvalues(obs: _Group, inter: _Group) -> FloatArray:

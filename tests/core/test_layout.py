@@ -24,6 +24,7 @@ GRAPH_MODULES = (
     "dag",
     "random_dags",
     "meek",
+    "meek_many",
     "equivalence",
     "interventions",
     "admg",

@@ -221,3 +221,33 @@ def test_stacked_pvalues_equal_each_reference_bit_for_bit() -> None:
         assert np.array_equal(reference.pvalues(block), row)
     with pytest.raises(ValueError, match="expected 5 references"):
         stacked_pvalues(references[:4], np.stack(blocks))
+
+
+def test_reference_rows_test_chosen_rows_bit_for_bit() -> None:
+    """ReferenceRows: the tests of chosen (world, variable) rows equal each reference's own
+    p-values of those variables, constant and degenerate rows included; a record of another
+    sample size is refused."""
+    from acdb_gym.discovery._two_sample import ReferenceRows, ShiftReference
+
+    rng = np.random.default_rng(9)
+    slots, d = 7, 6
+    table = ReferenceRows(slots, d, 200)
+    references, experiments = [], []
+    for k in range(slots):
+        obs = rng.normal(size=(d, 200)) * rng.uniform(0.5, 3.0)
+        inter = rng.normal(loc=0.4 * k, size=(d, 50))
+        obs[2] = 1.5
+        inter[2] = 1.5 if k % 2 else 2.0
+        obs[4, ::2] = 0.0  # deviations from the median constant on half the rows
+        references.append(ShiftReference(obs))
+        experiments.append(inter)
+    order = rng.permutation(slots)
+    table.put(order, [ReferenceRows.record(reference) for reference in references])
+    worlds = rng.integers(slots, size=40)
+    variables = rng.integers(d, size=40)
+    rows = np.stack([experiments[w][v] for w, v in zip(worlds, variables, strict=True)])
+    got = table.pvalues(order[worlds], variables, rows)  # slot order[k] holds reference k
+    for i, (w, v) in enumerate(zip(worlds, variables, strict=True)):
+        assert got[i].tobytes() == references[w].pvalues(experiments[w])[v].tobytes()
+    with pytest.raises(ValueError):
+        table.put(np.array([0]), [ReferenceRows.record(ShiftReference(rng.normal(size=(d, 90))))])

@@ -120,7 +120,7 @@ def test_fresh_worlds_start_from_pc_run_together_and_cached() -> None:
     venv.reset(seed=seed)
     for i, instance in enumerate(instances):
         world = venv._worlds[i]
-        assert world is not None and world.key == instance.digest()
+        assert world is not None and world.instance.digest() == instance.digest()
         expected = pc_cpdag(instance.d_obs)  # one at a time, without the cache
         np.testing.assert_array_equal(world.start_directed, expected.directed)
         np.testing.assert_array_equal(world.start_undirected, expected.undirected)

@@ -119,3 +119,19 @@ def test_stacked_world_summaries_equal_one_at_a_time(ladder: str, level: str) ->
         np.testing.assert_array_equal(
             reference.pvalues(experiment), ShiftReference(rows).pvalues(experiment)
         )
+
+
+@pytest.mark.parametrize("limit", ["_STACKED_MAX_VALUES", "STACKED_MAX_NODES"])
+def test_the_per_world_paths_match_the_pinned_digest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: str
+) -> None:
+    """The paths larger worlds take (shift tests one world at a time; or samples, tests and
+    orientations all one world at a time) give the same trajectories on the small worlds."""
+    from acdb_gym.envs.design import vector
+
+    monkeypatch.setattr(vector, limit, 0)
+    bank = build_bank(tmp_path / "b", ladder="v0", level="L1", seeds=range(700_000, 700_040))
+    venv = DesignVectorEnv(16, "L1", ladder="v0", bank=bank)
+    assert (venv._references is None) and (venv._stacked == (limit != "STACKED_MAX_NODES"))
+    assert vector_digest(venv) == PINNED["vector_bank"]
+    assert venv._references is None

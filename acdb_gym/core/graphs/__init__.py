@@ -12,6 +12,8 @@ before it):
 * :mod:`~acdb_gym.core.graphs.random_dags`: ``random_order_dag`` and
   ``scale_free_dag``, the benchmark's graph models, and ``orient_by_order``;
 * :mod:`~acdb_gym.core.graphs.meek`: Meek's rules R1-R4 and ``meek_closure``;
+* :mod:`~acdb_gym.core.graphs.meek_many`: the closure of many consistent PDAGs at once
+  (``close_consistent_many``) and ``essential_graphs_many``;
 * :mod:`~acdb_gym.core.graphs.equivalence`: ``cpdag`` and the interventional
   ``essential_graph``;
 * :mod:`~acdb_gym.core.graphs.interventions`: ``covered_edges``,
@@ -66,6 +68,11 @@ from acdb_gym.core.graphs.meek import (
     apply_meek_rule4,
     meek_closure,
 )
+from acdb_gym.core.graphs.meek_many import (
+    MANY_MAX_NODES,
+    close_consistent_many,
+    essential_graphs_many,
+)
 from acdb_gym.core.graphs.pag import PAG, LatentTruth, latent_truth, pag
 from acdb_gym.core.graphs.random_dags import (
     EdgeCount,
@@ -90,6 +97,7 @@ __all__ = [
     "ADMG",
     "DAG",
     "FIXED_GRAPHS",
+    "MANY_MAX_NODES",
     "MAX_BEST_SET_CANDIDATES",
     "MAX_SUBSET_TARGETS",
     "PAG",
@@ -107,10 +115,12 @@ __all__ = [
     "apply_meek_rule3",
     "apply_meek_rule4",
     "best_intervention_set",
+    "close_consistent_many",
     "covered_edges",
     "cpdag",
     "data_file",
     "essential_graph",
+    "essential_graphs_many",
     "find_cycle",
     "has_directed_path",
     "inducing_path_adjacency",

@@ -1,13 +1,23 @@
 """The design env vectorized natively: N worlds stepped as arrays in one process.
 
 :class:`DesignVectorEnv` is a :class:`gymnasium.vector.VectorEnv` over ``num_envs`` design
-episodes whose state (raw orientations, estimates, shifts, budgets, observations) lives in
-``(N, ...)`` arrays. A step draws every intervening world's samples from that world's own
-generator, tests all of their shifts in one batch of numpy calls
-(:func:`~acdb_gym.discovery._two_sample.stacked_pvalues`), and scores every stopping world;
-Meek closures and scores are remembered per distinct state, so worlds that reach a state
-again (a bank reused for a whole run) pay only a dictionary look-up. With an
-:class:`~acdb_gym.envs.design.bank.InstanceBank` a reset costs no generation and no PC.
+episodes whose state (raw orientations, estimates, shifts, budgets, observations, and what
+each world's episode starts from) lives in ``(N, ...)`` arrays. A step is one array program
+over the stepping worlds; per world only what its own generators hold runs in Python (the
+bank draw and the generator's reset of a new episode, each intervening world's noise), plus
+the look-ups of remembered Meek closures. On worlds of up to :data:`STACKED_MAX_NODES`
+nodes: the samples of all linear-Gaussian worlds are one stacked product with their
+do-matrices; only the tested edges' shift tests run, all in one pass
+(:class:`~acdb_gym.discovery._two_sample.ReferenceRows`); the orientations of all worlds are
+decided and applied together (:mod:`~acdb_gym.discovery.orientation_many`); a world whose raw
+orientations did not change keeps its estimate; the stopping worlds are scored together
+(:func:`~acdb_gym.core.many_scores.score_rows`, their anytime F1 by
+:func:`~acdb_gym.core.anytime.anytime_areas`), the interventional essential graphs of target
+sets not seen before computed together
+(:func:`~acdb_gym.core.graphs.meek_many.essential_graphs_many`) and remembered per world.
+Larger worlds test and orient one world at a time. Meek closures are remembered per distinct
+raw state. With an :class:`~acdb_gym.envs.design.bank.InstanceBank` a reset costs no
+generation and no PC.
 
 Results equal :class:`~acdb_gym.envs.design.env.InterventionDesignEnv`'s bit for bit: world
 ``i`` of ``reset(seed=s)`` is the single env of ``reset(seed=s + i)`` (Gymnasium's
@@ -36,6 +46,7 @@ single env's rules live elsewhere.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,15 +57,19 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from acdb_gym.core.graphs import PDAG, cpdag
+from acdb_gym.core.anytime import anytime_areas, directed_f1s
+from acdb_gym.core.graphs import PDAG, cpdag, essential_graph
 from acdb_gym.core.graphs.meek import _ALL_RULES, _close
+from acdb_gym.core.graphs.meek_many import MANY_MAX_NODES, essential_graphs_many
 from acdb_gym.core.ladders.shipped import Level
-from acdb_gym.core.scoring import SCORE_FIELDS, ScoreReport, anytime_area, directed_f1_of, score
+from acdb_gym.core.many_scores import GraphRows, report_of_row, score_rows
+from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import PANEL_ACTIVE, Panel
 from acdb_gym.core.worlds.instance import Instance
-from acdb_gym.core.worlds.sampler import sampler_for
+from acdb_gym.core.worlds.linear import LinearGaussianSCM
+from acdb_gym.core.worlds.sampler import BLOCK_MAX_D, do_matrix_block, sampler_for
 from acdb_gym.discovery import greedy_interventional_search
-from acdb_gym.discovery._two_sample import ShiftReference, stacked_pvalues
+from acdb_gym.discovery._two_sample import ReferenceRows, ShiftReference, stacked_pvalues
 
 # The orienter's in-place step, shared so the two envs orient by the same code.
 from acdb_gym.discovery.orientation import (
@@ -64,6 +79,7 @@ from acdb_gym.discovery.orientation import (
     decide_orientations,
     no_shift_power,
 )
+from acdb_gym.discovery.orientation_many import decision_codes, orient_many
 from acdb_gym.envs.design.bank import InstanceBank
 from acdb_gym.envs.design.cache import (
     _LRU,
@@ -87,26 +103,45 @@ from acdb_gym.envs.episode_rules import (
 __all__ = ["DesignVectorEnv"]
 
 _CLOSURES: _LRU[tuple[np.ndarray, np.ndarray]] = _LRU(maxsize=100_000)
-"""Meek closures by raw state (about 0.5 kB each at d = 6)."""
-_SCORES: _LRU[tuple[float | int, ...]] = _LRU(maxsize=100_000)
-"""Score fields (:data:`SCORE_FIELDS`, in order) by world, estimate and targets (about 0.5 kB
-each), so a long run keeps both caches under about 100 MB."""
+"""Meek closures by raw state (about 0.5 kB each at d = 6, so under about 50 MB)."""
+
+STACKED_MAX_NODES = 32
+"""Largest ``d`` whose worlds a step runs as one array program: shift tests of the tested
+edges only (:class:`~acdb_gym.discovery._two_sample.ReferenceRows`), orientations
+(:func:`~acdb_gym.discovery.orientation_many.orient_many`) and linear-Gaussian samples (one
+stacked product with the per-target matrices). Larger worlds take the per-world path."""
+
+_STACKED_MAX_VALUES = 8_000_000
+"""Most observational values the stacked shift-test table holds (64 MB); past it (many
+worlds with large samples) the tests take the per-world path."""
+
+_SCORE_COLUMN = {name: index for index, name in enumerate(SCORE_FIELDS)}
 
 
 class _World:
     """What an episode on one instance starts from, computed once per instance."""
 
     __slots__ = (
+        "adjacency",
         "allowed",
+        "base_directed",
+        "base_undirected",
+        "block",
         "budget",
         "correlations",
+        "essentials",
+        "flags",
+        "floats",
         "instance",
-        "key",
+        "ints",
         "mean",
         "reference",
+        "reference_record",
         "rng_state",
         "scale",
         "sd",
+        "star",
+        "start_closure",
         "start_directed",
         "start_undirected",
     )
@@ -125,8 +160,21 @@ class _World:
             )
         (mean, sd, correlations), self.reference = summaries
         self.instance = instance
-        self.key = instance.digest()
         self.budget = instance.budget
+        # What the score reads of the truth: its DAG, CPDAG, |I*| and (filled as episodes
+        # end) the interventional essential graph of each target set, by set.
+        self.adjacency = instance.dag.adjacency
+        base = cpdag(instance.dag)
+        self.base_directed, self.base_undirected = base.directed, base.undirected
+        self.star = len(instance.i_star)
+        self.essentials: dict[int | bytes, tuple[np.ndarray, np.ndarray]] = {}
+        # Linear-Gaussian worlds draw from every target's do-matrix (InterventionSampler's).
+        scm = instance.scm
+        self.block = (
+            np.stack(do_matrix_block(scm))  # type: ignore[arg-type]
+            if isinstance(scm, LinearGaussianSCM) and scm.n_nodes <= BLOCK_MAX_D
+            else None
+        )
         self.mean = mean
         self.sd = sd
         self.scale = np.where(sd > 0, sd, 1.0)
@@ -139,6 +187,57 @@ class _World:
         self.rng_state = instance.intervention_rng().bit_generator.state
         self.start_directed = start.directed
         self.start_undirected = start.undirected
+        self.start_closure: tuple[np.ndarray, np.ndarray] | None = None  # Meek's, on first use
+        # Everything a reset copies into the env's per-world arrays, as three records (so a
+        # reset of many worlds is a few stacked copies): floats, flags and integers.
+        d = instance.n_nodes
+        stacked = d <= STACKED_MAX_NODES
+        self.floats = np.concatenate(
+            [self.mean, self.sd, self.scale]
+            + ([np.zeros(d**3) if self.block is None else self.block.ravel()] if stacked else [])
+        )
+        self.flags = np.concatenate(
+            [self.allowed]
+            + [
+                matrix.ravel()
+                for matrix in (
+                    self.start_directed,
+                    self.start_undirected,
+                    self.adjacency,
+                    self.base_directed,
+                    self.base_undirected,
+                )
+            ]
+        )
+        self.ints = np.array([self.budget, self.star, instance.seed], dtype=np.int64)
+        self.reference_record = ReferenceRows.record(self.reference) if stacked else None
+
+    def essential(self, key: int | bytes, touched: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The interventional essential graph (directed, undirected) of the target set
+        ``touched`` (booleans over the nodes; ``key`` names it), as :func:`score` takes it."""
+        graph = self.essentials.get(key)
+        if graph is None:
+            targets = np.flatnonzero(touched).tolist()
+            essential = essential_graph(self.instance.dag, targets) if targets else None
+            graph = self.essentials[key] = (
+                (essential.directed, essential.undirected)
+                if essential is not None
+                else (self.base_directed, self.base_undirected)
+            )
+        return graph
+
+
+_BANK_WORLDS: weakref.WeakKeyDictionary[InstanceBank, dict[str, list[_World | None]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _bank_worlds(bank: InstanceBank, estimator: str) -> list[_World | None]:
+    """The bank's worlds as ``estimator`` starts them, each made on first use and shared by
+    every env on the bank while it lives: a world and what it remembers (the essential graph
+    of each target set, the closure of its start) depend on the instance and the estimator
+    alone, so a new env on a bank (one per training run) starts warm."""
+    return _BANK_WORLDS.setdefault(bank, {}).setdefault(estimator, [None] * len(bank))
 
 
 def _new_worlds(instances: list[Instance], starts: list[PDAG]) -> list[_World]:
@@ -327,22 +426,45 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             >= MIN_POWER
         )
         self._no_shift = 0.2 if self.rule == "band" else self.alpha
-        # The "bic" estimator's per-world experiments, search DAG and estimate.
-        self._experiments: list[list[tuple[int, np.ndarray]]] = [[] for _ in range(n)]
-        self._pooled: list[tuple[Any, np.ndarray, np.ndarray] | None] = [None] * n
-        self._search_dags: list[Any] = [None] * n
-        # The directed F1 of each world's estimate before each experiment (the anytime F1).
-        self._f1_before: list[list[float | None]] = [[] for _ in range(n)]
         self._m = d * (d - 1) // 2
         self._np_randoms: list[np.random.Generator | None] = [None] * n
         self._rngs = [np.random.default_rng(0) for _ in range(n)]  # states set at reset
-        self._bank_worlds: list[_World | None] = [None] * (len(bank) if bank else 0)
+        self._bank_worlds = _bank_worlds(bank, estimator) if bank is not None else []
         self._worlds: list[_World | None] = [None] * n
         # One sampler per episode (the measured cells' sampler remembers the cells it gave);
-        # every family's sampler writes its rows into the step's buffer alike.
+        # every family's sampler writes its rows into the step's buffer alike. Worlds with
+        # do-matrices (``_blocks``, ``_fast``) draw without one.
         self._samplers: list[Any] = [None] * n
-        self._allowed = np.ones((n, d), dtype=bool)
-        self._targets: list[list[int]] = [[] for _ in range(n)]
+        self._stacked = d <= STACKED_MAX_NODES
+        self._fast = np.zeros(n, dtype=bool)
+        self._references: ReferenceRows | None = None  # made at the first reset
+        self._tests_per_world = False  # True once the table cannot hold the worlds
+        # What each world's episode starts from and never changes, as views into three
+        # records per world (_World.floats, .flags, .ints): observational means, sds and safe
+        # sds, do-matrices; the allowed targets, the starting graph, the truth as the score
+        # reads it (DAG, CPDAG); budget, |I*| and seed.
+        self._floats = np.zeros((n, 3 * d + (d**3 if self._stacked else 0)))
+        self._mean, self._sd, self._scale = (self._floats[:, k * d : (k + 1) * d] for k in range(3))
+        self._blocks = (
+            self._floats[:, 3 * d :].reshape(n, d, d, d)
+            if self._stacked
+            else np.zeros((n, 0, 0, 0))
+        )
+        self._flags = np.zeros((n, d + 5 * d * d), dtype=bool)
+        self._allowed = self._flags[:, :d]
+        (
+            self._start_directed,
+            self._start_undirected,
+            self._truth,
+            self._base_directed,
+            self._base_undirected,
+        ) = (self._flags[:, d + k * d * d : d + (k + 1) * d * d].reshape(n, d, d) for k in range(5))
+        self._ints = np.zeros((n, 3), dtype=np.int64)
+        self._budgets, self._star, self._seeds = (
+            self._ints[:, 0],
+            self._ints[:, 1],
+            self._ints[:, 2],
+        )
         self._directed = np.zeros((n, d, d), dtype=bool)  # raw orientations (the orienter's)
         self._undirected = np.zeros((n, d, d), dtype=bool)
         self._shifts = np.zeros((n, d, d), dtype=np.float32)
@@ -351,13 +473,20 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         self._correlations = np.zeros((n, self._m), dtype=np.float32)
         self._intervened = np.zeros((n, d), dtype=np.float32)
         self._used = np.zeros(n, dtype=np.int64)
-        self._mean = np.zeros((n, d))  # observational means, sds and safe sds per world
-        self._sd = np.zeros((n, d))
-        self._scale = np.ones((n, d))
-        self._budgets = np.zeros(n, dtype=np.int64)
         self._ended = np.zeros(n, dtype=bool)
-        self._last_actions: list[str | None] = [None] * n  # for render()
-        self._final_scores: list[dict[str, float] | None] = [None] * n
+        # Per experiment (columns: as many as the largest budget): its target and the directed
+        # F1 of the estimate held before it (the anytime F1).
+        self._target_log = np.zeros((n, 0), dtype=np.int64)
+        self._f1_before = np.zeros((n, 0))
+        # The "bic" estimator's per-world experiments, search DAG and estimate.
+        self._experiments: list[list[tuple[int, np.ndarray]]] = [[] for _ in range(n)]
+        self._pooled: list[tuple[Any, np.ndarray, np.ndarray] | None] = [None] * n
+        self._search_dags: list[Any] = [None] * n
+        # For render() and details(): the last action (-2 none, -1 "stop", else the target)
+        # and the final score of a world whose episode ended (a row of score_rows' table).
+        self._last_actions = np.full(n, -2, dtype=np.int64)
+        self._final = np.zeros((n, len(SCORE_FIELDS)))
+        self._has_final = np.zeros(n, dtype=bool)
 
     # ------------------------------------------------------------------ gym API
     def reset(
@@ -401,46 +530,46 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             raise ValueError(f"actions must be {self.num_envs} integers, got {actions!r}")
         if acts.min() < 0 or acts.max() > self.max_nodes:
             raise ValueError(f"actions must be in [0, {self.max_nodes}], got {acts.tolist()}")
-        n = self.num_envs
+        n, d = self.num_envs, self.n_nodes
         rewards = np.zeros(n, dtype=np.float64)
         terminated = np.zeros(n, dtype=bool)
         restarting = self._ended.copy()  # next-step autoreset: these ignore their action
-        self._reset_worlds(np.flatnonzero(restarting).tolist())
+        if restarting.any():
+            self._reset_worlds(np.flatnonzero(restarting))
         self._ended[:] = False
-        can = self._can_intervene()
-        act_list = acts.tolist()
-        interveners = [
-            i
-            for i in range(n)
-            if not restarting[i]
-            and act_list[i] < self.n_nodes
-            and can[i]
-            and self._allowed[i, act_list[i]]
-        ]
-        acting = set(interveners)
-        stoppers = [i for i in range(n) if not restarting[i] and i not in acting]
-        if interveners:
-            self._intervene(interveners, [act_list[i] for i in interveners])
-        scores: dict[int, dict[str, float]] = {}
-        for i in interveners:
-            self._last_actions[i] = f"intervene on X{act_list[i]}"
-        for i in stoppers:
-            report, reward = self._score(i)
-            scores[i] = self._final_scores[i] = report
-            rewards[i] = reward
-            terminated[i] = True
-            self._last_actions[i] = "stop"
+        acting = (
+            ~restarting
+            & (acts < d)
+            & self._can_intervene()
+            & self._allowed[np.arange(n), np.minimum(acts, d - 1)]
+        )
+        interveners = np.flatnonzero(acting)
+        stoppers = np.flatnonzero(~restarting & ~acting)
+        if interveners.size:
+            self._intervene(interveners, acts[interveners].astype(np.int64))
+            self._last_actions[interveners] = acts[interveners]
+        table = None
+        if stoppers.size:
+            table = self._final[stoppers] = self._score_rows(stoppers)
+            self._has_final[stoppers] = True
+            if self.reward_name == "neg_shd":
+                rewards[stoppers] = -table[:, _SCORE_COLUMN["shd"]]
+            else:
+                rewards[stoppers] = table[:, _SCORE_COLUMN[self.reward_name]]
+            terminated[stoppers] = True
+            self._last_actions[stoppers] = -1
         truncated = np.zeros(n, dtype=bool)
         self._ended = terminated.copy()  # sealed until reset: only "stop" is valid
-        info = self._info(scores)
-        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and stoppers:
+        info = self._info(stoppers, table)
+        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and stoppers.size:
             last = self._observations()
             final_obs = np.empty(n, dtype=object)
-            for i in stoppers:
-                final_obs[i] = last[i] if self.observation_mode == "flat" else None
-            if self.observation_mode == "graph":
-                for i in stoppers:
-                    final_obs[i] = {key: value[i] for key, value in last.items()}
+            for i in stoppers.tolist():
+                final_obs[i] = (
+                    last[i]
+                    if self.observation_mode == "flat"
+                    else {key: value[i] for key, value in last.items()}
+                )
             self._reset_worlds(stoppers)
             self._ended[:] = False
             info = {
@@ -534,11 +663,10 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         <acdb_gym.envs.design.env.InterventionDesignEnv.details>`): ``estimator`` and
         ``panel``, and once its episode ended, ``score``, ``submission`` and ``instance_seed``."""
         details: dict[str, Any] = {"estimator": self.estimator, "panel": self.panel}
-        final = self._final_scores[i]
-        if self._ended[i] and final is not None:
+        if self._ended[i] and self._has_final[i]:
             world = self._worlds[i]
             assert world is not None
-            details["score"] = dict(final)
+            details["score"] = report_of_row(self._final[i]).to_dict()
             details["submission"] = self._submission(i)
             details["instance_seed"] = world.instance.seed
         return details
@@ -570,12 +698,12 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         world = self._worlds[i]
         if world is None:
             raise RuntimeError("call reset() before render()")
-        ended = bool(self._ended[i]) and self._final_scores[i] is not None
+        ended = bool(self._ended[i] and self._has_final[i])
         budget = int(self._budgets[i]) if self.panel == PANEL_ACTIVE else 0
         used = int(self._used[i])
         estimate = self._submission(i)
         values = self._mean[i] + self.shift * self._sd[i]
-        final = self._final_scores[i]
+        last = int(self._last_actions[i])
         return RenderState(
             title=f"{self.level.env_id.replace('ACDB-', 'ACDB-Design-')} world {i} "
             f"estimator={self.estimator} panel={self.panel}",
@@ -584,14 +712,14 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             budget_remaining=budget - used if budget else 0,
             steps=used + int(ended),
             max_steps=int(self._budgets[i]) + 1,
-            experiments=[(t, float(values[t])) for t in self._targets[i]],
-            last_action=self._last_actions[i],
+            experiments=[(t, float(values[t])) for t in self._target_log[i, :used].tolist()],
+            last_action=None if last == -2 else "stop" if last == -1 else f"intervene on X{last}",
             last_error=None,
             tool_result=None,
             estimate=None if ended else estimate,
             submission=estimate if ended else None,
             truth=world.instance.dag if ended else None,
-            report=ScoreReport(**final) if ended and final is not None else None,  # type: ignore[arg-type]
+            report=report_of_row(self._final[i]) if ended else None,
         )
 
     def _worlds_for(self, slots: list[int]) -> list[_World]:
@@ -622,52 +750,80 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             world = self._bank_worlds[j] = _World(instance, start)
         return world
 
-    def _reset_worlds(self, slots: list[int]) -> None:
-        for i, world in zip(slots, self._worlds_for(slots), strict=True):
-            self._reset_world(i, world)
+    def _reset_worlds(self, slots: np.ndarray | list[int]) -> None:
+        """Start the next episode of every slot in ``slots``: per world only what its own
+        generators hold, every array of state set for all of them at once."""
+        slot_list = [int(i) for i in slots]
+        worlds = self._worlds_for(slot_list)
+        index = np.asarray(slot_list, dtype=np.int64)
+        for i, world in zip(slot_list, worlds, strict=True):
+            self._worlds[i] = world
+            self._rngs[i].bit_generator.state = world.rng_state
+            if not self._stacked or world.block is None:
+                self._samplers[i] = sampler_for(world.instance.scm)
+            if self.estimator == "bic":
+                self._experiments[i] = []
+                self._pooled[i] = None
+                self._search_dags[i] = None
+        self._widen(max(world.budget for world in worlds))
+        self._floats[index] = [world.floats for world in worlds]
+        self._flags[index] = [world.flags for world in worlds]
+        self._ints[index] = [world.ints for world in worlds]
+        self._correlations[index] = [world.correlations for world in worlds]
+        self._last_actions[index] = -2
+        self._has_final[index] = False
+        self._directed[index] = self._estimate_directed[index] = self._start_directed[index]
+        self._undirected[index] = self._estimate_undirected[index] = self._start_undirected[index]
+        self._shifts[index] = 0.0
+        self._intervened[index] = 0.0
+        self._used[index] = 0
+        if self._stacked:
+            self._fast[index] = [world.block is not None for world in worlds]
+            self._put_references(index, worlds)
 
-    def _reset_world(self, i: int, world: _World) -> None:
-        self._worlds[i] = world
-        self._last_actions[i] = None
-        self._final_scores[i] = None
-        self._samplers[i] = sampler_for(world.instance.scm)
-        self._allowed[i] = world.allowed
-        self._rngs[i].bit_generator.state = world.rng_state
-        self._targets[i] = []
-        self._experiments[i] = []
-        self._pooled[i] = None
-        self._search_dags[i] = None
-        self._f1_before[i] = []
-        self._directed[i] = world.start_directed
-        self._undirected[i] = world.start_undirected
-        self._shifts[i] = 0.0
-        self._estimate_directed[i] = world.start_directed
-        self._estimate_undirected[i] = world.start_undirected
-        self._correlations[i] = world.correlations
-        self._intervened[i] = 0.0
-        self._used[i] = 0
-        self._budgets[i] = world.budget
-        self._mean[i] = world.mean
-        self._sd[i] = world.sd
-        self._scale[i] = world.scale
+    def _put_references(self, index: np.ndarray, worlds: list[_World]) -> None:
+        """The shift tests' observational half of the new worlds, into the stacked table."""
+        records = [world.reference_record for world in worlds]
+        if self._references is None and not self._tests_per_world:
+            # Made at the first reset, which resets every slot.
+            n_obs = len(records[0][0]) // self.n_nodes - 3  # type: ignore[index]
+            if self.num_envs * self.n_nodes * n_obs <= _STACKED_MAX_VALUES:
+                self._references = ReferenceRows(self.num_envs, self.n_nodes, n_obs)
+            else:
+                self._tests_per_world = True
+        if self._references is not None:
+            try:
+                self._references.put(index, records)  # type: ignore[arg-type]
+            except ValueError:  # worlds of other sample sizes: the per-world path from now on
+                self._references = None
+                self._tests_per_world = True
+
+    def _widen(self, budget: int) -> None:
+        """Room for ``budget`` experiments per world in the per-experiment arrays."""
+        width = self._target_log.shape[1]
+        if budget > width:
+            grow = ((0, 0), (0, budget - width))
+            self._target_log = np.pad(self._target_log, grow)
+            self._f1_before = np.pad(self._f1_before, grow)
 
     def _can_intervene(self) -> np.ndarray:
         if self.panel != PANEL_ACTIVE:
             return np.zeros(self.num_envs, dtype=bool)
         return (self._used < self._budgets) & ~self._ended
 
-    def _intervene(self, slots: list[int], targets: list[int]) -> None:
-        worlds = [self._worlds[i] for i in slots]
-        n_int = self._n_int
-        samples = np.empty((len(slots), n_int, self.n_nodes))
-        values = (self._mean[slots, targets] + self.shift * self._sd[slots, targets]).tolist()
-        for k, (i, target, world) in enumerate(zip(slots, targets, worlds, strict=True)):
-            assert world is not None
-            truth = world.instance.dag.adjacency
-            self._f1_before[i].append(directed_f1_of(truth, self._estimate_directed[i]))
-            self._samplers[i].draw(target, values[k], n_int, self._rngs[i], samples[k])
-            self._targets[i].append(target)
-            if self.estimator == "bic":
+    def _intervene(self, slots: np.ndarray, targets: np.ndarray) -> None:
+        """One experiment in each world of ``slots`` (on ``targets``): samples, shift
+        features, orientation tests and the new estimates, for all of them at once."""
+        used = self._used[slots]
+        # The directed F1 of the estimate each world held before this experiment.
+        self._f1_before[slots, used] = directed_f1s(
+            self._truth[slots], self._estimate_directed[slots]
+        )
+        self._target_log[slots, used] = targets
+        values = self._mean[slots, targets] + self.shift * self._sd[slots, targets]
+        samples = self._draw(slots, targets, values)
+        if self.estimator == "bic":
+            for k, (i, target) in enumerate(zip(slots.tolist(), targets.tolist(), strict=True)):
                 self._experiments[i].append((target, samples[k].copy()))
         self._intervened[slots, targets] = 1.0
         self._used[slots] += 1
@@ -675,35 +831,97 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         shift = np.abs(samples.mean(axis=1) - self._mean[slots]) / self._scale[slots]
         shift[np.arange(len(slots)), targets] = 0.0
         self._shifts[slots, targets] = np.minimum(shift, SHIFT_CLIP) / SHIFT_CLIP
-        # The orientation tests of the worlds with undirected edges at their target.
-        edges = self._undirected[slots, targets]
-        testing = np.flatnonzero(edges.any(axis=1)).tolist() if self.estimator != "bic" else []
-        if testing:
-            tested = np.ascontiguousarray(samples[testing].transpose(0, 2, 1))
-            references = [worlds[k].reference for k in testing]  # type: ignore[union-attr]
-            p_values = stacked_pvalues(references, tested)
-            for k, row in zip(testing, p_values, strict=True):
-                i, target = slots[k], targets[k]
-                neighbours = np.flatnonzero(edges[k])
-                decisions = decide_orientations(
-                    row[neighbours],
-                    rule=self.rule,
-                    alpha=self.alpha,
-                    no_shift_threshold=self._no_shift,
-                    powered=self._powered,
-                )
-                _orient_at(self._directed[i], self._undirected[i], target, neighbours, decisions)
-        for i in slots:
-            if self.estimator == "bic":
+        if self.estimator == "bic":
+            for i in slots.tolist():
                 self._pooled[i] = None
+                self._estimate_directed[i], self._estimate_undirected[i] = self._estimate(i)
+            return
+        # The orientation tests of the worlds with undirected edges at their target; a world
+        # whose raw state stays as it was keeps its estimate (the closure of that state) but
+        # after its first experiment, whose estimate becomes the closure of its start (kept
+        # with the world).
+        edges = self._undirected[slots, targets]
+        changed = np.zeros(len(slots), dtype=bool)
+        testing = np.flatnonzero(edges.any(axis=1))
+        if testing.size:
+            changed[testing] = self._orient(
+                slots[testing], targets[testing], edges[testing], samples[testing]
+            )
+        for i in slots[(used == 0) & ~changed].tolist():
+            world = self._worlds[i]
+            assert world is not None
+            if world.start_closure is None:
+                world.start_closure = self._estimate(i)
+            self._estimate_directed[i], self._estimate_undirected[i] = world.start_closure
+        for i in slots[changed].tolist():
             self._estimate_directed[i], self._estimate_undirected[i] = self._estimate(i)
+
+    def _draw(self, slots: np.ndarray, targets: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Each world's ``n_int`` samples of ``do(target = value)``, from its own generator:
+        for the worlds with do-matrices the sampler's noise and product (``z @ A_target``),
+        the products of all of them in one stacked call (the same BLAS product per world)."""
+        k, d = len(slots), self.n_nodes
+        samples = np.empty((k, self._n_int, d))
+        fast = self._fast[slots] if self._stacked else np.zeros(k, dtype=bool)
+        rngs = self._rngs
+        for k_, i in enumerate(slots.tolist()):
+            if fast[k_]:
+                rngs[i].standard_normal(out=samples[k_])
+            else:
+                target = int(targets[k_])
+                self._samplers[i].draw(target, float(values[k_]), self._n_int, rngs[i], samples[k_])
+        if fast.all():
+            samples[np.arange(k), :, targets] = values[:, None]
+            return np.matmul(samples, self._blocks[slots, targets])
+        chosen = np.flatnonzero(fast)
+        if chosen.size:
+            noise = samples[chosen]
+            noise[np.arange(chosen.size), :, targets[chosen]] = values[chosen, None]
+            samples[chosen] = np.matmul(noise, self._blocks[slots[chosen], targets[chosen]])
+        return samples
+
+    def _orient(
+        self, slots: np.ndarray, targets: np.ndarray, edges: np.ndarray, samples: np.ndarray
+    ) -> np.ndarray:
+        """Test the shift at every undirected neighbour of each world's target and orient
+        the edges as decided (the orienter's step); True where a world's raw state changed."""
+        if self._references is not None:
+            worlds, neighbours = np.nonzero(edges)
+            rows = np.ascontiguousarray(samples[worlds, :, neighbours])
+            p_values = self._references.pvalues(slots[worlds], neighbours, rows)
+            codes = np.zeros(edges.shape, dtype=np.int8)
+            codes[worlds, neighbours] = decision_codes(
+                p_values,
+                rule=self.rule,
+                alpha=self.alpha,
+                no_shift_threshold=self._no_shift,
+                powered=self._powered,
+            )
+            return orient_many(self._directed, self._undirected, slots, targets, codes)
+        tested = np.ascontiguousarray(samples.transpose(0, 2, 1))
+        references = [self._worlds[i].reference for i in slots.tolist()]
+        changed = np.zeros(len(slots), dtype=bool)
+        for k, row in enumerate(stacked_pvalues(references, tested)):
+            i, target = int(slots[k]), int(targets[k])
+            neighbours = np.flatnonzero(edges[k])
+            decisions = decide_orientations(
+                row[neighbours],
+                rule=self.rule,
+                alpha=self.alpha,
+                no_shift_threshold=self._no_shift,
+                powered=self._powered,
+            )
+            changed[k] = _orient_at(
+                self._directed[i], self._undirected[i], target, neighbours, decisions
+            )
+        return changed
 
     def _estimate(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """The estimate "stop" would submit: the start before any experiment, else the raw
         orientations closed under Meek's rules (remembered per distinct raw state)."""
         world = self._worlds[i]
         assert world is not None
-        if not self._targets[i]:
+        if not self._used[i]:
             return world.start_directed, world.start_undirected
         if self.estimator == "bic":
             return self._pooled_estimate(i)
@@ -730,38 +948,64 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         self._search_dags[i] = pooled[0]
         return pooled[1], pooled[2]
 
-    def _score(self, i: int) -> tuple[dict[str, float], float]:
-        world = self._worlds[i]
-        assert world is not None
-        directed, undirected = self._estimate(i)
-        targets = tuple(self._targets[i])
-        # The score reads the targets only as a set (essential_f1) and their count.
-        key = (
-            world.key,
-            directed.tobytes(),
-            undirected.tobytes(),
-            frozenset(targets),
-            len(targets),
-        )
-
-        def compute() -> tuple[float | int, ...]:
-            report = score(
-                world.instance,
-                PDAG._valid(directed, undirected),  # a start or a closure: valid already
-                interventions_used=len(targets),
-                targets=targets,
+    def _essentials(
+        self, stoppers: np.ndarray, keys: list[int] | list[bytes], touched: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The interventional essential graph of each stopping world's target set: remembered
+        per world and set; those not seen before computed together
+        (:func:`~acdb_gym.core.graphs.meek_many.essential_graphs_many`) on small worlds."""
+        worlds = [self._worlds[i] for i in stoppers.tolist()]
+        found = [world.essentials.get(key) for world, key in zip(worlds, keys, strict=True)]
+        missing = [k for k, graph in enumerate(found) if graph is None and touched[k].any()]
+        if len(missing) > 1 and self.n_nodes <= MANY_MAX_NODES:
+            rows = stoppers[missing]
+            directed, undirected = essential_graphs_many(
+                self._truth[rows],
+                self._base_directed[rows],
+                self._base_undirected[rows],
+                touched[missing],
             )
-            values = report.to_dict()
-            assert tuple(values) == SCORE_FIELDS  # a causally sufficient world's report
-            return tuple(values.values())
+            for m, k in enumerate(missing):
+                graph = (directed[m], undirected[m])
+                found[k] = worlds[k].essentials[keys[k]] = graph
+        return [
+            graph if graph is not None else world.essential(key, row)
+            for graph, world, key, row in zip(found, worlds, keys, touched, strict=True)
+        ]
 
-        report = dict(zip(SCORE_FIELDS, _SCORES.get(key, compute), strict=True))
-        report["anytime_f1"] = anytime_area(
-            self._f1_before[i], float(report["directed_f1"]), world.budget
+    def _score_rows(self, stoppers: np.ndarray) -> np.ndarray:
+        """The score of every stopping world's estimate (a row of
+        :func:`~acdb_gym.core.many_scores.score_rows`'s table each, :func:`score`'s values bit
+        for bit), its anytime F1 from the directed F1 held before each experiment."""
+        touched = self._intervened[stoppers] > 0
+        d = self.n_nodes
+        keys: list[int] | list[bytes] = (
+            (touched @ (np.int64(1) << np.arange(d, dtype=np.int64))).tolist()
+            if d < 63
+            else [row.tobytes() for row in touched]
         )
-        if self.reward_name == "neg_shd":
-            return report, -float(report["shd"])
-        return report, float(report[self.reward_name])
+        essentials = self._essentials(stoppers, keys, touched)
+        directed = self._estimate_directed[stoppers]
+        used = self._used[stoppers]
+        table = score_rows(
+            self._truth[stoppers],
+            GraphRows(self._base_directed[stoppers], self._base_undirected[stoppers]),
+            GraphRows(
+                np.stack([graph[0] for graph in essentials]),
+                np.stack([graph[1] for graph in essentials]),
+            ),
+            GraphRows(directed, self._estimate_undirected[stoppers]),
+            used=used,
+            star=self._star[stoppers],
+            anytime_f1=np.zeros(len(stoppers)),
+        )
+        table[:, _SCORE_COLUMN["anytime_f1"]] = anytime_areas(
+            self._f1_before[stoppers],
+            used,
+            table[:, _SCORE_COLUMN["directed_f1"]],
+            self._budgets[stoppers],
+        )
+        return table
 
     def _flat(self) -> np.ndarray:
         """The flat observations of all worlds, as DesignState.observation encodes one."""
@@ -796,24 +1040,23 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         ]
         return {key: np.stack([part[key] for part in parts]) for key in parts[0]}
 
-    def _info(self, scores: dict[int, dict[str, float]] | None = None) -> dict[str, Any]:
+    def _info(
+        self, stoppers: np.ndarray | None = None, table: np.ndarray | None = None
+    ) -> dict[str, Any]:
         """The single env's info keys for every world, in Gymnasium's vector form (each key an
-                array over worlds beside its ``_key`` mask, all True: every world has every key at
-                every step); ``scored`` is True, and ``score`` and ``instance_seed`` are filled in (else
-        :data:`~acdb_gym.envs.episode_rules.UNSCORED` and -1), for the worlds that ended this step."""
+        array over worlds beside its ``_key`` mask, all True: every world has every key at
+        every step); ``scored`` is True, and ``score`` (``table``'s rows) and
+        ``instance_seed`` are filled in (else :data:`~acdb_gym.envs.episode_rules.UNSCORED`
+        and -1), for the worlds that ended this step (``stoppers``)."""
         n = self.num_envs
         every = np.ones(n, dtype=bool)
-        scores = scores or {}
         seeds = np.full(n, -1, dtype=np.int64)
-        for i in scores:
-            world = self._worlds[i]
-            assert world is not None
-            seeds[i] = world.instance.seed
         score = np.full((n, len(SCORE_FIELDS)), UNSCORED)
-        for i, values in scores.items():
-            score[i] = [float(values[field]) for field in SCORE_FIELDS]
         scored = np.zeros(n, dtype=bool)
-        scored[list(scores)] = True
+        if stoppers is not None and table is not None:
+            seeds[stoppers] = self._seeds[stoppers]
+            score[stoppers] = table
+            scored[stoppers] = True
         return {
             "n_nodes": np.full(n, self.n_nodes, dtype=np.int64),
             "_n_nodes": every,
