@@ -12,7 +12,13 @@ import numpy as np
 from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS, ScoreReport
 from acdb_gym.core.types import is_integer
-from acdb_gym.core.worlds.instance import Instance, generate_instance, generate_instances
+from acdb_gym.core.worlds.instance import (
+    WORLD_SEED_BOUND,
+    Instance,
+    generate_instance,
+    generate_instances,
+    seeds_known_ahead,
+)
 from acdb_gym.envs.observations import observation_slots
 
 __all__ = [
@@ -167,10 +173,9 @@ def fresh_instances(level: Level, rngs: Sequence[np.random.Generator]) -> list[I
     """``[choose_instance(level, None, rng) for rng in rngs]``: each generator draws its
     world's seed (or finds its recent draw, and is left where that draw left it), and the
     worlds not kept already are generated together
-    (:func:`~acdb_gym.core.worlds.instance.generate_instances`). On a level with an
-    R²-sortability band a generator may draw several seeds for one world, so each is drawn
-    on its own."""
-    if level.spec.r2_sortability_band:
+    (:func:`~acdb_gym.core.worlds.instance.generate_instances`); one at a time where the seeds
+    cannot be read ahead (:func:`~acdb_gym.core.worlds.instance.seeds_known_ahead`)."""
+    if not seeds_known_ahead(level.spec):
         return [_fresh_instance(level, rng) for rng in rngs]
     keys = [(level.spec, repr(rng.bit_generator.state)) for rng in rngs]
     recent: dict[int, Instance] = {}
@@ -183,7 +188,7 @@ def fresh_instances(level: Level, rngs: Sequence[np.random.Generator]) -> list[I
             rng.bit_generator.state = state_after
             recent[k] = instance
         else:
-            seeds[k] = int(rng.integers(2**63 - 1))  # generate_instance's draw of a seed
+            seeds[k] = int(rng.integers(WORLD_SEED_BOUND))  # generate_instance's draw
             states[k] = rng.bit_generator.state
     drawn = dict(zip(seeds, generate_instances(level.spec, list(seeds.values())), strict=True))
     instances = []

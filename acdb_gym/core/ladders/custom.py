@@ -329,9 +329,9 @@ def custom_manifest(
 
     The preflight is bounded: it gives up after :data:`MAX_SKIPPED_SEEDS` seeds without an
     instance (seeds outside a level's R²-sortability band do not count: the band gives up
-    below :data:`MIN_BAND_SHARE` of its seeds) or after ``seconds`` (default :data:`CUSTOM_PREFLIGHT_SECONDS`) of wall-clock
-    time, naming the fields to change; a later request for more seeds than it found fails at
-    once with the same message.
+    below :data:`MIN_BAND_SHARE` of its seeds) or after ``seconds`` (default
+    :data:`CUSTOM_PREFLIGHT_SECONDS`) of wall-clock time, naming the fields to change; a later
+    request for more seeds than it found fails at once with the same message.
 
     Raises:
         ValueError: ``seeds`` outside ``[1, MAX_CUSTOM_SEEDS]``, or a spec whose instances

@@ -64,6 +64,7 @@ __all__ = [
     "EDGE_REDRAW_ROUNDS",
     "FAMILY_REDRAWS",
     "MAX_ATTEMPTS",
+    "WORLD_SEED_BOUND",
     "GenerationDeadlineError",
     "Instance",
     "InstanceGenerationError",
@@ -78,6 +79,7 @@ __all__ = [
     "generate_instances",
     "instance_slack",
     "keep_instance",
+    "seeds_known_ahead",
 ]
 
 
@@ -248,17 +250,29 @@ def generate_instance(
     return _generate(spec, seed)
 
 
+WORLD_SEED_BOUND = 2**63 - 1
+""":func:`generate_instance` given a Generator draws a world's seed as
+``rng.integers(WORLD_SEED_BOUND)``."""
+
 MAX_BAND_SEEDS = 1000
 """The most seeds :func:`generate_instance` draws from a Generator for one instance of a level
 with an R²-sortability band (the frontier's NL20 accepts about half of its seeds)."""
 
 
+def seeds_known_ahead(spec: LevelSpec) -> bool:
+    """Whether a Generator's next draws of ``spec``'s worlds use one seed each, its next
+    ``rng.integers(WORLD_SEED_BOUND)``, so a caller may read them ahead from a copy of the
+    generator; not on a level with an R²-sortability band, where a draw takes seeds until one
+    has an instance."""
+    return not spec.r2_sortability_band
+
+
 def _drawn_in_band(spec: LevelSpec, rng: np.random.Generator, deadline: float | None) -> Instance:
     """The instance of the first seed drawn from ``rng`` that has one: the first seed on a
     level without a band, else the first whose sample lies in the band."""
-    for _ in range(MAX_BAND_SEEDS if spec.r2_sortability_band else 1):
+    for _ in range(1 if seeds_known_ahead(spec) else MAX_BAND_SEEDS):
         try:
-            return generate_instance(spec, int(rng.integers(2**63 - 1)), deadline=deadline)
+            return generate_instance(spec, int(rng.integers(WORLD_SEED_BOUND)), deadline=deadline)
         except OutOfBandError as error:
             last = error
     raise InstanceGenerationError(spec, last.seed, MAX_BAND_SEEDS) from last

@@ -1,6 +1,7 @@
 """R²-sortability of a world's observational sample: the measure the marginal-order audit reads
 (:mod:`acdb_gym.discovery.sortability`) and a level's acceptance rule
-(:attr:`~acdb_gym.core.worlds.spec.LevelSpec.r2_sortability_band`, DESIGN §3, "R²-sortability band") bounds.
+(:attr:`~acdb_gym.core.worlds.spec.LevelSpec.r2_sortability_band`, DESIGN §3,
+"R²-sortability band") bounds.
 
 It lives here, below the discovery algorithms, because generating an instance needs it; the
 discovery module adds the validated entry points and the other marginal features.

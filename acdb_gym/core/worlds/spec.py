@@ -153,8 +153,9 @@ class LevelSpec:
             (:func:`~acdb_gym.core.worlds.sortability.r2_sortability_of`, the order audit's
             ``r2`` feature) lies in ``[0.5 - b, 0.5 + b]``; otherwise generating it raises
             :class:`~acdb_gym.core.worlds.kinds.base.OutOfBandError` and a manifest skips the
-            seed (DESIGN §3, "R²-sortability band"). Sorting by R² then says little about any instance's causal
-            order, in either direction (the frontier's ``NL20`` from its version v1).
+            seed (DESIGN §3, "R²-sortability band"). Sorting by R² then says little about any
+            instance's causal order, in either direction (the frontier's ``NL20`` from its
+            version v1).
     """
 
     d: int

@@ -24,7 +24,12 @@ from __future__ import annotations
 import numpy as np
 
 from acdb_gym.core.ladders.shipped import Level
-from acdb_gym.core.worlds.instance import cached_generation, generate_instances
+from acdb_gym.core.worlds.instance import (
+    WORLD_SEED_BOUND,
+    cached_generation,
+    generate_instances,
+    seeds_known_ahead,
+)
 from acdb_gym.discovery.orientation import OrientationRule
 from acdb_gym.envs.design.cache import Prepared, prepare, restore
 
@@ -32,9 +37,6 @@ __all__ = ["MAX_LOOKAHEAD", "FreshLookahead"]
 
 MAX_LOOKAHEAD = 32
 """The most worlds prepared ahead at once (each about 0.1 MB at the ladder's sizes)."""
-
-_SEED_BOUND = 2**63 - 1
-"""``generate_instance`` draws a world's seed as ``rng.integers(_SEED_BOUND)``."""
 
 
 class FreshLookahead:
@@ -56,12 +58,8 @@ class FreshLookahead:
         rule: OrientationRule,
         detectable_shift: float,
     ) -> None:
-        # A level with an R²-sortability band may draw several seeds for one world, so the
-        # seeds of the next draws cannot be read ahead.
         self._active = (
-            estimator == "pc"
-            and cached_generation(level.spec)
-            and not level.spec.r2_sortability_band
+            estimator == "pc" and cached_generation(level.spec) and seeds_known_ahead(level.spec)
         )
         self._level = level
         self._tests = (alpha, rule, detectable_shift)
@@ -103,4 +101,4 @@ def _next_seeds(rng: np.random.Generator, count: int) -> list[int]:
     """The world seeds the next ``count`` fresh draws from ``rng`` will use, read from a copy."""
     twin = np.random.Generator(type(rng.bit_generator)())
     twin.bit_generator.state = rng.bit_generator.state
-    return [int(twin.integers(_SEED_BOUND)) for _ in range(count)]
+    return [int(twin.integers(WORLD_SEED_BOUND)) for _ in range(count)]
