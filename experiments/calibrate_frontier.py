@@ -26,18 +26,13 @@ after v0's failed the gate on its test split by its margin (:data:`SUPERSEDED`).
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from acdb_gym.core.ladders.custom import custom_manifest, parse_custom_level
 from acdb_gym.core.scripts import OneLineParser, run_script
-from acdb_gym.discovery.sortability import MARGINAL_FEATURES
-from acdb_gym.discovery.sortnregress import SORT_DIRECTIONS
 from acdb_gym.report import load_results
 from acdb_gym.report.aggregation import prepare
 from acdb_gym.report.document import markdown_lines
@@ -53,9 +48,8 @@ from acdb_gym.report.frontier import (
     frontier_levels,
     frontier_markdown,
 )
-from acdb_gym.report.gate import gate_levels
-from acdb_gym.report.order_shortcuts import order_audit_of, prefetch_order_shortcuts
-from acdb_gym.report.statistics import sign_flip_pvalue
+from acdb_gym.report.gate import gate_levels, order_checks
+from acdb_gym.report.order_shortcuts import prefetch_order_shortcuts
 from acdb_gym.sweep.run import SweepConfig, run_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -194,27 +188,20 @@ def run(
 
 
 def order_screen(candidate: Candidate, seeds: int, workers: int) -> list[str]:
-    """The shortcut gate's order checks alone on the candidate's first ``seeds`` generated seeds
-    (no agent is run, so hundreds of seeds take a minute): per order, its mean gain in directed
-    F1 over random orders, Bonferroni-corrected as the gate corrects it. The lines name the
-    two R² orders and the largest gain."""
+    """The shortcut gate's order checks alone (:func:`acdb_gym.report.gate.order_checks`) on
+    the candidate's first ``seeds`` generated seeds (no agent is run, so hundreds of seeds take
+    a minute): per marginal order, its mean gain in directed F1 over random orders,
+    Bonferroni-corrected as the gate corrects it. The lines name the two R² orders and the
+    largest gain."""
     spec = parse_custom_level(f"{candidate.name}:{candidate.spec}").spec
     found = [entry.seed for entry in custom_manifest(spec, seeds, seconds=3600)]
     prefetch_order_shortcuts([(spec, seed) for seed in found], workers)
-    audits = [order_audit_of(spec, seed) for seed in found]
-    orders = [(f, d) for f in MARGINAL_FEATURES for d in SORT_DIRECTIONS]
-    tested = len(orders) + 1  # and the hub order, as the gate counts them
-    gains = {}
-    for feature, direction in orders:
-        differences = np.array(
-            [
-                a.order_f1[(feature, direction)] - a.random_f1
-                for a in audits
-                if math.isfinite(a.order_f1[(feature, direction)])
-            ]
-        )
-        corrected = min(1.0, sign_flip_pvalue(differences) * tested)
-        gains[f"msort:{feature}:{direction}"] = (float(differences.mean()), corrected)
+    checks = order_checks(dict(enumerate((spec, seed) for seed in found)))
+    gains = {
+        check.name: (check.gain.mean, min(1.0, check.p_value * len(checks)))
+        for check in checks
+        if check.name.startswith("msort:")
+    }
     largest = max(gains, key=lambda name: gains[name][0])
     return [
         f"{candidate.name} on {len(found)} generated seeds: "

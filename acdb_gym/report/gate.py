@@ -66,6 +66,7 @@ __all__ = [
     "gate_markdown",
     "has_design_env",
     "hub_order_f1",
+    "order_checks",
     "write_gate_csv",
 ]
 
@@ -248,8 +249,17 @@ def _order_checks(rows: Sequence[Row]) -> list[ShortcutCheck]:
     instances: dict[int, tuple[LevelSpec, int]] = {}
     for row in rows:
         found = row_instance(row)
-        if found is not None and found[0].d <= MAX_AUDIT_NODES:
+        if found is not None:
             instances[row.manifest_index] = found
+    return order_checks(instances)
+
+
+def order_checks(instances: Mapping[int, tuple[LevelSpec, int]]) -> list[ShortcutCheck]:
+    """The gate's order checks on these instances (index -> spec and seed; those above
+    :data:`~acdb_gym.report.order_audit.MAX_AUDIT_NODES` variables left out): each marginal
+    order's and the hub order's directed F1 against random orders, paired by instance. The
+    gate corrects their p-values for how many there are."""
+    instances = {i: found for i, found in instances.items() if found[0].d <= MAX_AUDIT_NODES}
     if not instances:
         return []
     audits = {index: order_audit_of(*found) for index, found in sorted(instances.items())}
