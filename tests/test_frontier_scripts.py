@@ -61,7 +61,9 @@ def test_the_frontier_blocks_build_from_a_small_run(
         assert level in table
     # Two of the test split's 100 indices: the blocks must say it is a partial claim.
     assert "2 of the test split's 100: a partial claim" in table + criteria
-    assert "pc_active" in table and "oracle" not in table.split("| agent |")[1].split("\n")[0]
+    # The run's agents are rows: pc_active among the suite, the oracle as a privileged bound.
+    assert "\n| pc_active | " in table
+    assert "\n| oracle (privileged) | 100.0 [100.0, 100.0] | " in table
 
 
 def test_the_calibration_table_builds_from_a_small_candidate_run(

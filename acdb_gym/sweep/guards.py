@@ -87,30 +87,25 @@ def check_shipped_seeds(rows: Iterable[ResultRow], results: Path) -> None:
     Raises:
         ValueError: names the level, the first such index, both seeds and the results file.
     """
-    stale: dict[tuple[str, str], tuple[int, int, int, int]] = {}
     seeds: dict[tuple[str, str], tuple[int, ...]] = {}
+    stale: dict[tuple[str, str], list[ResultRow]] = {}
     for row in rows:
         key = (row.ladder, row.level)
         if key not in seeds:
             level = ALL_LADDERS.get(row.ladder, {}).get(row.level)
             seeds[key] = () if level is None else tuple(e.seed for e in level.manifest)
         index = row.manifest_index
-        if not 0 <= index < len(seeds[key]):
-            continue
-        expected = seeds[key][index]
-        if row.seed != expected:
-            first = stale.get((row.ladder, row.level), (index, row.seed, expected, 0))
-            stale[(row.ladder, row.level)] = (*first[:3], first[3] + 1)
+        if 0 <= index < len(seeds[key]) and row.seed != seeds[key][index]:
+            stale.setdefault(key, []).append(row)
     if stale:
-        (ladder, name), (index, seed, expected, count) = next(iter(stale.items()))
+        (ladder, name), found = next(iter(stale.items()))
+        first = found[0]
+        others = [f"{ladder} {level}" for ladder, level in list(stale)[1:]]
         raise ValueError(
-            f"{results} holds {count} rows of {ladder} {name} from other worlds than the level's "
-            f"manifest now has (index {index}: seed {seed}, the manifest's is {expected}; an "
-            f"earlier version of the ladder, see CHANGELOG){_more(stale)}: move those rows "
-            "aside or use another run directory"
+            f"{results} holds {len(found)} rows of {ladder} {name} from other worlds than the "
+            f"level's manifest now has (index {first.manifest_index}: seed {first.seed}, the "
+            f"manifest's is {seeds[(ladder, name)][first.manifest_index]}; an earlier version of "
+            f"the ladder, see CHANGELOG)"
+            + (f", and rows of {', '.join(others)} too" if others else "")
+            + ": move those rows aside or use another run directory"
         )
-
-
-def _more(stale: Mapping[tuple[str, str], object]) -> str:
-    others = [f"{ladder} {level}" for ladder, level in list(stale)[1:]]
-    return f", and rows of {', '.join(others)} too" if others else ""
