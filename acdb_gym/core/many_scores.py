@@ -25,8 +25,8 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from acdb_gym.core.graphs import DAG, cpdag, minimum_intervention_set
-from acdb_gym.core.latent_scoring import prf, prf_columns
-from acdb_gym.core.scoring import SCORE_FIELDS, InstanceLike, ScoreReport, report_from_counts
+from acdb_gym.core.latent_scoring import prf_columns
+from acdb_gym.core.scoring import SCORE_FIELDS, InstanceLike, ScoreReport
 from acdb_gym.core.types import BoolMatrix, FloatArray, IntArray
 
 __all__ = ["GraphRows", "report_of_row", "score_dags", "score_rows"]
@@ -62,47 +62,26 @@ def score_dags(truth: DAG | InstanceLike, adjacencies: np.ndarray) -> list[Score
         )
     if not len(draws):
         return []
-    adjacency = dag.adjacency
+    k = len(draws)
     base = cpdag(dag)
-    upper = np.triu(np.ones((d, d), dtype=np.bool_))
-    true_pairs = np.triu(adjacency | adjacency.T)
-    sub_pairs = (draws | draws.transpose(0, 2, 1)) & upper
-    compelled_predicted = draws & ~base.undirected
+    truths = GraphRows(_rows_of(base.directed, k), _rows_of(base.undirected, k))
+    table = score_rows(
+        _rows_of(dag.adjacency, k),
+        truths,
+        truths,  # no experiment: the essential graph is the CPDAG
+        GraphRows(draws, np.zeros_like(draws)),
+        used=np.zeros(k, dtype=np.int64),
+        star=np.full(k, star, dtype=np.int64),
+        anytime_f1=np.full(k, np.nan),
+    )
+    table[:, SCORE_FIELDS.index("anytime_f1")] = table[:, SCORE_FIELDS.index("directed_f1")]
+    return [report_of_row(row) for row in table]
 
-    def count(masks: np.ndarray) -> list[int]:
-        return masks.reshape(len(draws), -1).sum(axis=1).tolist()
 
-    n_true_pairs = int(np.count_nonzero(true_pairs))
-    n_true_edges = int(np.count_nonzero(adjacency))
-    n_compelled = int(np.count_nonzero(base.directed))
-    shared_pairs = count(sub_pairs & true_pairs)
-    n_sub_pairs = count(sub_pairs)
-    compelled_hits = count(compelled_predicted & base.directed)
-    n_compelled_predicted = count(compelled_predicted)
-    directed_hits = count(draws & adjacency)
-    n_edges = count(draws)
-    reversed_ = count(draws & adjacency.T)
-    reports = []
-    for i in range(len(draws)):
-        skeleton = prf(shared_pairs[i], n_sub_pairs[i], n_true_pairs)
-        compelled = prf(compelled_hits[i], n_compelled_predicted[i], n_compelled)
-        directed = prf(directed_hits[i], n_edges[i], n_true_edges)
-        reports.append(
-            report_from_counts(
-                skeleton,
-                compelled,
-                directed,
-                extra=n_sub_pairs[i] - shared_pairs[i],
-                missing=n_true_pairs - shared_pairs[i],
-                reversed_=reversed_[i],
-                unresolved=0,
-                used=0,
-                star=star,
-                essential_f1=compelled[2],
-                anytime_f1=float(directed[2]),
-            )
-        )
-    return reports
+def _rows_of(matrix: BoolMatrix, k: int) -> BoolMatrix:
+    """``matrix`` as ``k`` stacked rows (a read-only broadcast view, no copy)."""
+    rows: BoolMatrix = np.broadcast_to(matrix, (k, *matrix.shape))
+    return rows
 
 
 @dataclass(frozen=True)

@@ -322,8 +322,8 @@ def report_from_counts(
     essential_f1: float,
     anytime_f1: float,
 ) -> ScoreReport:
-    """A sufficient world's report from its counts (DESIGN §6): :func:`score`'s, and each of
-    :func:`~acdb_gym.core.many_scores.score_dags`'s."""
+    """A sufficient world's report from its counts (DESIGN §6): :func:`score`'s (many at once:
+    :func:`~acdb_gym.core.many_scores.score_rows`)."""
     return ScoreReport(
         skeleton_precision=skeleton[0],
         skeleton_recall=skeleton[1],
