@@ -76,11 +76,7 @@ def pc_batched_many(datasets: Sequence[ArrayLike], *, alpha: float = 0.05) -> li
     """
     check_probability(alpha, "alpha")
     arrays = [as_data_matrix(data, f"datasets[{k}]") for k, data in enumerate(datasets)]
-    corrs: dict[int, FloatArray] = {}
-    for k, array in enumerate(arrays):
-        if array.shape[1] >= 2:
-            check_full_rank_data(array, f"datasets[{k}]")
-            corrs[k] = _correlation(array)
+    corrs = _checked_correlations(arrays)
     stacked: dict[int, BatchedPCResult] = {}
     by_size: dict[int, list[int]] = {}
     for k, corr in corrs.items():
@@ -116,6 +112,47 @@ def pc_batched_many(datasets: Sequence[ArrayLike], *, alpha: float = 0.05) -> li
         else pc_batched(array, alpha=alpha)
         for k, array in enumerate(arrays)
     ]
+
+
+def _checked_correlations(arrays: list[FloatArray]) -> dict[int, FloatArray]:
+    """The correlation matrix of every dataset of two variables or more, by index, each
+    checked as :func:`pc_batched` checks it (the first refused one named); datasets of one
+    shape and at most :data:`STACKED_MAX_NODES` variables checked and summarized stacked
+    (:func:`_stacked_correlations`)."""
+    by_shape: dict[tuple[int, ...], list[int]] = {}
+    for k, array in enumerate(arrays):
+        if 2 <= array.shape[1] <= STACKED_MAX_NODES and array.shape[0] > array.shape[1]:
+            by_shape.setdefault(array.shape, []).append(k)
+    stacks = {
+        shape: np.stack([arrays[k] for k in members])
+        for shape, members in by_shape.items()
+        if len(members) > 1
+    }
+    if any((data.min(axis=1) == data.max(axis=1)).any() for data in stacks.values()):
+        stacks = {}  # a constant column: the checks below name the first one
+    corrs: dict[int, FloatArray] = {}
+    for shape, data in stacks.items():
+        corrs.update(zip(by_shape[shape], _stacked_correlations(data), strict=True))
+    for k, array in enumerate(arrays):
+        if array.shape[1] >= 2 and k not in corrs:
+            check_full_rank_data(array, f"datasets[{k}]")
+            corrs[k] = _correlation(array)
+    return dict(sorted(corrs.items()))
+
+
+def _stacked_correlations(data: FloatArray) -> FloatArray:
+    """``[_correlation(sample) for sample in data]`` (``data``: ``(K, n, d)``), bit for bit:
+    ``np.corrcoef``'s steps on every sample at once but the product, which stays one
+    ``np.dot`` per sample on the same memory layout as ``np.cov``'s."""
+    centred = data.transpose(0, 2, 1).copy(order="K")  # each sample (d, n), as np.cov copies it
+    centred -= centred.mean(axis=2)[:, :, None]
+    corr = np.stack([np.dot(sample, sample.T) for sample in centred])
+    corr *= np.true_divide(1, data.shape[1] - 1)
+    sd = np.sqrt(np.diagonal(corr, axis1=1, axis2=2))
+    corr /= sd[:, :, None]
+    corr /= sd[:, None, :]
+    np.clip(corr, -1, 1, out=corr)
+    return corr
 
 
 def _pooled_pvalues(tests: list[tuple[FloatArray, int, IntArray, IntArray]]) -> FloatArray:
@@ -237,8 +274,10 @@ def _record_stacked(
         ] = True
     removed = separated | separated.transpose(0, 2, 1)
     ks, lows, highs = np.nonzero(removed & upper)
-    low_unions = unions[ks, lows, highs].tolist()
-    high_unions = unions[ks, highs, lows].tolist()
+    # Each union as a bit mask over the variables, then its frozenset (one per mask).
+    bits = np.left_shift(1, np.arange(n_nodes, dtype=np.int64))
+    low_unions = [_members(mask) for mask in (unions[ks, lows, highs] @ bits).tolist()]
+    high_unions = [_members(mask) for mask in (unions[ks, highs, lows] @ bits).tolist()]
     from_low = separated[ks, lows, highs].tolist()
     from_high = (~skipped[ks, highs]).tolist()
     for k, a, b, low_side, high_side, low_union, high_union in zip(
@@ -253,11 +292,13 @@ def _record_stacked(
     ):
         entries = sepsets[k].setdefault((a, b), [])
         if low_side:
-            entries.append(_members(low_union))
+            entries.append(low_union)
         if high_side:
-            entries.append(_members(high_union))
+            entries.append(high_union)
     adjacent &= ~removed
 
 
-def _members(flags: list[bool]) -> frozenset[int]:
-    return frozenset(v for v, flag in enumerate(flags) if flag)
+@functools.lru_cache(maxsize=1 << STACKED_MAX_NODES)
+def _members(mask: int) -> frozenset[int]:
+    """The variables of a bit mask (bit ``v``: variable ``v``)."""
+    return frozenset(v for v in range(mask.bit_length()) if mask >> v & 1)

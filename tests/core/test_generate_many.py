@@ -45,18 +45,20 @@ def test_refuses_negative_seeds() -> None:
         generate_instances(get_level("v0", "L1").spec, [3, -1])
 
 
-def test_stacked_faithfulness_checks_decide_as_one_at_a_time() -> None:
-    """Rejected draws included: the first draw of many seeds, faithful or not."""
-    spec = get_level("v0", "L2").spec
+@pytest.mark.parametrize("levels", [[("v0", "L2")], [("v0", "L1"), ("v0", "L4"), ("v1", "L3")]])
+def test_stacked_faithfulness_checks_decide_as_one_at_a_time(levels: list[tuple[str, str]]) -> None:
+    """Rejected draws included: the first draw of many seeds, faithful or not, of worlds of one
+    size or of several sizes interleaved in one call."""
+    specs = [get_level(ladder, level).spec for ladder, level in levels]
     rng = np.random.default_rng(4)
     dags, covs = [], []
-    for _ in range(200):
+    for draw in range(300):
+        spec = specs[draw % len(specs)]
         dag, _ = draw_graph(spec, rng)
         dags.append(dag)
         covs.append(build_scm(spec, draw_weights(spec, dag, rng)).covariance())
-    verdicts = faithful_draws(dags, covs, spec.faithfulness_eps)
-    expected = [
-        is_faithful(dag, cov, spec.faithfulness_eps) for dag, cov in zip(dags, covs, strict=True)
-    ]
+    eps = specs[0].faithfulness_eps
+    verdicts = faithful_draws(dags, covs, eps)
+    expected = [is_faithful(dag, cov, eps) for dag, cov in zip(dags, covs, strict=True)]
     assert verdicts == expected
     assert 0 < sum(verdicts) < len(verdicts)

@@ -677,3 +677,27 @@ def test_minimum_intervention_subset_refuses_bad_targets() -> None:
         minimum_intervention_subset(dag, [3])
     with pytest.raises(ValueError, match="at most 16 allowed targets"):
         minimum_intervention_subset(DAG.empty(20), range(17))
+
+
+def test_small_graph_paths_equal_the_array_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bit-mask covered edges and the list-counted Kahn order of small graphs give the
+    same minimum intervention sets and topological orders as the numpy paths."""
+    from acdb_gym.core.graphs import _matrix, interventions, random_order_dag
+
+    rng = np.random.default_rng(40)
+    dags = []
+    for _ in range(1500):
+        d = int(rng.integers(1, 40))
+        dags.append(random_order_dag(d, n_edges="uniform", rng=rng))
+    small = [
+        (interventions._compute_minimum_intervention_set(dag), dag.topological_order().tolist())
+        for dag in dags
+    ]
+    monkeypatch.setattr(interventions, "_MASK_MAX_NODES", 0)
+    monkeypatch.setattr(_matrix, "_LIST_MAX_EDGES", -1)
+    arrays = [
+        (interventions._compute_minimum_intervention_set(dag), dag.topological_order().tolist())
+        for dag in dags
+    ]
+    assert small == arrays
+    assert sum(len(found) for found, _ in small) > 1000

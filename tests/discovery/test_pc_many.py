@@ -119,6 +119,29 @@ def test_invalid_input_is_named_by_its_index() -> None:
         pc_batched_many([good, singular])
 
 
+def test_refused_datasets_are_named_in_order_when_stacked() -> None:
+    good = np.random.default_rng(0).normal(size=(20, 3))
+    constant = good.copy()
+    constant[:, 1] = 2.5
+    with pytest.raises(ValueError, match=re.escape("datasets[2] column X1 is constant")):
+        pc_batched_many([good, good, constant, good])
+    with pytest.raises(ValueError, match=re.escape("datasets[1] needs at least 4 samples")):
+        pc_batched_many([good, good[:2], good, constant])
+
+
+def test_stacked_correlations_equal_one_at_a_time() -> None:
+    """The correlations of samples of one shape computed stacked, to the last bit."""
+    rng = np.random.default_rng(40)
+    for _ in range(200):
+        count, d = int(rng.integers(2, 30)), int(rng.integers(2, 13))
+        n = int(rng.integers(d + 1, 400))
+        data = rng.normal(size=(count, n, d)) @ rng.normal(size=(d, d)) * rng.uniform(0.01, 100)
+        data = np.ascontiguousarray(data)
+        stacked = pc_many_module._stacked_correlations(data)
+        alone = np.stack([pc_many_module._correlation(sample) for sample in data])
+        assert stacked.tobytes() == alone.tobytes()
+
+
 def test_inputs_are_not_modified() -> None:
     group = [np.random.default_rng(k).normal(size=(30, 4)) for k in range(3)]
     before = [data.copy() for data in group]

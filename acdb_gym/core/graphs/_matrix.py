@@ -39,10 +39,25 @@ def _children_lists(
     """Adjacency lists of the edges ``tails[e] -> heads[e]`` (row-major, as from
     :func:`_nonzero`): ``children[start[v]:start[v + 1]]`` are the children of ``v`` in ascending
     order, and ``indegree[v]`` counts its parents."""
-    start = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(tails, minlength=n), out=start[1:])
-    indegree = np.bincount(heads, minlength=n)
-    return heads.tolist(), start.tolist(), indegree.tolist()
+    heads_list = heads.tolist()
+    if len(heads_list) > _LIST_MAX_EDGES:
+        start = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(tails, minlength=n), out=start[1:])
+        return heads_list, start.tolist(), np.bincount(heads, minlength=n).tolist()
+    # Few edges: Python lists cost less than the numpy calls' fixed cost (the same lists).
+    start_list = [0] * (n + 1)
+    for tail in tails.tolist():
+        start_list[tail + 1] += 1
+    for v in range(n):
+        start_list[v + 1] += start_list[v]
+    indegree = [0] * n
+    for head in heads_list:
+        indegree[head] += 1
+    return heads_list, start_list, indegree
+
+
+_LIST_MAX_EDGES = 64
+"""Up to this many edges, :func:`_children_lists` counts in Python lists."""
 
 
 def _topological_order(n: int, tails: IntArray, heads: IntArray) -> IntArray | None:

@@ -36,6 +36,11 @@ MAX_SUBSET_TARGETS = 16
 """The most allowed targets :func:`minimum_intervention_subset` searches (it enumerates their
 subsets, ``2**16`` essential graphs at most)."""
 
+_MASK_MAX_NODES = 64
+"""Up to this many nodes, :func:`minimum_intervention_set` finds the covered edges with parent
+sets as Python bit masks (the same edges as :func:`_covered_from_edges`, without its numpy
+calls' fixed cost)."""
+
 MAX_BEST_SET_CANDIDATES = 200_000
 """The most target sets :func:`best_intervention_set` compares (one essential graph each)."""
 
@@ -97,12 +102,22 @@ def _compute_minimum_intervention_set(dag: DAG) -> frozenset[int]:
     if n == 0:
         return frozenset()
     tails, heads = _nonzero(dag.adjacency)
-    us, vs = _covered_from_edges(dag.adjacency, tails, heads)
     order = _topological_order(n, tails, heads)
     assert order is not None  # a DAG
     covered_parent = [-1] * n
-    for u, v in zip(us.tolist(), vs.tolist(), strict=True):
-        covered_parent[v] = u  # at most one covered in-edge per node
+    if n <= _MASK_MAX_NODES:
+        # Parent sets as bit masks: u -> v is covered iff Pa(v) == Pa(u) | {u}.
+        tail_list, head_list = tails.tolist(), heads.tolist()
+        parents = [0] * n
+        for u, v in zip(tail_list, head_list, strict=True):
+            parents[v] |= 1 << u
+        for u, v in zip(tail_list, head_list, strict=True):
+            if parents[v] == parents[u] | (1 << u):
+                covered_parent[v] = u  # at most one covered in-edge per node
+    else:
+        us, vs = _covered_from_edges(dag.adjacency, tails, heads)
+        for u, v in zip(us.tolist(), vs.tolist(), strict=True):
+            covered_parent[v] = u
     in_cover = [False] * n
     for v in reversed(order.tolist()):
         u = covered_parent[v]

@@ -82,44 +82,64 @@ def faithful_draws(dags: Sequence[DAG], covs: Sequence[FloatArray], eps: float) 
     LAPACK call per matrix as one world at a time, and every later step elementwise, so the
     same decisions)."""
     verdicts = [dag.n_edges == 0 for dag in dags]
-    checked = [k for k, verdict in enumerate(verdicts) if not verdict]
     by_size: dict[int, list[int]] = {}
-    for k in checked:
-        by_size.setdefault(dags[k].n_nodes, []).append(k)
-    full_ok: list[int] = []
+    for k, verdict in enumerate(verdicts):
+        if not verdict:
+            by_size.setdefault(dags[k].n_nodes, []).append(k)
     for members in by_size.values():
-        precisions = np.linalg.inv(np.stack([covs[k] for k in members]))
-        for k, precision in zip(members, precisions, strict=True):
-            full = _full_partial_correlations(dags[k], covs[k], precision)
-            if np.abs(full).min() >= eps:
-                full_ok.append(k)
-    for k, rho in zip(full_ok, _stacked_parent_partials(dags, covs, full_ok), strict=True):
-        verdicts[k] = bool(np.abs(rho).min() >= eps)
+        adjacency = np.stack([dags[k].adjacency for k in members])
+        stacked = np.stack([covs[k] for k in members])
+        full = _stacked_full_partials(adjacency, stacked)
+        passing = np.flatnonzero(_min_abs_by_world(full, len(members)) >= eps)
+        if passing.size == 0:
+            continue
+        parent = _stacked_parent_partials(adjacency[passing], stacked[passing])
+        parent_ok = _min_abs_by_world(parent, passing.size) >= eps
+        for position, ok in zip(passing.tolist(), parent_ok.tolist(), strict=True):
+            verdicts[members[position]] = ok
     return verdicts
 
 
+def _min_abs_by_world(values: tuple[IntArray, FloatArray], count: int) -> FloatArray:
+    """``min |rho|`` of each of ``count`` worlds (each with one value at least), given each
+    value's world and the values: the same minimum as ``np.abs(rho).min()`` of each alone."""
+    world, rho = values
+    lowest = np.full(count, np.inf)
+    np.minimum.at(lowest, world, np.abs(rho))
+    return lowest
+
+
+def _stacked_full_partials(
+    adjacency: np.ndarray, covs: FloatArray
+) -> tuple[IntArray, FloatArray]:
+    """:func:`_full_partial_correlations` of every world of a ``(K, d, d)`` stack (each world's
+    edges in row-major order): each edge's world and its value, from one stacked inverse."""
+    precision = np.linalg.inv(covs)
+    world, source, target = np.nonzero(adjacency)
+    diag = np.sqrt(np.diagonal(precision, axis1=1, axis2=2))
+    rho = -precision[world, source, target] / (diag[world, source] * diag[world, target])
+    return world, rho
+
+
 def _stacked_parent_partials(
-    dags: Sequence[DAG], covs: Sequence[FloatArray], members: list[int]
-) -> list[FloatArray]:
-    """:func:`_parent_partial_correlations`'s values of each member world (in no particular
-    edge order), every ``[Pa(j), j]`` block of one size across the worlds inverted at once."""
-    blocks: dict[int, list[tuple[int, np.ndarray]]] = {}
-    for position, k in enumerate(members):
-        adjacency = dags[k].adjacency
-        for node in np.flatnonzero(adjacency.any(axis=0)).tolist():
-            index = np.append(np.flatnonzero(adjacency[:, node]), node)
-            blocks.setdefault(index.size, []).append((position, index))
-    values: list[list[FloatArray]] = [[] for _ in members]
-    for entries in blocks.values():
-        stacked = np.stack(
-            [covs[members[position]][np.ix_(index, index)] for position, index in entries]
-        )
-        precision = np.linalg.inv(stacked)
+    adjacency: np.ndarray, covs: FloatArray
+) -> tuple[IntArray, FloatArray]:
+    """:func:`_parent_partial_correlations`'s values of every world of a ``(K, d, d)`` stack
+    (in no particular edge order): each value's world and the value, every ``[Pa(j), j]``
+    block of one size across the worlds inverted at once."""
+    in_degree = adjacency.sum(axis=1)  # (K, d): parents of each node
+    worlds: list[IntArray] = []
+    values: list[FloatArray] = []
+    for size in np.unique(in_degree[in_degree > 0]).tolist():
+        world, node = np.nonzero(in_degree == size)
+        _, parent = np.nonzero(adjacency[world, :, node])  # by block, parents ascending
+        index = np.column_stack([parent.reshape(-1, size), node])
+        precision = np.linalg.inv(covs[world[:, None, None], index[:, :, None], index[:, None, :]])
         diag = np.sqrt(np.diagonal(precision, axis1=1, axis2=2))
         rho = -precision[:, :-1, -1] / (diag[:, :-1] * diag[:, -1:])
-        for (position, _), row in zip(entries, rho, strict=True):
-            values[position].append(row)
-    return [np.concatenate(parts) for parts in values]
+        worlds.append(np.repeat(world, size))
+        values.append(rho.ravel())
+    return np.concatenate(worlds), np.concatenate(values)
 
 
 def is_faithful(dag: DAG, cov: FloatArray, eps: float) -> bool:

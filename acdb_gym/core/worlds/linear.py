@@ -13,6 +13,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -100,6 +101,20 @@ class LinearGaussianSCM:
         """``(I - W)^{-1}``, inverted on first use (a world the faithfulness check rejects is
         never sampled from)."""
         return readonly(np.linalg.inv(np.eye(self.n_nodes) - self.weights))
+
+    @staticmethod
+    def invert_together(scms: Sequence[LinearGaussianSCM]) -> None:
+        """Give every SCM without its ``(I - W)^{-1}`` yet that inverse, the SCMs of one size
+        inverted in one stacked ``np.linalg.inv`` call: the same LAPACK call on each matrix, so
+        the same bits as each inverting its own on first use."""
+        by_size: dict[int, list[LinearGaussianSCM]] = {}
+        for scm in scms:
+            if "_mixing" not in scm.__dict__:
+                by_size.setdefault(scm.n_nodes, []).append(scm)
+        for members in by_size.values():
+            cuts = np.eye(members[0].n_nodes) - np.stack([scm.weights for scm in members])
+            for scm, mixing in zip(members, np.linalg.inv(cuts), strict=True):
+                scm.__dict__["_mixing"] = readonly(mixing)
 
     @classmethod
     def standardized(cls, weights: FloatArray, noise_var: float) -> LinearGaussianSCM:

@@ -227,14 +227,18 @@ def accepted_linear_worlds(
     attempts = [0] * len(streams)
     pending = list(range(len(streams)))
     while pending:
-        drawn = []
+        round_draws = []
         for k in pending:
             attempts[k] += 1
             graph_rng, weight_rng = rngs[k]
             dag, names = draw_graph(spec, graph_rng)
             weights = draw_weights(spec, dag, weight_rng)
-            scm = build_scm(spec, weights)
-            drawn.append((k, dag, names, weights, scm, scm.covariance()))
+            round_draws.append((k, dag, names, weights, build_scm(spec, weights)))
+        LinearGaussianSCM.invert_together([scm for *_, scm in round_draws])
+        drawn = [
+            (k, dag, names, weights, scm, scm.covariance())
+            for k, dag, names, weights, scm in round_draws
+        ]
         passed = faithful_draws(
             [dag for _, dag, *_ in drawn], [cov for *_, cov in drawn], spec.faithfulness_eps
         )
