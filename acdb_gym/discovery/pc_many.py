@@ -51,7 +51,7 @@ from acdb_gym.discovery.pc_batched import (
     pc_batched,
 )
 
-__all__ = ["STACKED_MAX_NODES", "pc_batched_many"]
+__all__ = ["STACKED_MAX_NODES", "pc_batched_many", "stacked_correlations"]
 
 STACKED_MAX_NODES = 12
 """Datasets with at most this many variables run the stacked search: its list of candidate
@@ -118,7 +118,7 @@ def _checked_correlations(arrays: list[FloatArray]) -> dict[int, FloatArray]:
     """The correlation matrix of every dataset of two variables or more, by index, each
     checked as :func:`pc_batched` checks it (the first refused one named); datasets of one
     shape and at most :data:`STACKED_MAX_NODES` variables checked and summarized stacked
-    (:func:`_stacked_correlations`)."""
+    (:func:`stacked_correlations`)."""
     by_shape: dict[tuple[int, ...], list[int]] = {}
     for k, array in enumerate(arrays):
         if 2 <= array.shape[1] <= STACKED_MAX_NODES and array.shape[0] > array.shape[1]:
@@ -132,7 +132,7 @@ def _checked_correlations(arrays: list[FloatArray]) -> dict[int, FloatArray]:
         stacks = {}  # a constant column: the checks below name the first one
     corrs: dict[int, FloatArray] = {}
     for shape, data in stacks.items():
-        corrs.update(zip(by_shape[shape], _stacked_correlations(data), strict=True))
+        corrs.update(zip(by_shape[shape], stacked_correlations(data), strict=True))
     for k, array in enumerate(arrays):
         if array.shape[1] >= 2 and k not in corrs:
             check_full_rank_data(array, f"datasets[{k}]")
@@ -140,11 +140,12 @@ def _checked_correlations(arrays: list[FloatArray]) -> dict[int, FloatArray]:
     return dict(sorted(corrs.items()))
 
 
-def _stacked_correlations(data: FloatArray) -> FloatArray:
-    """``[_correlation(sample) for sample in data]`` (``data``: ``(K, n, d)``), bit for bit:
+def stacked_correlations(data: FloatArray) -> FloatArray:
+    """``[_correlation(sample) for sample in data]`` (causal-learn's FisherZ correlations) (``data``: ``(K, n, d)``), bit for bit:
     ``np.corrcoef``'s steps on every sample at once but the product, which stays one
     ``np.dot`` per sample on the same memory layout as ``np.cov``'s."""
-    centred = data.transpose(0, 2, 1).copy(order="K")  # each sample (d, n), as np.cov copies it
+    # Each sample (d, n) in Fortran order, as np.cov copies a transposed C-ordered sample.
+    centred = np.ascontiguousarray(data, dtype=np.float64).transpose(0, 2, 1).copy(order="K")
     centred -= centred.mean(axis=2)[:, :, None]
     corr = np.stack([np.dot(sample, sample.T) for sample in centred])
     corr *= np.true_divide(1, data.shape[1] - 1)

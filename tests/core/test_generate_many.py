@@ -62,3 +62,24 @@ def test_stacked_faithfulness_checks_decide_as_one_at_a_time(levels: list[tuple[
     expected = [is_faithful(dag, cov, eps) for dag, cov in zip(dags, covs, strict=True)]
     assert verdicts == expected
     assert 0 < sum(verdicts) < len(verdicts)
+
+
+def test_stream_generators_start_where_each_seed_stream_starts() -> None:
+    """The hashing of many seed sequences at once gives every generator the state of its own
+    ``SeedSequence(seed, spawn_key=(index,))``, seeds of one and two 32-bit words and the
+    edges included, and draws the same numbers; below the stacked size, or with a seed of
+    three words, each is made alone."""
+    from acdb_gym.core.worlds.kinds.base import SeedStreams, stream_generators
+
+    rng = np.random.default_rng(40)
+    edges = [0, 1, 2**32 - 1, 2**32, 2**63 - 2, 2**64 - 1]
+    seeds = [int(seed) for seed in rng.integers(2**63 - 1, size=500)] + edges
+    for group in (seeds, seeds[:3], [*seeds[:20], 2**64]):
+        made = stream_generators(group, range(6))
+        for index, generators in enumerate(made):
+            for seed, generator in zip(group, generators, strict=True):
+                alone = SeedStreams(seed).rng(index)
+                assert generator.bit_generator.state == alone.bit_generator.state
+        assert made[2][-1].standard_normal(3).tolist() == (
+            SeedStreams(group[-1]).rng(2).standard_normal(3).tolist()
+        )

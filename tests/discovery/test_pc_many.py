@@ -17,6 +17,7 @@ import pytest
 from acdb_gym.core.ladders.shipped import LADDERS
 from acdb_gym.core.worlds.instance import generate_instance
 from acdb_gym.core.worlds.spec import LevelSpec
+from acdb_gym.discovery import pc_batched as pc_batched_module
 from acdb_gym.discovery import pc_cpdag, pc_cpdag_many
 from acdb_gym.discovery import pc_many as pc_many_module
 from acdb_gym.discovery.pc_batched import BatchedPCResult, pc_batched
@@ -137,8 +138,8 @@ def test_stacked_correlations_equal_one_at_a_time() -> None:
         n = int(rng.integers(d + 1, 400))
         data = rng.normal(size=(count, n, d)) @ rng.normal(size=(d, d)) * rng.uniform(0.01, 100)
         data = np.ascontiguousarray(data)
-        stacked = pc_many_module._stacked_correlations(data)
-        alone = np.stack([pc_many_module._correlation(sample) for sample in data])
+        stacked = pc_many_module.stacked_correlations(data)
+        alone = np.stack([pc_batched_module._correlation(sample) for sample in data])
         assert stacked.tobytes() == alone.tobytes()
 
 

@@ -109,9 +109,7 @@ def _min_abs_by_world(values: tuple[IntArray, FloatArray], count: int) -> FloatA
     return lowest
 
 
-def _stacked_full_partials(
-    adjacency: np.ndarray, covs: FloatArray
-) -> tuple[IntArray, FloatArray]:
+def _stacked_full_partials(adjacency: np.ndarray, covs: FloatArray) -> tuple[IntArray, FloatArray]:
     """:func:`_full_partial_correlations` of every world of a ``(K, d, d)`` stack (each world's
     edges in row-major order): each edge's world and its value, from one stacked inverse."""
     precision = np.linalg.inv(covs)

@@ -52,6 +52,7 @@ from acdb_gym.core.worlds.kinds.base import (
     RealData,
     SeedStreams,
     World,
+    stream_generators,
 )
 from acdb_gym.core.worlds.kinds.family import FAMILY_REDRAWS
 from acdb_gym.core.worlds.kinds.linear import EDGE_REDRAW_ROUNDS, degree_scales, draw_graph
@@ -361,8 +362,9 @@ def generate_instances(spec: LevelSpec, seeds: Sequence[int]) -> list[Instance]:
             found[seed] = _generate_cached(spec, seed)
     else:
         kind = kind_of(spec)
-        for seed_streams, world in zip(streams, drawn, strict=True):
-            instance = _finished(spec, seed_streams, world)
+        samplers = stream_generators(missing, (OBSERVATIONAL,))[0]
+        for seed_streams, world, sampler in zip(streams, drawn, samplers, strict=True):
+            instance = _finished(spec, seed_streams, world, sampler)
             kind.check(spec, world.world, instance.i_star)
             _generate_cached.put(instance)
             found[seed_streams.seed] = instance
@@ -381,12 +383,19 @@ def _generate(spec: LevelSpec, seed: int, deadline: float | None = None) -> Inst
     return instance
 
 
-def _finished(spec: LevelSpec, streams: SeedStreams, drawn: DrawnWorld) -> Instance:
+def _finished(
+    spec: LevelSpec,
+    streams: SeedStreams,
+    drawn: DrawnWorld,
+    observational: np.random.Generator | None = None,
+) -> Instance:
     """The :class:`Instance` of an accepted world: its observational sample (the observational
-    stream), ``I*`` of its graph over the nodes the level lets agents target
-    (:func:`allowed_targets`) and the budget ``|I*| + slack (+ the kind's extra budget)``, less the
-    level's ``shortfall`` (never below 0)."""
-    d_obs = drawn.world.sample(spec.n_obs, streams.rng(OBSERVATIONAL))
+    stream; ``observational``, a new generator on it, when the caller made one), ``I*`` of its
+    graph over the nodes the level lets agents target (:func:`allowed_targets`) and the budget
+    ``|I*| + slack (+ the kind's extra budget)``, less the level's ``shortfall`` (never below
+    0)."""
+    sampler = streams.rng(OBSERVATIONAL) if observational is None else observational
+    d_obs = drawn.world.sample(spec.n_obs, sampler)
     band = spec.r2_sortability_band
     if band:
         sortability = r2_sortability_of(d_obs, drawn.dag.adjacency)

@@ -31,6 +31,7 @@ from acdb_gym.discovery import (
 )
 from acdb_gym.discovery._two_sample import ShiftReference
 from acdb_gym.discovery.orientation import DETECTABLE_SHIFT, OrientationRule
+from acdb_gym.discovery.pc_many import stacked_correlations
 
 __all__ = [
     "Prepared",
@@ -222,15 +223,13 @@ def moments(data: FloatArray) -> tuple[FloatArray, FloatArray, np.ndarray]:
 def stacked_moments(data: FloatArray) -> list[tuple[FloatArray, FloatArray, np.ndarray]]:
     """:func:`moments` of ``k`` samples of one shape at once (``data``: ``(k, n_obs, d)``),
     equal to it bit for bit: the means and standard deviations reduce each sample's rows in
-    the same order stacked as alone, and each correlation matrix is ``np.corrcoef`` of its
-    own sample."""
+    the same order stacked as alone, and the correlation matrices are ``np.corrcoef``'s steps
+    on all samples at once (:func:`~acdb_gym.discovery.pc_many.stacked_correlations`)."""
     count, _, n_nodes = data.shape
     means = data.mean(axis=1)
     sds = data.std(axis=1, ddof=1)
     rows, columns = np.triu_indices(n_nodes, 1)
-    upper = np.stack(
-        [np.atleast_2d(np.corrcoef(sample, rowvar=False))[rows, columns] for sample in data]
-    )
+    upper = stacked_correlations(data)[:, rows, columns]
     correlations = np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)
     return [(readonly(means[k]), readonly(sds[k]), readonly(correlations[k])) for k in range(count)]
 

@@ -66,6 +66,7 @@ from acdb_gym.core.many_scores import GraphRows, report_of_row, score_rows
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.core.types import PANEL_ACTIVE, Panel
 from acdb_gym.core.worlds.instance import Instance
+from acdb_gym.core.worlds.kinds.base import INTERVENTIONS, stream_generators
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.sampler import BLOCK_MAX_D, do_matrix_block, sampler_for
 from acdb_gym.discovery import greedy_interventional_search
@@ -151,6 +152,7 @@ class _World:
         instance: Instance,
         start: PDAG,
         summaries: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ShiftReference] | None = None,
+        interventions: np.random.Generator | None = None,
     ) -> None:
         if summaries is None:
             # As ShiftOrienter builds its reference: one contiguous row per variable.
@@ -184,7 +186,9 @@ class _World:
         if instance.intervention_targets is not None:
             self.allowed[:] = False
             self.allowed[sorted(instance.intervention_targets)] = True
-        self.rng_state = instance.intervention_rng().bit_generator.state
+        # The intervention stream's start (``interventions``: a new generator on it, if made).
+        rng = instance.intervention_rng() if interventions is None else interventions
+        self.rng_state = rng.bit_generator.state
         self.start_directed = start.directed
         self.start_undirected = start.undirected
         self.start_closure: tuple[np.ndarray, np.ndarray] | None = None  # Meek's, on first use
@@ -251,9 +255,10 @@ def _new_worlds(instances: list[Instance], starts: list[PDAG]) -> list[_World]:
         ShiftReference.many(np.ascontiguousarray(data.transpose(0, 2, 1))),
         strict=True,
     )
+    rngs = stream_generators([instance.seed for instance in instances], (INTERVENTIONS,))[0]
     return [
-        _World(instance, start, summary)
-        for instance, start, summary in zip(instances, starts, summaries, strict=True)
+        _World(instance, start, summary, rng)
+        for instance, start, summary, rng in zip(instances, starts, summaries, rngs, strict=True)
     ]
 
 

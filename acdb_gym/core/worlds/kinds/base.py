@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeAlias
 
 import numpy as np
+from numpy.random.bit_generator import ISeedSequence
 
 from acdb_gym.core.graphs import ADMG, DAG
 from acdb_gym.core.types import FloatArray
@@ -180,6 +181,95 @@ class SeedStreams:
     def rng(self, index: int) -> np.random.Generator:
         """A new generator on stream ``index``."""
         return np.random.default_rng(self.sequence(index))
+
+
+STREAMS_TOGETHER_MIN = 16
+"""At least this many generators are worth :func:`stream_generators`' stacked hashing (about 60
+numpy calls); fewer are made one at a time."""
+
+# numpy's SeedSequence hashing constants (numpy/random/bit_generator.pyx).
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_MULT_L, _MIX_MULT_R = 0xCA01F9DD, 0x4973F715
+
+
+def _hash_constants(count: int, init: int, mult: int) -> np.ndarray:
+    """The hash constant before each of ``count`` successive hashing steps (it starts at
+    ``init`` and is multiplied by ``mult`` modulo 2**32 at every step)."""
+    constants = [init]
+    for _ in range(count - 1):
+        constants.append(constants[-1] * mult & 0xFFFFFFFF)
+    return np.array(constants, dtype=np.uint32)
+
+
+_A = _hash_constants(21, _INIT_A, _MULT_A)  # 20 hashmix steps of a five-word entropy
+_B = _hash_constants(9, _INIT_B, _MULT_B)  # 8 output words (4 uint64)
+
+
+def _hashmix(values: np.ndarray, step: int, count: int) -> np.ndarray:
+    """numpy's ``hashmix`` at the ``count`` successive steps from ``step``, one row per step:
+    of ``values`` (one row) at each, or of row ``i`` of ``values`` at step ``step + i``."""
+    mixed = values ^ _A[step : step + count, None]
+    mixed = mixed * _A[step + 1 : step + count + 1, None]
+    return mixed ^ (mixed >> np.uint32(16))
+
+
+def _mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """numpy's ``mix`` of two pool words (elementwise, modulo 2**32)."""
+    result = np.uint32(_MIX_MULT_L) * x - np.uint32(_MIX_MULT_R) * y
+    return result ^ (result >> np.uint32(16))
+
+
+def _pcg64_seeds(seeds: Sequence[int], indices: Sequence[int]) -> np.ndarray:
+    """``SeedSequence(seeds[r], spawn_key=(indices[r],)).generate_state(4, np.uint64)`` of every
+    row ``r`` (each seed below 2**64), as a ``(rows, 4)`` array: numpy's hashing steps on all
+    rows at once. The entropy words of such a seed are its low and high 32 bits, two zeros (a
+    spawned sequence pads its run entropy to the pool size) and the index; every hash
+    constant depends on the step alone."""
+    wide = np.array(seeds, dtype=np.uint64)
+    entropy = np.zeros((5, wide.size), dtype=np.uint32)
+    entropy[0] = wide & np.uint64(0xFFFFFFFF)
+    entropy[1] = wide >> np.uint64(32)
+    entropy[4] = indices
+    pool = _hashmix(entropy[:4], 0, 4)
+    step = 4
+    for source in range(4):
+        others = [target for target in range(4) if target != source]
+        pool[others] = _mix(pool[others], _hashmix(pool[source], step, 3))
+        step += 3
+    pool = _mix(pool, _hashmix(entropy[4], step, 4))
+    words = pool[[0, 1, 2, 3, 0, 1, 2, 3]] ^ _B[:8, None]
+    words *= _B[1:, None]
+    words ^= words >> np.uint32(16)
+    # Little-endian pairs of 32-bit words, as generate_state views them.
+    return np.ascontiguousarray(words.T).astype("<u4").view("<u8").astype(np.uint64)
+
+
+class _KnownState(ISeedSequence):
+    """A seed sequence whose ``generate_state(4, np.uint64)`` was computed ahead (what
+    ``PCG64`` reads of it)."""
+
+    def __init__(self, words: np.ndarray) -> None:
+        self._words = words
+
+    def generate_state(self, n_words: int, dtype: type = np.uint32) -> np.ndarray:
+        assert n_words == 4 and np.dtype(dtype) == np.uint64
+        return self._words
+
+
+def stream_generators(
+    seeds: Sequence[int], indices: Sequence[int]
+) -> list[list[np.random.Generator]]:
+    """``[[SeedStreams(seed).rng(index) for seed in seeds] for index in indices]``: generators
+    in the same states, the seed sequences' hashing computed for all of them at once when
+    there are :data:`STREAMS_TOGETHER_MIN` or more (each generator's
+    ``bit_generator.seed_seq`` is then not a ``SeedSequence``: for generators that stay inside
+    generation)."""
+    rows = [(seed, index) for index in indices for seed in seeds]
+    if len(rows) < STREAMS_TOGETHER_MIN or any(not 0 <= seed < 2**64 for seed in seeds):
+        return [[SeedStreams(seed).rng(index) for seed in seeds] for index in indices]
+    words = _pcg64_seeds([seed for seed, _ in rows], [index for _, index in rows])
+    made = [np.random.Generator(np.random.PCG64(_KnownState(row))) for row in words]
+    return [made[i * len(seeds) : (i + 1) * len(seeds)] for i in range(len(indices))]
 
 
 @dataclass(frozen=True, eq=False)

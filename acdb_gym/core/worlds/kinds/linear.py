@@ -34,6 +34,7 @@ from acdb_gym.core.worlds.kinds.base import (
     SeedStreams,
     World,
     check_deadline,
+    stream_generators,
 )
 from acdb_gym.core.worlds.linear import STANDARDIZE_BY_NODE_MAX_D, LinearGaussianSCM
 from acdb_gym.core.worlds.spec import LINEAR_GAUSSIAN, LevelSpec
@@ -220,7 +221,8 @@ def accepted_linear_worlds(
     Raises:
         InstanceGenerationError: a seed's world failed the check ``MAX_ATTEMPTS`` times.
     """
-    rngs = [(seed_streams.rng(GRAPH), seed_streams.rng(WEIGHTS)) for seed_streams in streams]
+    graph_rngs, weight_rngs = stream_generators([each.seed for each in streams], (GRAPH, WEIGHTS))
+    rngs = list(zip(graph_rngs, weight_rngs, strict=True))
     accepted: dict[
         int, tuple[DAG, FloatArray, LinearGaussianSCM, FloatArray, int, tuple[str, ...] | None]
     ] = {}
