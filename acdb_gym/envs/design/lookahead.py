@@ -67,6 +67,7 @@ class FreshLookahead:
         self._prepared: list[Prepared] = []
         self._used = 0
         self._size = 1
+        self._twin: np.random.Generator | None = None
 
     def forget(self) -> None:
         """Drop the batch (a seeded reset or a reset with options)."""
@@ -77,16 +78,24 @@ class FreshLookahead:
         hold the world it will draw, prepare a new batch starting with it."""
         if not self._active:
             return
-        upcoming = _next_seeds(rng, 1)[0]
+        upcoming = self._next_seeds(rng, 1)[0]
         if not (self._used < len(self._seeds) and self._seeds[self._used] == upcoming):
             used_up = bool(self._seeds) and self._used == len(self._seeds)
             self._size = min(2 * self._size, MAX_LOOKAHEAD) if used_up else 2
-            self._seeds = _next_seeds(rng, self._size)
+            self._seeds = self._next_seeds(rng, self._size)
             self._used = 0
             self._prepared = self._prepare(self._seeds)
         if self._used < len(self._prepared):
             restore(self._prepared[self._used])
         self._used += 1
+
+    def _next_seeds(self, rng: np.random.Generator, count: int) -> list[int]:
+        """The world seeds the next ``count`` fresh draws from ``rng`` will use, read from a
+        twin generator (kept between calls) put in ``rng``'s state."""
+        if self._twin is None or type(self._twin.bit_generator) is not type(rng.bit_generator):
+            self._twin = np.random.Generator(type(rng.bit_generator)())
+        self._twin.bit_generator.state = rng.bit_generator.state
+        return [int(self._twin.integers(WORLD_SEED_BOUND)) for _ in range(count)]
 
     def _prepare(self, seeds: list[int]) -> list[Prepared]:
         try:
@@ -95,10 +104,3 @@ class FreshLookahead:
             # A seed generation refuses (RuntimeError) or a sample PC refuses (ValueError):
             # its own reset meets the same error; nothing is prepared.
             return []
-
-
-def _next_seeds(rng: np.random.Generator, count: int) -> list[int]:
-    """The world seeds the next ``count`` fresh draws from ``rng`` will use, read from a copy."""
-    twin = np.random.Generator(type(rng.bit_generator)())
-    twin.bit_generator.state = rng.bit_generator.state
-    return [int(twin.integers(WORLD_SEED_BOUND)) for _ in range(count)]
