@@ -100,19 +100,28 @@ _SUMMARIES: _LRU[Summary] = _LRU(maxsize=256)
 
 
 def fingerprint(data: FloatArray) -> tuple[tuple[int, ...], bytes]:
-    """The sample's shape and a 128-bit hash of its bytes (the last one is remembered: a
-    reset asks twice about the same read-only sample)."""
-    global _last_fingerprint
-    if _last_fingerprint is not None and _last_fingerprint[0] is data:
-        return _last_fingerprint[1]
+    """The sample's shape and a 128-bit hash of its bytes. The last
+    :data:`_FINGERPRINTS_KEPT` read-only samples of cached size are remembered by identity
+    (each held, so its identity is not reused): a reset, and a batch prepared ahead of its
+    resets, ask several times about the same sample."""
+    kept = _fingerprints.get(id(data))
+    if kept is not None and kept[0] is data:
+        return kept[1]
     digest = hashlib.blake2b(np.ascontiguousarray(data).data, digest_size=16).digest()
     result = (data.shape, digest)
-    if not data.flags.writeable:  # a writable array could change under the same identity
-        _last_fingerprint = (data, result)
+    # A writable array could change under the same identity; a large one is not held.
+    if not data.flags.writeable and data.size <= _MAX_CACHED_VALUES:
+        _fingerprints[id(data)] = (data, result)
+        if len(_fingerprints) > _FINGERPRINTS_KEPT:
+            _fingerprints.popitem(last=False)
     return result
 
 
-_last_fingerprint: tuple[FloatArray, tuple[tuple[int, ...], bytes]] | None = None
+_FINGERPRINTS_KEPT = 128
+"""Samples whose fingerprint :func:`fingerprint` remembers (a vector env's resets of one step,
+a look-ahead batch)."""
+
+_fingerprints: OrderedDict[int, tuple[FloatArray, tuple[tuple[int, ...], bytes]]] = OrderedDict()
 
 
 def starting_graph(instance: Instance, estimator: str) -> PDAG:

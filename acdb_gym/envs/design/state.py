@@ -166,16 +166,18 @@ class DesignState:
         """The flat observation (see :class:`InterventionDesignEnv`); the budget fraction is
         ``budget_remaining / budget``, or 0 when ``budget`` is 0."""
         estimate = self.estimate
-        graph = estimate.directed.astype(np.float32) + 0.5 * estimate.undirected
-        intervened = np.zeros(self.n_nodes, dtype=np.float32)
-        intervened[list(self.targets)] = 1.0
-        fraction = budget_remaining / budget if budget else 0.0
-        return np.concatenate(
-            [
-                self._corr,
-                graph.ravel().astype(np.float32),
-                intervened,
-                self._shifts.ravel(),
-                np.array([fraction], dtype=np.float32),
-            ]
-        )
+        n, cells, start = self.n_nodes, self.n_nodes**2, self._corr.size
+        # Written in place: correlations, graph (1 directed, 0.5 undirected: exact in float32),
+        # intervened flags, shifts, budget fraction.
+        out = np.empty(start + 2 * cells + n + 1, dtype=np.float32)
+        out[:start] = self._corr
+        graph = out[start : start + cells].reshape(n, n)
+        graph[...] = estimate.directed
+        graph += np.float32(0.5) * estimate.undirected
+        start += cells
+        out[start : start + n] = 0.0
+        out[[start + target for target, _ in self._experiments]] = 1.0
+        start += n
+        out[start : start + cells] = self._shifts.ravel()
+        out[-1] = budget_remaining / budget if budget else 0.0
+        return out
