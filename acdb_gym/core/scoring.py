@@ -11,7 +11,6 @@ Everything is computed on boolean adjacency matrices; rewards, sweeps and report
 
 from __future__ import annotations
 
-import functools
 import math
 import operator
 import warnings
@@ -32,7 +31,7 @@ from acdb_gym.core.graphs import (
     minimum_intervention_set,
 )
 from acdb_gym.core.latent_scoring import LatentTruth, latent_scores, prf
-from acdb_gym.core.types import BoolMatrix, readonly
+from acdb_gym.core.types import BoolMatrix
 
 __all__ = [
     "LATENT_SCORE_FIELDS",
@@ -279,9 +278,8 @@ def score(
 
     adjacency = dag.adjacency
     s_dir, s_und = graph.directed, graph.undirected
-    upper = _upper_triangle(dag.n_nodes)
-    true_pairs = (adjacency | adjacency.T) & upper
-    sub_pairs = (s_dir | s_dir.T | s_und) & upper
+    true_pairs = np.triu(adjacency | adjacency.T)
+    sub_pairs = np.triu(s_dir | s_dir.T | s_und)
     base = cpdag(dag)
     essential = essential_graph(dag, sorted(set(target_list))) if target_list else base
 
@@ -423,12 +421,6 @@ def score_latent(
 
 
 # --------------------------------------------------------------------------- metric helpers
-
-
-@functools.lru_cache(maxsize=64)
-def _upper_triangle(n_nodes: int) -> BoolMatrix:
-    """The ``(n, n)`` mask of the diagonal and above (``np.triu``'s cells), read-only."""
-    return readonly(np.triu(np.ones((n_nodes, n_nodes), dtype=np.bool_)))
 
 
 def _n(mask: BoolMatrix) -> int:

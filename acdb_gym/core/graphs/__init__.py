@@ -13,7 +13,8 @@ before it):
   ``scale_free_dag``, the benchmark's graph models, and ``orient_by_order``;
 * :mod:`~acdb_gym.core.graphs.meek`: Meek's rules R1-R4 and ``meek_closure``;
 * :mod:`~acdb_gym.core.graphs.meek_many`: the closure of many consistent PDAGs at once
-  (``close_consistent_many``) and ``essential_graphs_many``;
+  (``close_consistent_many``), of many PDAGs of any kind (``close_many``) and
+  ``essential_graphs_many``;
 * :mod:`~acdb_gym.core.graphs.equivalence`: ``cpdag`` and the interventional
   ``essential_graph``;
 * :mod:`~acdb_gym.core.graphs.interventions`: ``covered_edges``,
@@ -71,6 +72,7 @@ from acdb_gym.core.graphs.meek import (
 from acdb_gym.core.graphs.meek_many import (
     MANY_MAX_NODES,
     close_consistent_many,
+    close_many,
     essential_graphs_many,
 )
 from acdb_gym.core.graphs.pag import PAG, LatentTruth, latent_truth, pag
@@ -116,6 +118,7 @@ __all__ = [
     "apply_meek_rule4",
     "best_intervention_set",
     "close_consistent_many",
+    "close_many",
     "covered_edges",
     "cpdag",
     "data_file",

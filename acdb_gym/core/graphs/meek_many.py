@@ -9,16 +9,19 @@ the same states and ends in the same closure. It is for PDAGs with a consistent 
 where no orientation closes a directed cycle (the one-graph closure's cycle-skipping branch
 never runs): a true DAG's CPDAG with true orientations added, as
 :func:`essential_graphs_many` builds. The work per graph grows as ``d^4``, so it is meant for
-small graphs (:data:`MANY_MAX_NODES`).
+small graphs (:data:`MANY_MAX_NODES`). :func:`close_many` takes any PDAGs (noisy orientations
+included): a graph whose lockstep closure holds a directed cycle is closed again on its own.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from acdb_gym.core.graphs.dag import find_cycle
+from acdb_gym.core.graphs.meek import _ALL_RULES, _close
 from acdb_gym.core.types import BoolMatrix
 
-__all__ = ["MANY_MAX_NODES", "close_consistent_many", "essential_graphs_many"]
+__all__ = ["MANY_MAX_NODES", "close_consistent_many", "close_many", "essential_graphs_many"]
 
 MANY_MAX_NODES = 16
 """Largest ``d`` the stacked closure is meant for (its R3/R4 checks hold ``(k, d, d, d)``
@@ -70,6 +73,26 @@ def close_consistent_many(
                 undirected &= ~(mask | mask.transpose(0, 2, 1))
                 changed = True
     return directed, undirected
+
+
+def close_many(directed: BoolMatrix, undirected: BoolMatrix) -> list[tuple[BoolMatrix, BoolMatrix]]:
+    """Meek's rules R1–R4 to closure on ``k`` stacked PDAGs, each result equal to
+    :func:`~acdb_gym.core.graphs.meek.meek_closure`'s arrays of that graph (the inputs are not
+    changed).
+
+    Closures only add directed edges, so a graph whose lockstep closure is acyclic never met
+    an orientation that would close a cycle: the one-graph closure went through the same
+    states (its cycle-skipping branch never ran). A graph whose lockstep closure holds a
+    cycle is closed again on its own, skipping those orientations as the one-graph closure
+    does.
+    """
+    closed_directed, closed_undirected = close_consistent_many(directed, undirected)
+    return [
+        (closed_directed[k], closed_undirected[k])
+        if find_cycle(closed_directed[k]) is None
+        else _close(directed[k], undirected[k], _ALL_RULES)
+        for k in range(directed.shape[0])
+    ]
 
 
 def _product(left: BoolMatrix, right: BoolMatrix) -> np.ndarray:

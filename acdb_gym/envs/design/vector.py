@@ -60,7 +60,7 @@ from gymnasium.vector.utils import batch_space
 from acdb_gym.core.anytime import anytime_areas, directed_f1s
 from acdb_gym.core.graphs import PDAG, cpdag, essential_graph
 from acdb_gym.core.graphs.meek import _ALL_RULES, _close
-from acdb_gym.core.graphs.meek_many import MANY_MAX_NODES, essential_graphs_many
+from acdb_gym.core.graphs.meek_many import MANY_MAX_NODES, close_many, essential_graphs_many
 from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.many_scores import GraphRows, report_of_row, score_rows
 from acdb_gym.core.scoring import SCORE_FIELDS
@@ -858,8 +858,9 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             if world.start_closure is None:
                 world.start_closure = self._estimate(i)
             self._estimate_directed[i], self._estimate_undirected[i] = world.start_closure
-        for i in slots[changed].tolist():
-            self._estimate_directed[i], self._estimate_undirected[i] = self._estimate(i)
+        moved = slots[changed].tolist()
+        for i, (directed, undirected) in zip(moved, self._estimates(moved), strict=True):
+            self._estimate_directed[i], self._estimate_undirected[i] = directed, undirected
 
     def _draw(self, slots: np.ndarray, targets: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Each world's ``n_int`` samples of ``do(target = value)``, from its own generator:
@@ -936,6 +937,30 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         # Meek's rules on the raw arrays, as meek_closure runs them (the raw state is always
         # a valid PDAG: the orienter never closes a cycle), without building PDAG objects.
         return _CLOSURES.get(key, lambda: _close(raw_d, raw_u, _ALL_RULES))
+
+    def _estimates(self, slots: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`_estimate` of each world in ``slots`` (each after an experiment), the raw
+        states not remembered closed together (:func:`~acdb_gym.core.graphs.meek_many.close_many`,
+        the same closures) on small worlds."""
+        if self.estimator == "bic" or len(slots) < 2 or self.n_nodes > MANY_MAX_NODES:
+            return [self._estimate(i) for i in slots]
+        found: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        missing: dict[tuple[int, bytes, bytes], list[int]] = {}
+        for i in slots:
+            raw_d, raw_u = self._directed[i], self._undirected[i]
+            key = (raw_d.shape[0], raw_d.tobytes(), raw_u.tobytes())  # as _estimate's
+            closure = _CLOSURES.find(key)
+            if closure is None:
+                missing.setdefault(key, []).append(i)
+            else:
+                found[i] = closure
+        if missing:
+            first = [members[0] for members in missing.values()]
+            closures = close_many(self._directed[first], self._undirected[first])
+            for (key, members), closure in zip(missing.items(), closures, strict=True):
+                _CLOSURES.put(key, closure)
+                found.update(dict.fromkeys(members, closure))
+        return [found[i] for i in slots]
 
     def _pooled_estimate(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``"bic"`` estimate of world ``i``: the pooled search on all its data, warm-
