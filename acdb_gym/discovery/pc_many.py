@@ -193,6 +193,19 @@ def _candidates(n_nodes: int, depth: int) -> tuple[IntArray, IntArray, IntArray]
     return xs, ys, sets
 
 
+@functools.lru_cache(maxsize=64)
+def _twins(n_nodes: int, depth: int) -> IntArray:
+    """For each candidate test of :func:`_candidates`, the index of the test over the same
+    pair with ``x < y`` and the same set (itself when ``x < y``)."""
+    xs, ys, sets = _candidates(n_nodes, depth)
+    rows = list(zip(xs.tolist(), ys.tolist(), sets.tolist(), strict=True))
+    index = {(x, y, *row): k for k, (x, y, row) in enumerate(rows)}
+    return np.array(
+        [index[(min(x, y), max(x, y), *row)] for x, y, row in rows],
+        dtype=np.int64,
+    )
+
+
 def _stacked_searches(
     corrs: FloatArray, n_samples: Sequence[int], alpha: float
 ) -> list[BatchedPCResult]:
@@ -215,10 +228,20 @@ def _stacked_searches(
         n_tests += runs.sum(axis=1)
         which, test = np.nonzero(runs)
         if which.size:
+            # A test and its twin (x and y swapped, the same set) share their block over
+            # [min(x, y), max(x, y), *S], so their p-value: computed once per dataset.
+            twins = _twins(n_nodes, depth)
+            needed = np.zeros_like(runs)
+            needed[which, twins[test]] = True
+            need_which, need_test = np.nonzero(needed)
+            pvalues = np.empty(runs.shape)
+            pvalues[need_which, need_test] = _stacked_pvalues(
+                corrs, samples, need_which, xs[need_test], ys[need_test], sets[need_test]
+            )
             _record_stacked(
                 adjacent,
                 sepsets,
-                _stacked_pvalues(corrs, samples, which, xs[test], ys[test], sets[test]) > alpha,
+                pvalues[which, twins[test]] > alpha,
                 (which, xs[test], ys[test], sets[test]),
                 degrees < depth - 1,
                 upper,

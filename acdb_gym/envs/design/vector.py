@@ -852,11 +852,12 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             changed[testing] = self._orient(
                 slots[testing], targets[testing], edges[testing], samples[testing]
             )
-        for i in slots[(used == 0) & ~changed].tolist():
-            world = self._worlds[i]
-            assert world is not None
-            if world.start_closure is None:
-                world.start_closure = self._estimate(i)
+        kept = [(i, self._worlds[i]) for i in slots[(used == 0) & ~changed].tolist()]
+        unclosed = [i for i, world in kept if world is not None and world.start_closure is None]
+        for i, closure in zip(unclosed, self._estimates(unclosed), strict=True):
+            self._worlds[i].start_closure = closure  # type: ignore[union-attr]
+        for i, world in kept:
+            assert world is not None and world.start_closure is not None
             self._estimate_directed[i], self._estimate_undirected[i] = world.start_closure
         moved = slots[changed].tolist()
         for i, (directed, undirected) in zip(moved, self._estimates(moved), strict=True):
