@@ -44,6 +44,21 @@ def test_the_block_holds_every_targets_do_matrix_bit_for_bit(d: int) -> None:
         np.testing.assert_array_equal(matrix, scm.do_matrix(var))
 
 
+@pytest.mark.parametrize("d", [1, 2, 6, BLOCK_MAX_D])
+def test_blocks_of_many_scms_equal_each_block(d: int) -> None:
+    from acdb_gym.core.worlds.sampler import do_matrix_blocks
+
+    base = _random_scm(d)
+    scms = [
+        LinearGaussianSCM(base.weights * scale, base.noise_std[::step])
+        for scale in (0.3, 1.0, -1.7)
+        for step in (1, -1)
+    ]
+    blocks = do_matrix_blocks(scms)
+    for scm, block in zip(scms, blocks, strict=True):
+        assert block.tobytes() == np.stack(do_matrix_block(scm)).tobytes()  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     "d", [2, 5, 10, BLOCK_MAX_D, BLOCK_MAX_D + 1, DO_MATRIX_MAX_D, DO_MATRIX_MAX_D + 1, 120]
 )

@@ -18,6 +18,7 @@ cell twice.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -133,6 +134,21 @@ def do_matrix_block(scm: LinearGaussianSCM) -> list[FloatArray | None]:
     np.subtract(scaled[None, :, :], block, out=block)
     block.reshape(d * d, d)[:: d + 1] = mixing
     return list(readonly(block))
+
+
+def do_matrix_blocks(scms: Sequence[LinearGaussianSCM]) -> FloatArray:
+    """``np.stack(do_matrix_block(scm))`` of each SCM (all of one size), as one
+    ``(k, d, d, d)`` array: the same elementwise steps on all of them at once, so the same
+    bits."""
+    d = scms[0].n_nodes
+    mixing = np.stack([scm.mixing for scm in scms])
+    mixing.reshape(len(scms), -1)[:, :: d + 1] = 1.0
+    scaled = np.stack([scm.noise_std for scm in scms])[:, :, None] * mixing
+    block = np.empty((len(scms), d, d, d))
+    np.multiply(scaled.transpose(0, 2, 1)[:, :, :, None], mixing[:, :, None, :], out=block)
+    np.subtract(scaled[:, None, :, :], block, out=block)
+    block.reshape(len(scms), d * d, d)[:, :: d + 1] = mixing
+    return block
 
 
 class FamilySampler:

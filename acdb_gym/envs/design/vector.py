@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -68,7 +68,12 @@ from acdb_gym.core.types import PANEL_ACTIVE, Panel
 from acdb_gym.core.worlds.instance import Instance
 from acdb_gym.core.worlds.kinds.base import INTERVENTIONS, stream_generators
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
-from acdb_gym.core.worlds.sampler import BLOCK_MAX_D, do_matrix_block, sampler_for
+from acdb_gym.core.worlds.sampler import (
+    BLOCK_MAX_D,
+    do_matrix_block,
+    do_matrix_blocks,
+    sampler_for,
+)
 from acdb_gym.discovery import greedy_interventional_search
 from acdb_gym.discovery._two_sample import ReferenceRows, ShiftReference, stacked_pvalues
 
@@ -153,6 +158,7 @@ class _World:
         start: PDAG,
         summaries: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ShiftReference] | None = None,
         interventions: np.random.Generator | None = None,
+        block: np.ndarray | None = None,
     ) -> None:
         if summaries is None:
             # As ShiftOrienter builds its reference: one contiguous row per variable.
@@ -171,9 +177,12 @@ class _World:
         self.star = len(instance.i_star)
         self.essentials: dict[int | bytes, tuple[np.ndarray, np.ndarray]] = {}
         # Linear-Gaussian worlds draw from every target's do-matrix (InterventionSampler's).
+        # (``block``: this block, when the caller made the blocks of many worlds at once.)
         scm = instance.scm
         self.block = (
-            np.stack(do_matrix_block(scm))  # type: ignore[arg-type]
+            block
+            if block is not None
+            else np.stack(do_matrix_block(scm))  # type: ignore[arg-type]
             if isinstance(scm, LinearGaussianSCM) and scm.n_nodes <= BLOCK_MAX_D
             else None
         )
@@ -256,9 +265,15 @@ def _new_worlds(instances: list[Instance], starts: list[PDAG]) -> list[_World]:
         strict=True,
     )
     rngs = stream_generators([instance.seed for instance in instances], (INTERVENTIONS,))[0]
+    scms = [instance.scm for instance in instances]
+    blocks: list[np.ndarray | None] = [None] * len(instances)
+    if all(isinstance(scm, LinearGaussianSCM) for scm in scms) and scms[0].n_nodes <= BLOCK_MAX_D:
+        blocks = list(do_matrix_blocks(cast(list[LinearGaussianSCM], scms)))
     return [
-        _World(instance, start, summary, rng)
-        for instance, start, summary, rng in zip(instances, starts, summaries, rngs, strict=True)
+        _World(instance, start, summary, rng, block)
+        for instance, start, summary, rng, block in zip(
+            instances, starts, summaries, rngs, blocks, strict=True
+        )
     ]
 
 
