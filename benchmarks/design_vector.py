@@ -15,7 +15,8 @@ Rows:
   closure or one score;
 * **bank, warm**: the same env after ``--warmup`` further vector steps, when the remembered
   closures and scores serve most steps (what a long training run sees);
-* **fresh**: no bank, `--fresh-envs` worlds (default: ``--envs``); every reset generates a
+* **fresh**: no bank, `--fresh-envs` worlds (default: ``--envs``), ``--repeats`` runs of
+  ``--steps / 10`` vector steps (at least 5); every reset generates a
   world and runs PC (the single env's default); the worlds that reset in one step are set up
   together (one stacked PC, stacked summaries).
 
@@ -186,7 +187,8 @@ def main() -> None:
         warm = [_timed(_random_steps(envs, steps, seed=3 + r)) for r in range(repeats)]
         fresh_envs = gym.make_vec(env_id, fresh_n, vectorization_mode="vector_entry_point")
         fresh_envs.reset(seed=0)
-        fresh = [_timed(_random_steps(fresh_envs, max(steps // 10, 5), seed=4))]
+        fresh_steps = max(steps // 10, 5)
+        fresh = [_timed(_random_steps(fresh_envs, fresh_steps, seed=4 + r)) for r in range(repeats)]
         peer = _cell(cartpole_rates)
         rows += [
             [f"env steps/s, bank of {bank_size}, cold (N={n})", _cell(cold), peer],
@@ -209,7 +211,8 @@ def main() -> None:
     print_header(
         f"The vectorized design env at training speed ({env_id}, PC estimator)",
         f"Steps per wall second (per CPU second in brackets); env rows the median of "
-        f"{repeats} runs of {steps} vector steps (cold: one run), CartPole {steps * 10} vector "
+        f"{repeats} runs of {steps} vector steps (cold: one run; fresh: of {fresh_steps}), "
+        f"CartPole {steps * 10} vector "
         f"steps per run{train_note}. Bank of {bank_size} worlds: built in "
         f"{built:.1f} s (generation + PC), loaded and verified in {loaded:.2f} s{load_note}.",
     )
