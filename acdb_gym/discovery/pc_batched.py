@@ -427,8 +427,8 @@ class _Orientation:
         """causal-learn's ``find_adj`` order: tail marks, then arrowhead marks, row by row."""
         n, adj, out = self.n_nodes, self.adjacent, self.directed
         if n <= 16:  # small: the same pairs read off the lists, without numpy's fixed cost
-            tails = [(c, r) for r in range(n) for c in range(n) if adj[r][c] and not out[c][r]]
-            return tails + [(c, r) for r in range(n) for c in range(n) if out[c][r]]
+            marks = [(c, r) for r in range(n) for c in range(n) if adj[r][c] and not out[c][r]]
+            return marks + [(c, r) for r in range(n) for c in range(n) if out[c][r]]
         adjacent = np.array(self.adjacent, dtype=np.bool_).reshape(self.n_nodes, self.n_nodes)
         directed = self.directed_matrix()
         tails = np.nonzero(adjacent & ~directed.T)

@@ -870,7 +870,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         kept = [(i, self._worlds[i]) for i in slots[(used == 0) & ~changed].tolist()]
         unclosed = [i for i, world in kept if world is not None and world.start_closure is None]
         for i, closure in zip(unclosed, self._estimates(unclosed), strict=True):
-            self._worlds[i].start_closure = closure  # type: ignore[union-attr]
+            self._worlds[i].start_closure = closure
         for i, world in kept:
             assert world is not None and world.start_closure is not None
             self._estimate_directed[i], self._estimate_undirected[i] = world.start_closure

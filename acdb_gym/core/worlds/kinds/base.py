@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias, cast
 
 import numpy as np
 from numpy.random.bit_generator import ISeedSequence
@@ -215,7 +215,7 @@ def _hashmix(values: np.ndarray, step: int, count: int) -> np.ndarray:
 
 def _mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """numpy's ``mix`` of two pool words (elementwise, modulo 2**32)."""
-    result = np.uint32(_MIX_MULT_L) * x - np.uint32(_MIX_MULT_R) * y
+    result: np.ndarray = np.uint32(_MIX_MULT_L) * x - np.uint32(_MIX_MULT_R) * y
     return result ^ (result >> np.uint32(16))
 
 
@@ -251,7 +251,7 @@ class _KnownState(ISeedSequence):
     def __init__(self, words: np.ndarray) -> None:
         self._words = words
 
-    def generate_state(self, n_words: int, dtype: type = np.uint32) -> np.ndarray:
+    def generate_state(self, n_words: int, dtype: Any = np.uint32) -> np.ndarray:
         assert n_words == 4 and np.dtype(dtype) == np.uint64
         return self._words
 
@@ -268,7 +268,7 @@ def stream_generators(
     if len(rows) < STREAMS_TOGETHER_MIN or any(not 0 <= seed < 2**64 for seed in seeds):
         return [[SeedStreams(seed).rng(index) for seed in seeds] for index in indices]
     words = _pcg64_seeds([seed for seed, _ in rows], [index for _, index in rows])
-    made = [np.random.Generator(np.random.PCG64(_KnownState(row))) for row in words]
+    made = [np.random.Generator(np.random.PCG64(cast(Any, _KnownState(row)))) for row in words]
     return [made[i * len(seeds) : (i + 1) * len(seeds)] for i in range(len(indices))]
 
 
