@@ -4,7 +4,10 @@ R²-sortability band only seeds that have an instance."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 from acdb_gym.agents.rl.training_worlds import (
     TRAIN_SEED_LOW,
@@ -16,6 +19,7 @@ from acdb_gym.core.ladders.shipped import get_level
 from acdb_gym.core.worlds.instance import OutOfBandError, generate_instance
 from acdb_gym.core.worlds.sortability import r2_sortability_of
 from acdb_gym.envs.design.env import InterventionDesignEnv
+from acdb_gym.envs.design.vector import DesignVectorEnv
 
 
 def _in_band(instance: object, band: float) -> bool:
@@ -63,3 +67,37 @@ def test_held_out_worlds_pass_over_seeds_without_an_instance() -> None:
             except OutOfBandError:
                 continue
             raise AssertionError(f"seed {seed} has an instance but was passed over")
+
+
+def test_the_vector_envs_generated_worlds_can_be_drawn_above_the_held_out_seeds() -> None:
+    envs = DesignVectorEnv(4, "L1", estimator="true_cpdag", min_world_seed=TRAIN_SEED_LOW)
+    envs.reset(seed=0)
+    first = [instance.seed for instance in envs.call("hidden_instance")]
+    # World i draws from its own generator (seed 0 + i), each seed from [low, 2**63 - 1).
+    assert first == [
+        int(np.random.default_rng(i).integers(TRAIN_SEED_LOW, 2**63 - 1)) for i in range(4)
+    ]
+    seeds = set(first)
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        masks = envs.action_masks()
+        envs.step((rng.random(masks.shape) * masks).argmax(axis=1))
+        seeds |= {instance.seed for instance in envs.call("hidden_instance")}
+    assert len(seeds) > 4 and min(seeds) >= TRAIN_SEED_LOW
+    # The default draws as the single env does: from [0, 2**63 - 1).
+    plain = DesignVectorEnv(2, "L1", estimator="true_cpdag")
+    plain.reset(seed=0)
+    assert [instance.seed for instance in plain.call("hidden_instance")] == [
+        int(np.random.default_rng(i).integers(2**63 - 1)) for i in range(2)
+    ]
+
+
+def test_a_seed_floor_must_be_a_seed_and_needs_generated_worlds(tmp_path: Path) -> None:
+    from acdb_gym.envs.design.bank import build_bank
+
+    for bad in (-1, 2**63, 1.5):
+        with pytest.raises(ValueError, match="min_world_seed must be an integer"):
+            DesignVectorEnv(2, "L1", min_world_seed=bad)  # type: ignore[arg-type]
+    bank = build_bank(tmp_path / "b", ladder="v0", level="L1", seeds=range(2**32, 2**32 + 3))
+    with pytest.raises(ValueError, match="a bank's are its own"):
+        DesignVectorEnv(2, "L1", bank=bank, min_world_seed=TRAIN_SEED_LOW)
