@@ -99,6 +99,19 @@ def test_a_band_that_accepts_almost_nothing_gives_up_naming_the_field() -> None:
         custom_manifest(narrow, 5, seconds=120)
 
 
+def test_worlds_from_a_base_seed_give_up_after_a_run_of_seeds_without_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from acdb_gym.core.worlds import instance as instance_module
+
+    monkeypatch.setattr(instance_module, "MAX_BAND_SEEDS", 5)
+    narrow = parse_level_spec(f"{PLAIN},r2_sortability_band=0.000001")
+    with pytest.raises(InstanceGenerationError, match="r2_sortability_band"):
+        instance_module.instances_from(narrow, 0, 2)
+    plain = instance_module.instances_from(parse_level_spec(PLAIN), 7, 3)
+    assert [instance.seed for instance in plain] == [7, 8, 9]
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

@@ -18,7 +18,6 @@ True
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -297,12 +296,21 @@ def instances_from(spec: LevelSpec, base: int, count: int) -> list[Instance]:
     """The instances of the first ``count`` seeds from ``base`` up that have one: seeds
     ``base .. base + count - 1`` on a level without an R²-sortability band; on a level with
     one, the seeds whose sample lies outside it are passed over (as a manifest's preflight
-    passes over them)."""
+    passes over them).
+
+    Raises:
+        InstanceGenerationError: :data:`MAX_BAND_SEEDS` seeds in a row had no instance.
+    """
     instances: list[Instance] = []
-    seed = base
+    seed, misses = base, 0
     while len(instances) < count:
-        with contextlib.suppress(OutOfBandError):
+        try:
             instances.append(generate_instance(spec, seed))
+            misses = 0
+        except OutOfBandError as error:
+            misses += 1
+            if misses == MAX_BAND_SEEDS:
+                raise InstanceGenerationError(spec, error.seed, MAX_BAND_SEEDS) from error
         seed += 1
     return instances
 
