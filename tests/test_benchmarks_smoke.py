@@ -38,6 +38,7 @@ SCRIPTS = (
     "wiring_weight_rules.py",
     "main_command.py",
     "stats_step.py",
+    "train_command.py",
 )
 WITH_PEERS = (
     "cpdag_vs_peers.py",

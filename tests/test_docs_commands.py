@@ -50,6 +50,7 @@ SMOKE_RULES: tuple[tuple[str, str], ...] = (
     (r"--instances \d+", "--instances 1"),
     (r"--custom-instances \d+", "--custom-instances 0"),
     (r"--timesteps \d+", "--timesteps 512"),
+    (r"--total-timesteps \d+", "--total-timesteps 256"),
 )
 """How a documented command is shrunk to a smoke run (pattern, replacement)."""
 

@@ -15,7 +15,7 @@ from acdb_gym.core.types import is_integer
 from acdb_gym.core.worlds.instance import (
     WORLD_SEED_BOUND,
     Instance,
-    generate_instance,
+    draw_instance,
     generate_instances,
     seeds_known_ahead,
 )
@@ -151,33 +151,38 @@ _RECENT_DRAWS: OrderedDict[tuple[object, str], tuple[Instance, Mapping[str, Any]
 _RECENT_DRAWS_KEPT = 2
 
 
-def _fresh_instance(level: Level, rng: np.random.Generator) -> Instance:
-    """``generate_instance(level.spec, rng)``, remembering the last two draws by the
-    generator's state: a reset with the same seed again (Gymnasium's checker does it a dozen
-    times; so do evaluation loops) gets the same immutable instance without regenerating it
-    (2 s at d = 1,000), and the generator is left exactly where generating leaves it."""
-    key = (level.spec, repr(rng.bit_generator.state))
+def _fresh_instance(level: Level, rng: np.random.Generator, low: int = 0) -> Instance:
+    """``draw_instance(level.spec, rng, low=low)`` (with ``low = 0``, ``generate_instance(
+    level.spec, rng)``), remembering the last two draws by the generator's state: a reset with
+    the same seed again (Gymnasium's checker does it a dozen times; so do evaluation loops)
+    gets the same immutable instance without regenerating it (2 s at d = 1,000), and the
+    generator is left exactly where generating leaves it."""
+    key = (level.spec, _state_key(rng, low))
     if key in _RECENT_DRAWS:
         instance, state_after = _RECENT_DRAWS[key]
         _RECENT_DRAWS.move_to_end(key)
         rng.bit_generator.state = state_after
         return instance
-    instance = generate_instance(level.spec, rng)
+    instance = draw_instance(level.spec, rng, low=low)
     _RECENT_DRAWS[key] = (instance, rng.bit_generator.state)
     while len(_RECENT_DRAWS) > _RECENT_DRAWS_KEPT:
         _RECENT_DRAWS.popitem(last=False)
     return instance
 
 
-def fresh_instances(level: Level, rngs: Sequence[np.random.Generator]) -> list[Instance]:
+def fresh_instances(
+    level: Level, rngs: Sequence[np.random.Generator], *, low: int = 0
+) -> list[Instance]:
     """``[choose_instance(level, None, rng) for rng in rngs]``: each generator draws its
     world's seed (or finds its recent draw, and is left where that draw left it), and the
     worlds not kept already are generated together
     (:func:`~acdb_gym.core.worlds.instance.generate_instances`); one at a time where the seeds
-    cannot be read ahead (:func:`~acdb_gym.core.worlds.instance.seeds_known_ahead`)."""
+    cannot be read ahead (:func:`~acdb_gym.core.worlds.instance.seeds_known_ahead`). With
+    ``low``, each seed is drawn from ``[low, WORLD_SEED_BOUND)`` instead
+    (:func:`~acdb_gym.core.worlds.instance.draw_instance`)."""
     if not seeds_known_ahead(level.spec):
-        return [_fresh_instance(level, rng) for rng in rngs]
-    keys = [(level.spec, repr(rng.bit_generator.state)) for rng in rngs]
+        return [_fresh_instance(level, rng, low) for rng in rngs]
+    keys = [(level.spec, _state_key(rng, low)) for rng in rngs]
     recent: dict[int, Instance] = {}
     seeds: dict[int, int] = {}
     states: dict[int, Mapping[str, Any]] = {}
@@ -188,7 +193,7 @@ def fresh_instances(level: Level, rngs: Sequence[np.random.Generator]) -> list[I
             rng.bit_generator.state = state_after
             recent[k] = instance
         else:
-            seeds[k] = int(rng.integers(WORLD_SEED_BOUND))  # generate_instance's draw
+            seeds[k] = int(rng.integers(low, WORLD_SEED_BOUND))  # draw_instance's draw
             states[k] = rng.bit_generator.state
     drawn = dict(zip(seeds, generate_instances(level.spec, list(seeds.values())), strict=True))
     instances = []
@@ -199,6 +204,12 @@ def fresh_instances(level: Level, rngs: Sequence[np.random.Generator]) -> list[I
                 _RECENT_DRAWS.popitem(last=False)
         instances.append(recent[k] if k in recent else drawn[k])
     return instances
+
+
+def _state_key(rng: np.random.Generator, low: int) -> str:
+    """What a recent draw is remembered by: the generator's state (and the seeds' floor)."""
+    state = repr(rng.bit_generator.state)
+    return state if not low else f"{low}:{state}"
 
 
 def check_level_arguments(level: object, ladder: object) -> None:

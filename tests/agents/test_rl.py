@@ -113,6 +113,34 @@ def test_ppo_without_masks_trains_too(tmp_path: Path) -> None:
     assert run_episode(gym.make("ACDB-L1-v0"), agent, manifest_index=0).score
 
 
+@pytest.mark.slow
+def test_training_on_the_native_vector_env_saves_a_policy_and_times_its_env(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("sb3_contrib")
+    config = TrainConfig(
+        out=tmp_path,
+        estimator="true_cpdag",
+        envs=4,
+        total_timesteps=256,
+        n_steps=32,
+        batch_size=64,
+        n_epochs=1,
+        eval_every=0,
+        eval_episodes=2,
+        checkpoint_every=0,
+        verbose=False,
+    )
+    result = train(config)
+    timing = json.loads((tmp_path / "timing.json").read_text())
+    assert timing["timesteps"] == 256  # 2 rollouts of 32 steps x 4 worlds
+    assert timing["env_seconds"] > 0 and 0 < timing["env_cpu_share"] < 1
+    assert json.loads((tmp_path / "config.json").read_text())["envs"] == 4
+    agent = RLAgent.load(result.model_path)
+    assert agent.metadata.algo == "maskable_ppo" and agent.metadata.timesteps == 256
+    assert run_episode(gym.make("ACDB-L1-v0"), agent, manifest_index=0).score
+
+
 def test_training_instances_never_use_manifest_or_held_out_seeds() -> None:
     env = TrainingInstances(InterventionDesignEnv("L1", estimator="true_cpdag"), seed=0)
     seeds = []
@@ -136,12 +164,16 @@ def test_help_comes_from_the_field_docstrings(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit):
         build_parser().parse_args(["--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "rollout steps per worker between updates" in text
+    assert "rollout steps per worker (or per world, with envs) between updates" in text
     assert "{maskable_ppo,ppo}" in text and "--no-verbose" in text
     config = parse_config(["--net-arch", "32", "16", "--no-verbose", "--estimator", "true_cpdag"])
     assert config.net_arch == (32, 16) and not config.verbose and config.estimator == "true_cpdag"
     with pytest.raises(ValueError, match="workers must be at least 1"):
         parse_config(["--workers", "0"])
+    with pytest.raises(ValueError, match="give envs or workers, not both"):
+        parse_config(["--envs", "8", "--workers", "2"])
+    with pytest.raises(ValueError, match="envs must be non-negative"):
+        parse_config(["--envs", "-1"])
     with pytest.raises(ValueError, match="level"):
         parse_config(["--level", "L9"])
 

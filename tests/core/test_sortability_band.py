@@ -3,6 +3,8 @@ only if its observational sample's R²-sortability lies within 0.5 ± b."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -97,6 +99,19 @@ def test_a_band_that_accepts_almost_nothing_gives_up_naming_the_field() -> None:
         custom_manifest(narrow, 5, seconds=120)
 
 
+def test_worlds_from_a_base_seed_give_up_after_a_run_of_seeds_without_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from acdb_gym.core.worlds import instance as instance_module
+
+    monkeypatch.setattr(instance_module, "MAX_BAND_SEEDS", 5)
+    narrow = parse_level_spec(f"{PLAIN},r2_sortability_band=0.000001")
+    with pytest.raises(InstanceGenerationError, match="r2_sortability_band"):
+        instance_module.instances_from(narrow, 0, 2)
+    plain = instance_module.instances_from(parse_level_spec(PLAIN), 7, 3)
+    assert [instance.seed for instance in plain] == [7, 8, 9]
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -127,3 +142,24 @@ def test_the_frontier_nl20_level_is_banded_and_its_manifest_in_the_band() -> Non
     for index in (0, 100, 199):
         instance = level.instance(index)
         assert abs(r2_sortability_of(instance.d_obs, instance.dag.adjacency) - 0.5) <= 0.1
+
+
+def test_a_bank_of_a_banded_level_leaves_out_the_seeds_without_a_world(tmp_path: Path) -> None:
+    from acdb_gym.envs.design.bank import BankError, build_bank, load_bank
+
+    spec = FRONTIER_LADDER["NL20"].spec
+    seeds = range(5_000_000, 5_000_008)
+    kept = []
+    for seed in seeds:
+        try:
+            generate_instance(spec, seed)
+        except OutOfBandError:
+            continue
+        kept.append(seed)
+    assert 0 < len(kept) < len(seeds)
+    bank = build_bank(tmp_path / "b", ladder="frontier", level="NL20", seeds=seeds)
+    assert list(bank.seeds) == kept
+    assert load_bank(tmp_path / "b", sha256=bank.sha256).seeds == bank.seeds
+    outside = [seed for seed in seeds if seed not in kept]
+    with pytest.raises(BankError, match=r"none of the \d+ seeds has a world"):
+        build_bank(tmp_path / "c", ladder="frontier", level="NL20", seeds=outside)

@@ -100,7 +100,8 @@ def train(config: TrainConfig) -> TrainResult:
     config.out.mkdir(parents=True, exist_ok=True)
     (config.out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
 
-    # 2. Environments: one design env per worker, on training-only instance seeds, timed.
+    # 2. Environments on training-only instance seeds, timed: one design env per worker, or
+    #    config.envs worlds of the native vector env in this process.
     def make_env(rank: int) -> Any:
         def thunk() -> gym.Env[np.ndarray, np.int64]:
             env = InterventionDesignEnv(
@@ -114,8 +115,18 @@ def train(config: TrainConfig) -> TrainResult:
 
         return thunk
 
-    thunks = [make_env(rank) for rank in range(config.workers)]
-    vec_env = VecMonitor(DummyVecEnv(thunks) if config.workers == 1 else SubprocVecEnv(thunks))
+    timer = _vector_env(config) if config.envs else None
+    if timer is not None:
+        vec_env = VecMonitor(timer)
+    else:
+        thunks = [make_env(rank) for rank in range(config.workers)]
+        vec_env = VecMonitor(DummyVecEnv(thunks) if config.workers == 1 else SubprocVecEnv(thunks))
+
+    def env_time(name: str) -> float:
+        """The training envs' summed ``env_seconds`` or ``env_cpu_seconds``."""
+        if timer is not None:
+            return float(getattr(timer, name))
+        return float(sum(vec_env.get_attr(name)))
 
     # 3. The model. SB3 seeds Python, NumPy and torch globally from `seed`, and the envs with
     #    seed + rank (TrainingInstances restarts its seed stream from that).
@@ -160,14 +171,14 @@ def train(config: TrainConfig) -> TrainResult:
         timesteps=model.num_timesteps,
         workers=config.workers,
         learn_seconds=time.perf_counter() - start,
-        env_seconds=float(sum(vec_env.get_attr("env_seconds"))),
+        env_seconds=env_time("env_seconds"),
         eval_seconds=evaluator.eval_seconds,
         checkpoint_seconds=evaluator.checkpoint_seconds,
     )
     if config.workers == 1:  # CPU times are per process: comparable only with in-process envs
         learn_cpu = time.process_time() - start_cpu
         overhead_cpu = evaluator.eval_cpu_seconds + evaluator.checkpoint_cpu_seconds
-        env_cpu = float(sum(vec_env.get_attr("env_cpu_seconds")))
+        env_cpu = env_time("env_cpu_seconds")
         timing.update(_cpu_timing(learn_cpu - overhead_cpu, env_cpu))
     vec_env.close()
     if not evaluator.rows or evaluator.rows[-1]["timesteps"] < model.num_timesteps:
@@ -178,6 +189,24 @@ def train(config: TrainConfig) -> TrainResult:
     plot_learning_curve(evaluator.rows, config)
     (config.out / "timing.json").write_text(json.dumps(timing, indent=2) + "\n")
     return TrainResult(model_path, tuple(evaluator.rows), timing)
+
+
+def _vector_env(config: TrainConfig) -> Any:
+    """``config.envs`` worlds of the design env's native vector env for SB3, timed: each
+    generated at its reset from a seed at or above :data:`TRAIN_SEED_LOW` drawn from its own
+    generator (world ``i``'s from ``seed + i``, as SB3 seeds a ``VecEnv``)."""
+    from acdb_gym.agents.rl.vec_env import SB3DesignVecEnv, TimedVecEnv
+
+    venv = SB3DesignVecEnv.of(
+        config.envs,
+        config.level,
+        ladder=config.ladder,
+        estimator=config.estimator,
+        shift=config.shift,
+        alpha=config.alpha,
+        min_world_seed=TRAIN_SEED_LOW,
+    )
+    return TimedVecEnv(venv)
 
 
 def _policy_class(config: TrainConfig) -> Any:

@@ -40,6 +40,10 @@ class TrainConfig:
     """environment steps of training"""
     workers: int = 1
     """parallel env processes (SubprocVecEnv); 1 runs the env in this process (DummyVecEnv)"""
+    envs: int = 0
+    """train on this many worlds stepped together as arrays in this process by the design env's
+    native vector env (fresh training worlds, as with workers; several times faster than one
+    env a worker); 0 uses --workers single envs"""
     seed: int = 0
     """seed of the model and of the training instances (worker i draws from seed + i)"""
     torch_threads: int = 1
@@ -47,7 +51,7 @@ class TrainConfig:
     learning_rate: float = 3e-4
     """Adam learning rate"""
     n_steps: int = 512
-    """rollout steps per worker between updates"""
+    """rollout steps per worker (or per world, with envs) between updates"""
     batch_size: int = 64
     """minibatch size"""
     n_epochs: int = 10
@@ -85,7 +89,12 @@ class TrainConfig:
         for name in (*positive, "n_epochs", "eval_episodes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("eval_every", "checkpoint_every", "seed"):
+        if self.envs and self.workers != 1:
+            raise ValueError(
+                f"envs steps its worlds in this process; give envs or workers, not both "
+                f"(got envs={self.envs}, workers={self.workers})"
+            )
+        for name in ("eval_every", "checkpoint_every", "seed", "envs"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be non-negative, got {getattr(self, name)}")
         if not self.net_arch or min(self.net_arch) < 1:

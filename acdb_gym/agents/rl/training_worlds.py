@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 from acdb_gym.core.ladders.shipped import Level, get_level
-from acdb_gym.core.worlds.instance import Instance, generate_instance
+from acdb_gym.core.worlds.instance import Instance, draw_instance, instances_from
 from acdb_gym.core.worlds.spec import LevelSpec
 
 __all__ = [
@@ -50,7 +50,9 @@ on it to show that it acts on sizes it never saw."""
 
 class TrainingInstances(gym.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
     """Resets the design env on instances whose seeds are drawn from ``[2**32, 2**63 - 1)``, so
-    training never meets a manifest, validation or test instance.
+    training never meets a manifest, validation or test instance (on a level with an
+    R²-sortability band, the first drawn seed that has an instance:
+    :func:`~acdb_gym.core.worlds.instance.draw_instance`).
 
     Args:
         env: a design env.
@@ -67,8 +69,7 @@ class TrainingInstances(gym.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64])
     ) -> tuple[np.ndarray, dict[str, Any]]:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        instance_seed = int(self._rng.integers(TRAIN_SEED_LOW, 2**63 - 1))
-        instance = generate_instance(self._spec, instance_seed)
+        instance = draw_instance(self._spec, self._rng, low=TRAIN_SEED_LOW)
         return self.env.reset(seed=seed, options={**(options or {}), "instance": instance})
 
 
@@ -107,7 +108,9 @@ class EnvTimer(gym.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
 
 
 def held_out_instances(level: str, base: int, count: int, *, ladder: str = "v0") -> list[Instance]:
-    """The ``count`` instances of ``level`` with seeds ``base, base + 1, ...``.
+    """The ``count`` instances of ``level`` with seeds ``base, base + 1, ...`` (on a level with
+    an R²-sortability band, the first ``count`` of those seeds that have an instance:
+    :func:`~acdb_gym.core.worlds.instance.instances_from`).
 
     Raises:
         ValueError: a seed range that reaches into the manifest seeds (below 200000).
@@ -115,4 +118,4 @@ def held_out_instances(level: str, base: int, count: int, *, ladder: str = "v0")
     if base < MANIFEST_SEED_BOUND:
         raise ValueError(f"held-out seeds must be >= {MANIFEST_SEED_BOUND}, got base {base}")
     spec = get_level(ladder, level).spec
-    return [generate_instance(spec, base + index) for index in range(count)]
+    return instances_from(spec, base, count)

@@ -76,9 +76,11 @@ __all__ = [
     "cached_generation",
     "degree_scales",
     "draw_graph",
+    "draw_instance",
     "generate_instance",
     "generate_instances",
     "instance_slack",
+    "instances_from",
     "keep_instance",
     "seeds_known_ahead",
 ]
@@ -240,7 +242,7 @@ def generate_instance(
         GenerationDeadlineError: ``deadline`` passed first.
     """
     if isinstance(seed, np.random.Generator):
-        return _drawn_in_band(spec, seed, deadline)
+        return draw_instance(spec, seed, deadline=deadline)
     if int(seed) < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
     seed = int(seed)
@@ -268,15 +270,50 @@ def seeds_known_ahead(spec: LevelSpec) -> bool:
     return not spec.r2_sortability_band
 
 
-def _drawn_in_band(spec: LevelSpec, rng: np.random.Generator, deadline: float | None) -> Instance:
-    """The instance of the first seed drawn from ``rng`` that has one: the first seed on a
-    level without a band, else the first whose sample lies in the band."""
+def draw_instance(
+    spec: LevelSpec, rng: np.random.Generator, *, low: int = 0, deadline: float | None = None
+) -> Instance:
+    """The instance of the first seed drawn from ``rng`` (each ``rng.integers(low,
+    WORLD_SEED_BOUND)``) that has one: the first seed on a level without an R²-sortability
+    band, else the first whose sample lies in the band (:data:`MAX_BAND_SEEDS` at most).
+    ``generate_instance(spec, rng)`` is ``draw_instance(spec, rng)``; a trainer that must never
+    meet a held-out seed draws above them with ``low``.
+
+    Raises:
+        InstanceGenerationError: no seed of :data:`MAX_BAND_SEEDS` had an instance, or a draw
+            failed the faithfulness check in ``MAX_ATTEMPTS``.
+        GenerationDeadlineError: ``deadline`` passed first.
+    """
     for _ in range(1 if seeds_known_ahead(spec) else MAX_BAND_SEEDS):
+        seed = int(rng.integers(low, WORLD_SEED_BOUND))
         try:
-            return generate_instance(spec, int(rng.integers(WORLD_SEED_BOUND)), deadline=deadline)
+            return generate_instance(spec, seed, deadline=deadline)
         except OutOfBandError as error:
             last = error
     raise InstanceGenerationError(spec, last.seed, MAX_BAND_SEEDS) from last
+
+
+def instances_from(spec: LevelSpec, base: int, count: int) -> list[Instance]:
+    """The instances of the first ``count`` seeds from ``base`` up that have one: seeds
+    ``base .. base + count - 1`` on a level without an R²-sortability band; on a level with
+    one, the seeds whose sample lies outside it are passed over (as a manifest's preflight
+    passes over them).
+
+    Raises:
+        InstanceGenerationError: :data:`MAX_BAND_SEEDS` seeds in a row had no instance.
+    """
+    instances: list[Instance] = []
+    seed, misses = base, 0
+    while len(instances) < count:
+        try:
+            instances.append(generate_instance(spec, seed))
+            misses = 0
+        except OutOfBandError as error:
+            misses += 1
+            if misses == MAX_BAND_SEEDS:
+                raise InstanceGenerationError(spec, error.seed, MAX_BAND_SEEDS) from error
+        seed += 1
+    return instances
 
 
 _CACHE_MAX_SAMPLE_SIZE = 20_000

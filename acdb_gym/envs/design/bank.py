@@ -57,7 +57,12 @@ from acdb_gym.core.ladders.shipped import Level, get_level
 from acdb_gym.core.scripts import OneLineParser, run_script
 from acdb_gym.core.types import readonly
 from acdb_gym.core.worlds.acceptance import PARTIAL_CORRELATION
-from acdb_gym.core.worlds.instance import Instance, allowed_targets, generate_instance
+from acdb_gym.core.worlds.instance import (
+    Instance,
+    OutOfBandError,
+    allowed_targets,
+    generate_instance,
+)
 from acdb_gym.discovery import pc_cpdag
 from acdb_gym.envs.design.bank_files import (
     ARRAYS_FILE as _ARRAYS,
@@ -146,15 +151,17 @@ def build_bank(
         path: the bank directory (must not exist unless ``overwrite``).
         ladder, level: a shipped level, e.g. ``"v0"``, ``"L1"``.
         seeds: non-negative, distinct instance seeds (use generated seeds, not the manifest's
-            evaluation indices, for training).
+            evaluation indices, for training). On a level with an R²-sortability band, a
+            seed whose sample lies outside it has no world and is left out (the bank's
+            ``seeds`` say which were kept).
         overwrite: replace an existing bank at ``path``.
 
     Returns:
         The bank, as :func:`load_bank` would return it.
 
     Raises:
-        BankError: an unsupported level, no seeds, repeated or negative seeds, or ``path``
-            exists and ``overwrite`` is False.
+        BankError: an unsupported level, no seeds, repeated or negative seeds, no seed with a
+            world, or ``path`` exists and ``overwrite`` is False.
     """
     target = Path(path)
     chosen = get_level(ladder, level)
@@ -166,7 +173,8 @@ def build_bank(
         raise BankError("seeds must be distinct non-negative integers")
     if target.exists() and not overwrite:
         raise BankError(f"{target} exists; pass overwrite=True to replace it")
-    instances = [generate_instance(chosen.spec, seed) for seed in seed_list]
+    instances = _worlds_of(chosen, seed_list)
+    seed_list = [instance.seed for instance in instances]
     starts = [pc_cpdag(instance.d_obs) for instance in instances]
     arrays = _arrays(instances, starts)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -195,6 +203,23 @@ def build_bank(
         raise
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return InstanceBank(chosen, tuple(instances), tuple(starts), target, digest)
+
+
+def _worlds_of(level: Level, seeds: Sequence[int]) -> list[Instance]:
+    """The worlds of ``seeds``, passing over those whose sample lies outside the level's
+    R²-sortability band (they have no world)."""
+    instances = []
+    for seed in seeds:
+        try:
+            instances.append(generate_instance(level.spec, seed))
+        except OutOfBandError:
+            continue
+    if not instances:
+        raise BankError(
+            f"none of the {len(seeds)} seeds has a world of level {level.name} of ladder "
+            f"{level.ladder}: every sample lies outside its R²-sortability band"
+        )
+    return instances
 
 
 def bank_digest(path: str | os.PathLike[str]) -> str:

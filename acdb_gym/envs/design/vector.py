@@ -64,8 +64,8 @@ from acdb_gym.core.graphs.meek_many import MANY_MAX_NODES, close_many, essential
 from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.many_scores import GraphRows, report_of_row, score_rows
 from acdb_gym.core.scoring import SCORE_FIELDS
-from acdb_gym.core.types import PANEL_ACTIVE, Panel
-from acdb_gym.core.worlds.instance import Instance
+from acdb_gym.core.types import PANEL_ACTIVE, Panel, is_integer
+from acdb_gym.core.worlds.instance import WORLD_SEED_BOUND, Instance
 from acdb_gym.core.worlds.kinds.base import INTERVENTIONS, stream_generators
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
 from acdb_gym.core.worlds.sampler import (
@@ -334,6 +334,9 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         reward: as the single env's.
         bank: draw every reset's world from this bank (of the same level) instead of
             generating one; the ``"pc"`` estimator then starts from the bank's stored CPDAG.
+        min_world_seed: without a bank, each world generated at a reset has its seed drawn
+            from ``[min_world_seed, 2**63 - 1)`` (default 0: as the single env draws it). The RL
+            trainer passes ``2**32``, so training never meets a held-out world.
         autoreset_mode: ``"next_step"`` (Gymnasium's default: the step after an episode's end
             resets that world and ignores its action) or ``"same_step"`` (reset at once; the
             last observation and info are in ``info["final_obs"]`` / ``info["final_info"]``).
@@ -374,6 +377,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         panel: Panel = PANEL_ACTIVE,
         reward: RewardName = "directed_f1",
         bank: InstanceBank | None = None,
+        min_world_seed: int = 0,
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
     ) -> None:
@@ -412,6 +416,13 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
                 f"bank holds worlds of {bank.level.ladder} {bank.level.name}, "
                 f"not of {self.level.ladder} {self.level.name}"
             )
+        if not is_integer(min_world_seed) or not 0 <= min_world_seed < WORLD_SEED_BOUND:
+            raise ValueError(
+                f"min_world_seed must be an integer in [0, 2**63 - 1), got {min_world_seed!r}"
+            )
+        if min_world_seed and bank is not None:
+            raise ValueError("min_world_seed applies to generated worlds; a bank's are its own")
+        self.min_world_seed = int(min_world_seed)
         d = self.level.spec.d
         if observation == "graph" and (not isinstance(max_nodes, int) or max_nodes < d):
             raise ValueError(f"max_nodes must be an integer >= d = {d}, got {max_nodes!r}")
@@ -749,7 +760,7 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
             return [self._world_for(i) for i in slots]
         rngs = [self._np_randoms[i] for i in slots]
         assert all(rng is not None for rng in rngs)
-        instances = fresh_instances(self.level, rngs)  # type: ignore[arg-type]
+        instances = fresh_instances(self.level, rngs, low=self.min_world_seed)  # type: ignore[arg-type]
         starts = starting_graphs(instances, self.estimator)
         return _new_worlds(instances, starts)
 
