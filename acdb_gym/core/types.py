@@ -40,5 +40,5 @@ def is_integer(value: object) -> TypeGuard[int | np.integer[Any]]:
 
 def readonly(array: np.ndarray) -> np.ndarray:
     """Return ``array`` itself after clearing its write flag (callers pass a private copy)."""
-    array.flags.writeable = False
+    array.setflags(write=False)  # as ``flags.writeable = False``, without the flags object
     return array

@@ -200,7 +200,7 @@ class DAG:
     @property
     def n_edges(self) -> int:
         """Number of edges."""
-        return int(self.adjacency.sum())
+        return int(np.count_nonzero(self.adjacency))
 
     def edges(self) -> list[Edge]:
         """All edges ``(i, j)`` meaning ``i -> j``, in row-major order."""

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
 
 import numpy as np
@@ -64,10 +65,42 @@ def cpdag(dag: DAG) -> PDAG:
 
 
 def _compute_cpdag(dag: DAG) -> PDAG:
+    n = dag.n_nodes
+    if n <= _LIST_MAX_NODES:
+        # Small: the parent sets and Kahn's order read off Python lists, without numpy's
+        # fixed cost per call (the same labelling, so the same CPDAG).
+        rows = dag.adjacency.tolist()
+        parents = [{tail for tail in range(n) if rows[tail][head]} for head in range(n)]
+        if sum(map(len, parents)) <= _LABEL_MAX_EDGES_PER_NODE * n:
+            return _labelled_pdag(n, parents, _kahn_order(rows, parents))
+        return _cpdag_by_meek_rules(dag.adjacency)
     tails, heads = _nonzero(dag.adjacency)
-    if tails.size <= _LABEL_MAX_EDGES_PER_NODE * dag.n_nodes:
-        return _cpdag_by_edge_labels(dag.n_nodes, tails, heads)
+    if tails.size <= _LABEL_MAX_EDGES_PER_NODE * n:
+        return _cpdag_by_edge_labels(n, tails, heads)
     return _cpdag_by_meek_rules(dag.adjacency)
+
+
+_LIST_MAX_NODES = 16
+"""Up to this many nodes, :func:`cpdag` reads the DAG as Python lists."""
+
+
+def _kahn_order(rows: list[list[bool]], parents: list[set[int]]) -> list[int]:
+    """:func:`_topological_order` of the DAG with adjacency rows ``rows`` (smallest ready
+    index first), from Python lists."""
+    n = len(rows)
+    indegree = [len(into) for into in parents]
+    ready = [v for v in range(n) if not indegree[v]]  # ascending: already a heap
+    order: list[int] = []
+    while ready:
+        node = heapq.heappop(ready)
+        order.append(node)
+        row = rows[node]
+        for child in range(n):
+            if row[child]:
+                indegree[child] -= 1
+                if not indegree[child]:
+                    heapq.heappush(ready, child)
+    return order
 
 
 def _cpdag_by_meek_rules(adjacency: BoolMatrix) -> PDAG:
@@ -96,7 +129,12 @@ def _cpdag_by_edge_labels(n: int, tails: IntArray, heads: IntArray) -> PDAG:
         parents[head].add(tail)
     order_array = _topological_order(n, tails, heads)
     assert order_array is not None  # a DAG
-    order = order_array.tolist()
+    return _labelled_pdag(n, parents, order_array.tolist())
+
+
+def _labelled_pdag(n: int, parents: list[set[int]], order: list[int]) -> PDAG:
+    """:func:`_cpdag_by_edge_labels`'s pass, given each node's parents and a topological
+    ``order``."""
     rank = [0] * n
     for position, node in enumerate(order):
         rank[node] = position
@@ -121,6 +159,17 @@ def _cpdag_by_edge_labels(n: int, tails: IntArray, heads: IntArray) -> PDAG:
         else:
             lines.extend((z, y) for z in into_y - compelled_y)
         arrows.extend((w, y) for w in compelled_y)
+    if n <= _LIST_MAX_NODES:  # small: the matrices filled as flat lists, made by one call each
+        directed_cells = [False] * (n * n)
+        undirected_cells = [False] * (n * n)
+        for tail, head in arrows:
+            directed_cells[tail * n + head] = True
+        for tail, head in lines:
+            undirected_cells[tail * n + head] = undirected_cells[head * n + tail] = True
+        return PDAG._valid(
+            np.array(directed_cells, dtype=np.bool_).reshape(n, n),
+            np.array(undirected_cells, dtype=np.bool_).reshape(n, n),
+        )
     directed = np.zeros((n, n), dtype=np.bool_)
     undirected = np.zeros((n, n), dtype=np.bool_)
     if arrows:

@@ -142,10 +142,16 @@ def bic_start(data: FloatArray) -> PDAG:
     return greedy_interventional_search(data, [], penalty=2.0).essential_graph
 
 
-def starting_graphs(instances: Sequence[Instance], estimator: str) -> list[PDAG]:
+def starting_graphs(
+    instances: Sequence[Instance], estimator: str, *, cached: bool = True
+) -> list[PDAG]:
     """:func:`starting_graph` of every instance, in order: for ``"pc"``, the samples whose
     graph is not cached run PC together (:func:`~acdb_gym.discovery.pc_cpdag_many`, the same
-    graphs as one at a time), and the cache then serves and keeps each as one call would."""
+    graphs as one at a time), and the cache then serves and keeps each as one call would.
+    With ``cached=False`` (worlds new to the process, not met again), PC runs on every sample
+    and the cache is neither read nor filled: the same graphs, without hashing the samples."""
+    if estimator == "pc" and not cached and len(instances) >= 2:
+        return pc_cpdag_many([instance.d_obs for instance in instances])
     if estimator != "pc" or len(instances) < 2:
         return [starting_graph(instance, estimator) for instance in instances]
     keys = [_start_key(instance) for instance in instances]

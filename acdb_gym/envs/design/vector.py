@@ -761,7 +761,8 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         rngs = [self._np_randoms[i] for i in slots]
         assert all(rng is not None for rng in rngs)
         instances = fresh_instances(self.level, rngs, low=self.min_world_seed)  # type: ignore[arg-type]
-        starts = starting_graphs(instances, self.estimator)
+        # Fresh worlds: seeds from a 2^63 range, so the start cache would only hash samples.
+        starts = starting_graphs(instances, self.estimator, cached=False)
         return _new_worlds(instances, starts)
 
     def _world_for(self, i: int) -> _World:
