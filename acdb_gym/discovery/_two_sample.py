@@ -77,6 +77,11 @@ class ShiftReference:
         (C-contiguous, as the constructor takes each), and reference ``i`` equals
         ``ShiftReference(rows[i])`` bit for bit (every summary is a reduction along one
         contiguous row, so stacking changes no last bit); each keeps its block by reference."""
+        return cls._many(rows)[1]
+
+    @classmethod
+    def _many(cls, rows: FloatArray) -> tuple[_Group, list[ShiftReference]]:
+        """:meth:`many`'s references and the stacked group they are parts of."""
         k, d, n = rows.shape
         group = _Group.of(rows.reshape(k * d, n))
         references = []
@@ -93,7 +98,7 @@ class ShiftReference:
                 size=n,
             )
             references.append(reference)
-        return references
+        return group, references
 
     def pvalues(self, rows: FloatArray) -> FloatArray:
         """:func:`acdb_gym.discovery.shift.shift_pvalues` of every variable against ``rows``
@@ -156,6 +161,27 @@ class ReferenceRows:
         group = reference._obs
         floats = np.concatenate([group.rows[:, 0], group.mean, group.var, group.deviations.ravel()])
         return floats, np.concatenate([group.deviations_constant, group.constant])
+
+    @staticmethod
+    def many(rows: FloatArray) -> tuple[list[ShiftReference], FloatArray, BoolMatrix]:
+        """``ShiftReference.many(rows)`` and the :meth:`record` of each reference, the
+        records made stacked: row ``i`` of the floats and of the flags is ``record(i)``'s
+        (the same values, concatenated in the same order)."""
+        k, d, n = rows.shape
+        group, references = ShiftReference._many(rows)
+        floats = np.concatenate(
+            [
+                group.rows[:, 0].reshape(k, d),
+                group.mean.reshape(k, d),
+                group.var.reshape(k, d),
+                group.deviations.reshape(k, d * n),
+            ],
+            axis=1,
+        )
+        flags = np.concatenate(
+            [group.deviations_constant.reshape(k, d), group.constant.reshape(k, d)], axis=1
+        )
+        return references, floats, flags
 
     def put(self, slots: np.ndarray, records: Sequence[tuple[FloatArray, BoolMatrix]]) -> None:
         """Hold ``records[i]`` (:meth:`record`) in slot ``slots[i]``.

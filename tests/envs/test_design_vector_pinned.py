@@ -121,6 +121,47 @@ def test_stacked_world_summaries_equal_one_at_a_time(ladder: str, level: str) ->
         )
 
 
+@pytest.mark.parametrize(("ladder", "level"), [("v0", "L1"), ("v0", "L5"), ("v1", "L2")])
+def test_stacked_world_records_equal_one_at_a_time(ladder: str, level: str) -> None:
+    """The records a batch of fresh worlds gets stacked (floats, flags, integers, the shift
+    tests' record, the truth's CPDAG) are, bit for bit, what each world alone gets."""
+    from acdb_gym.discovery._two_sample import ReferenceRows
+    from acdb_gym.envs.design.vector import _new_worlds, _World
+
+    spec = get_level(ladder, level).spec
+    instances = [generate_instance(spec, 920_000 + i) for i in range(9)]
+    starts = cache.starting_graphs(instances, "pc", cached=False)
+    assert all(
+        start.directed.tobytes() == cache.starting_graph(instance, "pc").directed.tobytes()
+        and start.undirected.tobytes() == cache.starting_graph(instance, "pc").undirected.tobytes()
+        for instance, start in zip(instances, starts, strict=True)
+    )
+    for instance, start, world in zip(
+        instances, starts, _new_worlds(instances, starts), strict=True
+    ):
+        alone = _World(instance, start)
+        for name in ("floats", "flags", "ints", "scale", "mean", "sd", "correlations"):
+            got, want = getattr(world, name), getattr(alone, name)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), name
+        for name in ("base_directed", "base_undirected", "start_directed", "start_undirected"):
+            assert getattr(world, name).tobytes() == getattr(alone, name).tobytes(), name
+        assert world.rng_state == alone.rng_state
+        if alone.reference_record is None:
+            assert world.reference_record is None
+        else:
+            assert world.reference_record is not None
+            for got, want in zip(world.reference_record, alone.reference_record, strict=True):
+                assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+        assert all(
+            got.tobytes() == want.tobytes()
+            for got, want in zip(
+                ReferenceRows.record(world.reference),
+                ReferenceRows.record(alone.reference),
+                strict=True,
+            )
+        )
+
+
 @pytest.mark.parametrize("limit", ["_STACKED_MAX_VALUES", "STACKED_MAX_NODES"])
 def test_the_per_world_paths_match_the_pinned_digest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: str

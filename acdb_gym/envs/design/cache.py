@@ -42,6 +42,7 @@ __all__ = [
     "moments",
     "prepare",
     "restore",
+    "stacked_moment_arrays",
     "stacked_moments",
     "starting_graph",
     "starting_graphs",
@@ -240,13 +241,22 @@ def stacked_moments(data: FloatArray) -> list[tuple[FloatArray, FloatArray, np.n
     equal to it bit for bit: the means and standard deviations reduce each sample's rows in
     the same order stacked as alone, and the correlation matrices are ``np.corrcoef``'s steps
     on all samples at once (:func:`~acdb_gym.discovery.pc_many.stacked_correlations`)."""
-    count, _, n_nodes = data.shape
+    means, sds, correlations = stacked_moment_arrays(data)
+    return [
+        (readonly(means[k]), readonly(sds[k]), readonly(correlations[k]))
+        for k in range(data.shape[0])
+    ]
+
+
+def stacked_moment_arrays(data: FloatArray) -> tuple[FloatArray, FloatArray, np.ndarray]:
+    """:func:`stacked_moments` as three stacked arrays (row ``k`` of each: sample ``k``'s
+    means, standard deviations and correlations), writable."""
     means = data.mean(axis=1)
     sds = data.std(axis=1, ddof=1)
-    rows, columns = np.triu_indices(n_nodes, 1)
+    rows, columns = np.triu_indices(data.shape[2], 1)
     upper = stacked_correlations(data)[:, rows, columns]
     correlations = np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)
-    return [(readonly(means[k]), readonly(sds[k]), readonly(correlations[k])) for k in range(count)]
+    return means, sds, correlations
 
 
 @dataclass(frozen=True, eq=False)

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import gymnasium as gym
 import numpy as np
@@ -64,7 +64,7 @@ from acdb_gym.core.graphs.meek_many import MANY_MAX_NODES, close_many, essential
 from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.many_scores import GraphRows, report_of_row, score_rows
 from acdb_gym.core.scoring import SCORE_FIELDS
-from acdb_gym.core.types import PANEL_ACTIVE, Panel, is_integer
+from acdb_gym.core.types import PANEL_ACTIVE, Panel, is_integer, readonly
 from acdb_gym.core.worlds.instance import WORLD_SEED_BOUND, Instance
 from acdb_gym.core.worlds.kinds.base import INTERVENTIONS, stream_generators
 from acdb_gym.core.worlds.linear import LinearGaussianSCM
@@ -90,7 +90,7 @@ from acdb_gym.envs.design.bank import InstanceBank
 from acdb_gym.envs.design.cache import (
     _LRU,
     moments,
-    stacked_moments,
+    stacked_moment_arrays,
     starting_graph,
     starting_graphs,
 )
@@ -159,6 +159,7 @@ class _World:
         summaries: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ShiftReference] | None = None,
         interventions: np.random.Generator | None = None,
         block: np.ndarray | None = None,
+        records: _Records | None = None,
     ) -> None:
         if summaries is None:
             # As ShiftOrienter builds its reference: one contiguous row per variable.
@@ -188,7 +189,7 @@ class _World:
         )
         self.mean = mean
         self.sd = sd
-        self.scale = np.where(sd > 0, sd, 1.0)
+        self.scale = np.where(sd > 0, sd, 1.0) if records is None else records.scale
         self.correlations = correlations
         # The nodes an experiment exists for (all, unless the level restricts the targets).
         self.allowed = np.ones(instance.n_nodes, dtype=bool)
@@ -203,11 +204,21 @@ class _World:
         self.start_closure: tuple[np.ndarray, np.ndarray] | None = None  # Meek's, on first use
         # Everything a reset copies into the env's per-world arrays, as three records (so a
         # reset of many worlds is a few stacked copies): floats, flags and integers.
+        # (``records``: the floats, integers and reference record, when the caller made
+        # those of many worlds at once.)
         d = instance.n_nodes
         stacked = d <= STACKED_MAX_NODES
-        self.floats = np.concatenate(
-            [self.mean, self.sd, self.scale]
-            + ([np.zeros(d**3) if self.block is None else self.block.ravel()] if stacked else [])
+        self.floats = (
+            np.concatenate(
+                [self.mean, self.sd, self.scale]
+                + (
+                    [np.zeros(d**3) if self.block is None else self.block.ravel()]
+                    if stacked
+                    else []
+                )
+            )
+            if records is None
+            else records.floats
         )
         self.flags = np.concatenate(
             [self.allowed]
@@ -222,8 +233,11 @@ class _World:
                 )
             ]
         )
-        self.ints = np.array([self.budget, self.star, instance.seed], dtype=np.int64)
-        self.reference_record = ReferenceRows.record(self.reference) if stacked else None
+        if records is None:
+            self.ints = np.array([self.budget, self.star, instance.seed], dtype=np.int64)
+            self.reference_record = ReferenceRows.record(self.reference) if stacked else None
+        else:
+            self.ints, self.reference_record = records.ints, records.reference
 
     def essential(self, key: int | bytes, touched: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The interventional essential graph (directed, undirected) of the target set
@@ -253,27 +267,59 @@ def _bank_worlds(bank: InstanceBank, estimator: str) -> list[_World | None]:
     return _BANK_WORLDS.setdefault(bank, {}).setdefault(estimator, [None] * len(bank))
 
 
+class _Records(NamedTuple):
+    """A world's safe scales and reference record, and its :class:`_World` float and integer
+    records, made stacked with other worlds' (rows of shared arrays, the same values)."""
+
+    scale: np.ndarray
+    floats: np.ndarray
+    ints: np.ndarray
+    reference: tuple[np.ndarray, np.ndarray] | None
+
+
 def _new_worlds(instances: list[Instance], starts: list[PDAG]) -> list[_World]:
-    """The :class:`_World` of each instance, their summaries computed stacked (moments and
-    shift-test references bit for bit as one at a time) when the samples share a shape."""
+    """The :class:`_World` of each instance, their summaries and records computed stacked
+    (moments, shift-test references and records bit for bit as one at a time) when the
+    samples share a shape."""
     if len(instances) < 2 or len({instance.d_obs.shape for instance in instances}) > 1:
         return [_World(instance, start) for instance, start in zip(instances, starts, strict=True)]
     data = np.stack([instance.d_obs for instance in instances])
-    summaries = zip(
-        stacked_moments(data),
-        ShiftReference.many(np.ascontiguousarray(data.transpose(0, 2, 1))),
-        strict=True,
+    k, _, d = data.shape
+    means, sds, correlations = stacked_moment_arrays(data)
+    references, reference_floats, reference_flags = ReferenceRows.many(
+        np.ascontiguousarray(data.transpose(0, 2, 1))
     )
     rngs = stream_generators([instance.seed for instance in instances], (INTERVENTIONS,))[0]
     scms = [instance.scm for instance in instances]
-    blocks: list[np.ndarray | None] = [None] * len(instances)
+    blocks: np.ndarray | None = None
     if all(isinstance(scm, LinearGaussianSCM) for scm in scms) and scms[0].n_nodes <= BLOCK_MAX_D:
-        blocks = list(do_matrix_blocks(cast(list[LinearGaussianSCM], scms)))
+        blocks = do_matrix_blocks(cast(list[LinearGaussianSCM], scms))
+    scales = np.where(sds > 0, sds, 1.0)
+    stacked = d <= STACKED_MAX_NODES
+    floats = np.concatenate(
+        [means, sds, scales]
+        + ([np.zeros((k, d**3)) if blocks is None else blocks.reshape(k, -1)] if stacked else []),
+        axis=1,
+    )
+    ints = np.array(
+        [[instance.budget, len(instance.i_star), instance.seed] for instance in instances],
+        dtype=np.int64,
+    )
     return [
-        _World(instance, start, summary, rng, block)
-        for instance, start, summary, rng, block in zip(
-            instances, starts, summaries, rngs, blocks, strict=True
+        _World(
+            instance,
+            start,
+            ((readonly(means[j]), readonly(sds[j]), readonly(correlations[j])), references[j]),
+            rngs[j],
+            None if blocks is None else blocks[j],
+            _Records(
+                scales[j],
+                floats[j],
+                ints[j],
+                (reference_floats[j], reference_flags[j]) if stacked else None,
+            ),
         )
+        for j, (instance, start) in enumerate(zip(instances, starts, strict=True))
     ]
 
 
