@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable
 
 import numpy as np
@@ -66,13 +65,10 @@ def cpdag(dag: DAG) -> PDAG:
 
 def _compute_cpdag(dag: DAG) -> PDAG:
     n = dag.n_nodes
-    if n <= _LIST_MAX_NODES:
-        # Small: the parent sets and Kahn's order read off Python lists, without numpy's
-        # fixed cost per call (the same labelling, so the same CPDAG).
-        rows = dag.adjacency.tolist()
-        parents = [{tail for tail in range(n) if rows[tail][head]} for head in range(n)]
-        if sum(map(len, parents)) <= _LABEL_MAX_EDGES_PER_NODE * n:
-            return _labelled_pdag(n, parents, _kahn_order(rows, parents))
+    if n <= _BITS_MAX_NODES:
+        small = _cpdag_by_parent_bits(dag.adjacency.tolist())
+        if small is not None:
+            return small
         return _cpdag_by_meek_rules(dag.adjacency)
     tails, heads = _nonzero(dag.adjacency)
     if tails.size <= _LABEL_MAX_EDGES_PER_NODE * n:
@@ -80,27 +76,79 @@ def _compute_cpdag(dag: DAG) -> PDAG:
     return _cpdag_by_meek_rules(dag.adjacency)
 
 
-_LIST_MAX_NODES = 16
-"""Up to this many nodes, :func:`cpdag` reads the DAG as Python lists."""
+_BITS_MAX_NODES = 16
+"""Up to this many nodes, :func:`cpdag` labels the edges on parent sets held as bit masks."""
 
 
-def _kahn_order(rows: list[list[bool]], parents: list[set[int]]) -> list[int]:
-    """:func:`_topological_order` of the DAG with adjacency rows ``rows`` (smallest ready
-    index first), from Python lists."""
+def _cpdag_by_parent_bits(rows: list[list[bool]]) -> PDAG | None:
+    """:func:`_cpdag_by_edge_labels` on the DAG with adjacency rows ``rows``, its parent sets
+    held as Python bit masks (no numpy call but the two results'); None when the DAG has more
+    than :data:`_LABEL_MAX_EDGES_PER_NODE` edges per node (the matrix route's graphs).
+
+    Any topological order gives the same (unique) CPDAG; this one places, pass by pass, every
+    node whose parents are all placed."""
     n = len(rows)
-    indegree = [len(into) for into in parents]
-    ready = [v for v in range(n) if not indegree[v]]  # ascending: already a heap
+    parents = [0] * n
+    edges = 0
+    for tail, row in enumerate(rows):
+        bit = 1 << tail
+        for head in range(n):
+            if row[head]:
+                parents[head] |= bit
+                edges += 1
+    if edges > _LABEL_MAX_EDGES_PER_NODE * n:
+        return None
     order: list[int] = []
-    while ready:
-        node = heapq.heappop(ready)
-        order.append(node)
-        row = rows[node]
-        for child in range(n):
-            if row[child]:
-                indegree[child] -= 1
-                if not indegree[child]:
-                    heapq.heappush(ready, child)
-    return order
+    placed = 0
+    waiting = list(range(n))
+    while waiting:
+        later = []
+        for node in waiting:
+            if parents[node] & ~placed:
+                later.append(node)
+            else:
+                order.append(node)
+                placed |= 1 << node
+        waiting = later
+    rank = [0] * n
+    for position, node in enumerate(order):
+        rank[node] = position
+    compelled = [0] * n  # compelled w -> y, by y, as masks of w
+    directed = [False] * (n * n)
+    undirected = [False] * (n * n)
+    for y in order:
+        into_y = parents[y]
+        if not into_y:
+            continue
+        x, latest, rest = -1, -1, into_y  # the parent latest in the order
+        while rest:
+            low = rest & -rest
+            node = low.bit_length() - 1
+            if rank[node] > latest:
+                x, latest = node, rank[node]
+            rest ^= low
+        into_x = compelled[x]
+        # (a) a compelled w -> x with w not a parent of y, or (b) a v-structure at y: all
+        # compelled; else the compelled w -> x give w -> y and the others are reversible.
+        if into_x & ~into_y or into_y & ~(1 << x) & ~parents[x]:
+            compelled[y] = into_y
+        else:
+            compelled[y] = into_x
+            rest = into_y & ~into_x
+            while rest:
+                low = rest & -rest
+                node = low.bit_length() - 1
+                undirected[node * n + y] = undirected[y * n + node] = True
+                rest ^= low
+        rest = compelled[y]
+        while rest:
+            low = rest & -rest
+            directed[(low.bit_length() - 1) * n + y] = True
+            rest ^= low
+    return PDAG._valid(
+        np.array(directed, dtype=np.bool_).reshape(n, n),
+        np.array(undirected, dtype=np.bool_).reshape(n, n),
+    )
 
 
 def _cpdag_by_meek_rules(adjacency: BoolMatrix) -> PDAG:
@@ -129,12 +177,7 @@ def _cpdag_by_edge_labels(n: int, tails: IntArray, heads: IntArray) -> PDAG:
         parents[head].add(tail)
     order_array = _topological_order(n, tails, heads)
     assert order_array is not None  # a DAG
-    return _labelled_pdag(n, parents, order_array.tolist())
-
-
-def _labelled_pdag(n: int, parents: list[set[int]], order: list[int]) -> PDAG:
-    """:func:`_cpdag_by_edge_labels`'s pass, given each node's parents and a topological
-    ``order``."""
+    order = order_array.tolist()
     rank = [0] * n
     for position, node in enumerate(order):
         rank[node] = position
@@ -159,17 +202,6 @@ def _labelled_pdag(n: int, parents: list[set[int]], order: list[int]) -> PDAG:
         else:
             lines.extend((z, y) for z in into_y - compelled_y)
         arrows.extend((w, y) for w in compelled_y)
-    if n <= _LIST_MAX_NODES:  # small: the matrices filled as flat lists, made by one call each
-        directed_cells = [False] * (n * n)
-        undirected_cells = [False] * (n * n)
-        for tail, head in arrows:
-            directed_cells[tail * n + head] = True
-        for tail, head in lines:
-            undirected_cells[tail * n + head] = undirected_cells[head * n + tail] = True
-        return PDAG._valid(
-            np.array(directed_cells, dtype=np.bool_).reshape(n, n),
-            np.array(undirected_cells, dtype=np.bool_).reshape(n, n),
-        )
     directed = np.zeros((n, n), dtype=np.bool_)
     undirected = np.zeros((n, n), dtype=np.bool_)
     if arrows:
