@@ -12,6 +12,7 @@ node or over the nodes an experiment exists for.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 from collections.abc import Iterable
@@ -101,6 +102,8 @@ def _compute_minimum_intervention_set(dag: DAG) -> frozenset[int]:
     n = dag.n_nodes
     if n == 0:
         return frozenset()
+    if n <= _LIST_MAX_NODES:
+        return _small_minimum_intervention_set(dag.adjacency.tolist())
     tails, heads = _nonzero(dag.adjacency)
     order = _topological_order(n, tails, heads)
     assert order is not None  # a DAG
@@ -120,6 +123,49 @@ def _compute_minimum_intervention_set(dag: DAG) -> frozenset[int]:
             covered_parent[v] = u
     in_cover = [False] * n
     for v in reversed(order.tolist()):
+        u = covered_parent[v]
+        if u >= 0 and not in_cover[v] and not in_cover[u]:
+            in_cover[u] = True
+    return frozenset(v for v in range(n) if in_cover[v])
+
+
+_LIST_MAX_NODES = 16
+"""Up to this many nodes, :func:`minimum_intervention_set` reads the DAG as Python lists."""
+
+
+def _small_minimum_intervention_set(rows: list[list[bool]]) -> frozenset[int]:
+    """:func:`_compute_minimum_intervention_set` on the DAG with adjacency rows ``rows``,
+    without a numpy call: the same covered edges (on parent bit masks) and the same order
+    (Kahn's, smallest ready index first)."""
+    n = len(rows)
+    parents = [0] * n
+    children: list[list[int]] = [[] for _ in range(n)]
+    indegree = [0] * n
+    for u, row in enumerate(rows):
+        bit = 1 << u
+        into = children[u]
+        for v in range(n):
+            if row[v]:
+                parents[v] |= bit
+                indegree[v] += 1
+                into.append(v)
+    covered_parent = [-1] * n
+    for u in range(n):
+        mask = parents[u] | (1 << u)
+        for v in children[u]:
+            if parents[v] == mask:
+                covered_parent[v] = u  # at most one covered in-edge per node
+    ready = [v for v in range(n) if not indegree[v]]  # ascending: already a heap
+    order: list[int] = []
+    while ready:
+        node = heapq.heappop(ready)
+        order.append(node)
+        for child in children[node]:
+            indegree[child] -= 1
+            if not indegree[child]:
+                heapq.heappush(ready, child)
+    in_cover = [False] * n
+    for v in reversed(order):
         u = covered_parent[v]
         if u >= 0 and not in_cover[v] and not in_cover[u]:
             in_cover[u] = True
