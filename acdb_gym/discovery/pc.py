@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from acdb_gym.core.graphs import PDAG, find_cycle
-from acdb_gym.core.types import BoolMatrix, IntArray
+from acdb_gym.core.types import BoolMatrix, FloatArray, IntArray
 from acdb_gym.discovery._common import (
     as_data_matrix,
     check_full_rank_data,
@@ -171,9 +171,15 @@ def pc_cpdag(
     return pdag_from_causallearn(graph.G.graph)
 
 
-def pc_cpdag_many(datasets: Sequence[ArrayLike], *, alpha: float = 0.05) -> list[PDAG]:
+def pc_cpdag_many(
+    datasets: Sequence[ArrayLike],
+    *,
+    alpha: float = 0.05,
+    correlations: Sequence[FloatArray] | None = None,
+) -> list[PDAG]:
     """:func:`pc_cpdag` (batched backend) on several datasets, with the tests of one depth
-    pooled across them (:func:`~acdb_gym.discovery.pc_many.pc_batched_many`).
+    pooled across them (:func:`~acdb_gym.discovery.pc_many.pc_batched_many`, which takes
+    ``correlations`` too).
 
     Returns:
         ``[pc_cpdag(data, alpha=alpha) for data in datasets]``, computed together.
@@ -181,7 +187,8 @@ def pc_cpdag_many(datasets: Sequence[ArrayLike], *, alpha: float = 0.05) -> list
     Raises:
         ValueError: as :func:`pc_cpdag`, naming the invalid dataset by its index.
     """
-    return [_pdag_of(result) for result in pc_batched_many(datasets, alpha=alpha)]
+    results = pc_batched_many(datasets, alpha=alpha, correlations=correlations)
+    return [_pdag_of(result) for result in results]
 
 
 def _pdag_of(result: BatchedPCResult) -> PDAG:

@@ -58,13 +58,21 @@ STACKED_MAX_NODES = 12
 tests at a depth has ``d (d - 1) C(d - 2, depth)`` rows (at most 33,264 for ``d = 12``)."""
 
 
-def pc_batched_many(datasets: Sequence[ArrayLike], *, alpha: float = 0.05) -> list[BatchedPCResult]:
+def pc_batched_many(
+    datasets: Sequence[ArrayLike],
+    *,
+    alpha: float = 0.05,
+    correlations: Sequence[FloatArray] | None = None,
+) -> list[BatchedPCResult]:
     """:func:`pc_batched` on every dataset, with the Fisher-z tests of one depth pooled.
 
     Args:
         datasets: observational samples, each as :func:`pc_batched` takes them (the number
             of variables and of samples may differ between datasets). Copied; never modified.
         alpha: significance level in ``(0, 1)``; a pair is separated when ``p > alpha``.
+        correlations: optionally, ``stacked_correlations`` of the datasets stacked (one
+            matrix per dataset), when the caller has it: the datasets are checked as without
+            it, and a stacked group's matrices are taken from it instead of computed again.
 
     Returns:
         One result per dataset, in order, equal to ``pc_batched(data, alpha=alpha)``.
@@ -76,7 +84,7 @@ def pc_batched_many(datasets: Sequence[ArrayLike], *, alpha: float = 0.05) -> li
     """
     check_probability(alpha, "alpha")
     arrays = [as_data_matrix(data, f"datasets[{k}]") for k, data in enumerate(datasets)]
-    corrs = _checked_correlations(arrays)
+    corrs = _checked_correlations(arrays, correlations)
     stacked: dict[int, BatchedPCResult] = {}
     by_size: dict[int, list[int]] = {}
     for k, corr in corrs.items():
@@ -114,11 +122,13 @@ def pc_batched_many(datasets: Sequence[ArrayLike], *, alpha: float = 0.05) -> li
     ]
 
 
-def _checked_correlations(arrays: list[FloatArray]) -> dict[int, FloatArray]:
+def _checked_correlations(
+    arrays: list[FloatArray], given: Sequence[FloatArray] | None = None
+) -> dict[int, FloatArray]:
     """The correlation matrix of every dataset of two variables or more, by index, each
     checked as :func:`pc_batched` checks it (the first refused one named); datasets of one
     shape and at most :data:`STACKED_MAX_NODES` variables checked and summarized stacked
-    (:func:`stacked_correlations`)."""
+    (:func:`stacked_correlations`, or ``given``'s matrices of them)."""
     by_shape: dict[tuple[int, ...], list[int]] = {}
     for k, array in enumerate(arrays):
         if 2 <= array.shape[1] <= STACKED_MAX_NODES and array.shape[0] > array.shape[1]:
@@ -132,7 +142,9 @@ def _checked_correlations(arrays: list[FloatArray]) -> dict[int, FloatArray]:
         stacks = {}  # a constant column: the checks below name the first one
     corrs: dict[int, FloatArray] = {}
     for shape, data in stacks.items():
-        corrs.update(zip(by_shape[shape], stacked_correlations(data), strict=True))
+        members = by_shape[shape]
+        stacked = stacked_correlations(data) if given is None else [given[k] for k in members]
+        corrs.update(zip(members, stacked, strict=True))
     for k, array in enumerate(arrays):
         if array.shape[1] >= 2 and k not in corrs:
             check_full_rank_data(array, f"datasets[{k}]")

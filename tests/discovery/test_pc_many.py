@@ -143,6 +143,27 @@ def test_stacked_correlations_equal_one_at_a_time() -> None:
         assert stacked.tobytes() == alone.tobytes()
 
 
+def test_given_correlations_give_the_same_graphs_and_errors() -> None:
+    """pc_batched_many(..., correlations=stacked_correlations(stacked data)): the same
+    results, and a refused dataset still named as without them."""
+    spec = LADDERS["v0"]["L1"].spec
+    group = [generate_instance(spec, 930_000 + i).d_obs for i in range(10)]
+    given = pc_many_module.stacked_correlations(np.stack(group))
+    pairs = zip(pc_batched_many(group, correlations=given), pc_batched_many(group), strict=True)
+    for got, want in pairs:
+        assert got.skeleton.tobytes() == want.skeleton.tobytes()
+        assert got.directed.tobytes() == want.directed.tobytes()
+        assert (got.sepsets, got.n_tests) == (want.sepsets, want.n_tests)
+    assert pc_cpdag_many(group, correlations=given) == [pc_cpdag(data) for data in group]
+    good = np.random.default_rng(0).normal(size=(20, 3))
+    constant = good.copy()
+    constant[:, 1] = 2.5
+    with np.errstate(all="ignore"):
+        nan_given = pc_many_module.stacked_correlations(np.stack([good, constant, good]))
+    with pytest.raises(ValueError, match=re.escape("datasets[1] column X1 is constant")):
+        pc_batched_many([good, constant, good], correlations=nan_given)
+
+
 def test_inputs_are_not_modified() -> None:
     group = [np.random.default_rng(k).normal(size=(30, 4)) for k in range(3)]
     before = [data.copy() for data in group]

@@ -144,15 +144,22 @@ def bic_start(data: FloatArray) -> PDAG:
 
 
 def starting_graphs(
-    instances: Sequence[Instance], estimator: str, *, cached: bool = True
+    instances: Sequence[Instance],
+    estimator: str,
+    *,
+    cached: bool = True,
+    correlations: Sequence[FloatArray] | None = None,
 ) -> list[PDAG]:
     """:func:`starting_graph` of every instance, in order: for ``"pc"``, the samples whose
     graph is not cached run PC together (:func:`~acdb_gym.discovery.pc_cpdag_many`, the same
     graphs as one at a time), and the cache then serves and keeps each as one call would.
     With ``cached=False`` (worlds new to the process, not met again), PC runs on every sample
-    and the cache is neither read nor filled: the same graphs, without hashing the samples."""
+    and the cache is neither read nor filled: the same graphs, without hashing the samples;
+    ``correlations`` are then the samples' stacked correlations, if the caller has them
+    (:func:`~acdb_gym.discovery.pc_many.pc_batched_many`)."""
     if estimator == "pc" and not cached and len(instances) >= 2:
-        return pc_cpdag_many([instance.d_obs for instance in instances])
+        samples = [instance.d_obs for instance in instances]
+        return pc_cpdag_many(samples, correlations=correlations)
     if estimator != "pc" or len(instances) < 2:
         return [starting_graph(instance, estimator) for instance in instances]
     keys = [_start_key(instance) for instance in instances]
@@ -248,13 +255,17 @@ def stacked_moments(data: FloatArray) -> list[tuple[FloatArray, FloatArray, np.n
     ]
 
 
-def stacked_moment_arrays(data: FloatArray) -> tuple[FloatArray, FloatArray, np.ndarray]:
+def stacked_moment_arrays(
+    data: FloatArray, correlations: FloatArray | None = None
+) -> tuple[FloatArray, FloatArray, np.ndarray]:
     """:func:`stacked_moments` as three stacked arrays (row ``k`` of each: sample ``k``'s
-    means, standard deviations and correlations), writable."""
+    means, standard deviations and correlations), writable; ``correlations``:
+    ``stacked_correlations(data)``, if the caller has it."""
     means = data.mean(axis=1)
     sds = data.std(axis=1, ddof=1)
     rows, columns = np.triu_indices(data.shape[2], 1)
-    upper = stacked_correlations(data)[:, rows, columns]
+    matrices = stacked_correlations(data) if correlations is None else correlations
+    upper = matrices[:, rows, columns]
     correlations = np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)
     return means, sds, correlations
 

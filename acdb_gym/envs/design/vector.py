@@ -86,6 +86,7 @@ from acdb_gym.discovery.orientation import (
     no_shift_power,
 )
 from acdb_gym.discovery.orientation_many import decision_codes, orient_many
+from acdb_gym.discovery.pc_many import stacked_correlations
 from acdb_gym.envs.design.bank import InstanceBank
 from acdb_gym.envs.design.cache import (
     _LRU,
@@ -277,15 +278,31 @@ class _Records(NamedTuple):
     reference: tuple[np.ndarray, np.ndarray] | None
 
 
-def _new_worlds(instances: list[Instance], starts: list[PDAG]) -> list[_World]:
+def _stacked_samples(instances: list[Instance]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The observational samples of two or more instances stacked, ``(k, n_obs, d)``, and
+    their :func:`~acdb_gym.discovery.pc_many.stacked_correlations`; None unless they share a
+    shape. (A constant column gives NaN here, quietly: PC then refuses that sample by name.)"""
+    if len(instances) < 2 or len({instance.d_obs.shape for instance in instances}) > 1:
+        return None
+    data = np.stack([instance.d_obs for instance in instances])
+    with np.errstate(all="ignore"):
+        return data, stacked_correlations(data)
+
+
+def _new_worlds(
+    instances: list[Instance],
+    starts: list[PDAG],
+    stacked: tuple[np.ndarray, np.ndarray] | None = None,
+) -> list[_World]:
     """The :class:`_World` of each instance, their summaries and records computed stacked
     (moments, shift-test references and records bit for bit as one at a time) when the
-    samples share a shape."""
-    if len(instances) < 2 or len({instance.d_obs.shape for instance in instances}) > 1:
+    samples share a shape (``stacked``: :func:`_stacked_samples`, if the caller has it)."""
+    stacked = _stacked_samples(instances) if stacked is None else stacked
+    if stacked is None:
         return [_World(instance, start) for instance, start in zip(instances, starts, strict=True)]
-    data = np.stack([instance.d_obs for instance in instances])
+    data, matrices = stacked
     k, _, d = data.shape
-    means, sds, correlations = stacked_moment_arrays(data)
+    means, sds, correlations = stacked_moment_arrays(data, matrices)
     references, reference_floats, reference_flags = ReferenceRows.many(
         np.ascontiguousarray(data.transpose(0, 2, 1))
     )
@@ -295,10 +312,10 @@ def _new_worlds(instances: list[Instance], starts: list[PDAG]) -> list[_World]:
     if all(isinstance(scm, LinearGaussianSCM) for scm in scms) and scms[0].n_nodes <= BLOCK_MAX_D:
         blocks = do_matrix_blocks(cast(list[LinearGaussianSCM], scms))
     scales = np.where(sds > 0, sds, 1.0)
-    stacked = d <= STACKED_MAX_NODES
+    in_table = d <= STACKED_MAX_NODES
     floats = np.concatenate(
         [means, sds, scales]
-        + ([np.zeros((k, d**3)) if blocks is None else blocks.reshape(k, -1)] if stacked else []),
+        + ([np.zeros((k, d**3)) if blocks is None else blocks.reshape(k, -1)] if in_table else []),
         axis=1,
     )
     ints = np.array(
@@ -316,7 +333,7 @@ def _new_worlds(instances: list[Instance], starts: list[PDAG]) -> list[_World]:
                 scales[j],
                 floats[j],
                 ints[j],
-                (reference_floats[j], reference_flags[j]) if stacked else None,
+                (reference_floats[j], reference_flags[j]) if in_table else None,
             ),
         )
         for j, (instance, start) in enumerate(zip(instances, starts, strict=True))
@@ -808,8 +825,15 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         assert all(rng is not None for rng in rngs)
         instances = fresh_instances(self.level, rngs, low=self.min_world_seed)  # type: ignore[arg-type]
         # Fresh worlds: seeds from a 2^63 range, so the start cache would only hash samples.
-        starts = starting_graphs(instances, self.estimator, cached=False)
-        return _new_worlds(instances, starts)
+        # Their correlations are computed once, for PC and for the worlds' summaries.
+        stacked = _stacked_samples(instances)
+        starts = starting_graphs(
+            instances,
+            self.estimator,
+            cached=False,
+            correlations=None if stacked is None else stacked[1],
+        )
+        return _new_worlds(instances, starts, stacked)
 
     def _world_for(self, i: int) -> _World:
         rng = self._np_randoms[i]
