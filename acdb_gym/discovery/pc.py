@@ -175,7 +175,7 @@ def pc_cpdag_many(
     datasets: Sequence[ArrayLike],
     *,
     alpha: float = 0.05,
-    correlations: Sequence[FloatArray] | None = None,
+    correlations: FloatArray | None = None,
 ) -> list[PDAG]:
     """:func:`pc_cpdag` (batched backend) on several datasets, with the tests of one depth
     pooled across them (:func:`~acdb_gym.discovery.pc_many.pc_batched_many`, which takes

@@ -62,7 +62,7 @@ def pc_batched_many(
     datasets: Sequence[ArrayLike],
     *,
     alpha: float = 0.05,
-    correlations: Sequence[FloatArray] | None = None,
+    correlations: FloatArray | None = None,
 ) -> list[BatchedPCResult]:
     """:func:`pc_batched` on every dataset, with the Fisher-z tests of one depth pooled.
 
@@ -123,7 +123,7 @@ def pc_batched_many(
 
 
 def _checked_correlations(
-    arrays: list[FloatArray], given: Sequence[FloatArray] | None = None
+    arrays: list[FloatArray], given: FloatArray | None = None
 ) -> dict[int, FloatArray]:
     """The correlation matrix of every dataset of two variables or more, by index, each
     checked as :func:`pc_batched` checks it (the first refused one named); datasets of one

@@ -148,7 +148,7 @@ def starting_graphs(
     estimator: str,
     *,
     cached: bool = True,
-    correlations: Sequence[FloatArray] | None = None,
+    correlations: FloatArray | None = None,
 ) -> list[PDAG]:
     """:func:`starting_graph` of every instance, in order: for ``"pc"``, the samples whose
     graph is not cached run PC together (:func:`~acdb_gym.discovery.pc_cpdag_many`, the same
