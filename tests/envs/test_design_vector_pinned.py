@@ -130,7 +130,7 @@ def test_stacked_world_records_equal_one_at_a_time(ladder: str, level: str) -> N
 
     spec = get_level(ladder, level).spec
     instances = [generate_instance(spec, 920_000 + i) for i in range(9)]
-    starts = cache.starting_graphs(instances, "pc", cached=False)
+    starts = cache.starting_graphs(instances, "pc")
     assert all(
         start.directed.tobytes() == cache.starting_graph(instance, "pc").directed.tobytes()
         and start.undirected.tobytes() == cache.starting_graph(instance, "pc").undirected.tobytes()

@@ -101,14 +101,14 @@ _SUMMARIES: _LRU[Summary] = _LRU(maxsize=256)
 
 
 def fingerprint(data: FloatArray) -> tuple[tuple[int, ...], bytes]:
-    """The sample's shape and a 128-bit hash of its bytes. The last
+    """The sample's shape and a 256-bit hash of its bytes (SHA-256). The last
     :data:`_FINGERPRINTS_KEPT` read-only samples of cached size are remembered by identity
     (each held, so its identity is not reused): a reset, and a batch prepared ahead of its
     resets, ask several times about the same sample."""
     kept = _fingerprints.get(id(data))
     if kept is not None and kept[0] is data:
         return kept[1]
-    digest = hashlib.blake2b(np.ascontiguousarray(data).data, digest_size=16).digest()
+    digest = hashlib.sha256(np.ascontiguousarray(data).data).digest()  # SHA-NI: 2x BLAKE2b
     result = (data.shape, digest)
     # A writable array could change under the same identity; a large one is not held.
     if not data.flags.writeable and data.size <= _MAX_CACHED_VALUES:
@@ -144,30 +144,26 @@ def bic_start(data: FloatArray) -> PDAG:
 
 
 def starting_graphs(
-    instances: Sequence[Instance],
-    estimator: str,
-    *,
-    cached: bool = True,
-    correlations: FloatArray | None = None,
+    instances: Sequence[Instance], estimator: str, *, correlations: FloatArray | None = None
 ) -> list[PDAG]:
     """:func:`starting_graph` of every instance, in order: for ``"pc"``, the samples whose
     graph is not cached run PC together (:func:`~acdb_gym.discovery.pc_cpdag_many`, the same
     graphs as one at a time), and the cache then serves and keeps each as one call would.
-    With ``cached=False`` (worlds new to the process, not met again), PC runs on every sample
-    and the cache is neither read nor filled: the same graphs, without hashing the samples;
-    ``correlations`` are then the samples' stacked correlations, if the caller has them
-    (:func:`~acdb_gym.discovery.pc_many.pc_batched_many`)."""
-    if estimator == "pc" and not cached and len(instances) >= 2:
-        samples = [instance.d_obs for instance in instances]
-        return pc_cpdag_many(samples, correlations=correlations)
+    ``correlations``: the samples' stacked correlations, if the caller has them (row ``k``
+    instance ``k``'s; :func:`~acdb_gym.discovery.pc_many.pc_batched_many`)."""
     if estimator != "pc" or len(instances) < 2:
         return [starting_graph(instance, estimator) for instance in instances]
     keys = [_start_key(instance) for instance in instances]
-    missing: dict[Hashable, FloatArray] = {}
-    for key, instance in zip(keys, instances, strict=True):
+    missing: dict[Hashable, int] = {}
+    for k, key in enumerate(keys):
         if key not in _STARTS and key not in missing:
-            missing[key] = instance.d_obs
-    computed = dict(zip(missing, pc_cpdag_many(list(missing.values())), strict=True))
+            missing[key] = k
+    rows = list(missing.values())
+    graphs = pc_cpdag_many(
+        [instances[k].d_obs for k in rows],
+        correlations=None if correlations is None else correlations[rows],
+    )
+    computed = dict(zip(missing, graphs, strict=True))
 
     def start(key: Hashable, instance: Instance) -> PDAG:
         # An entry seen above may have left the cache since (it was the least recent one).

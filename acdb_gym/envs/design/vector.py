@@ -824,14 +824,10 @@ class DesignVectorEnv(VectorEnv[Any, np.ndarray, np.ndarray]):
         rngs = [self._np_randoms[i] for i in slots]
         assert all(rng is not None for rng in rngs)
         instances = fresh_instances(self.level, rngs, low=self.min_world_seed)  # type: ignore[arg-type]
-        # Fresh worlds: seeds from a 2^63 range, so the start cache would only hash samples.
         # Their correlations are computed once, for PC and for the worlds' summaries.
         stacked = _stacked_samples(instances)
         starts = starting_graphs(
-            instances,
-            self.estimator,
-            cached=False,
-            correlations=None if stacked is None else stacked[1],
+            instances, self.estimator, correlations=None if stacked is None else stacked[1]
         )
         return _new_worlds(instances, starts, stacked)
 
