@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -44,14 +45,28 @@ L1 = LADDERS["v0"]["L1"]
 TEST_INSTANCES = held_out_instances("L1", 10**9 + 10**6, 6)
 
 
+def _quick(out: Path, **changes: Any) -> TrainConfig:
+    """The tests' training settings: ``changes`` over one epoch, the fast estimator, no
+    evaluation before the end and no checkpoints."""
+    base = TrainConfig(
+        out=out,
+        estimator="true_cpdag",
+        n_epochs=1,
+        eval_every=0,
+        eval_episodes=2,
+        checkpoint_every=0,
+        verbose=False,
+    )
+    return dataclasses.replace(base, **changes)
+
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainConfig, Any]:
     """A CI-sized MaskablePPO run on the fast estimator (about 10 s of CPU)."""
     pytest.importorskip("sb3_contrib")
     out = tmp_path_factory.mktemp("rl")
-    config = TrainConfig(
-        out=out,
-        estimator="true_cpdag",
+    config = _quick(
+        out,
         total_timesteps=2048,
         n_steps=512,
         batch_size=128,
@@ -59,9 +74,15 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainConfig, Any]
         eval_every=1024,
         eval_episodes=5,
         checkpoint_every=1024,
-        verbose=False,
     )
     return config, train(config)
+
+
+def _plays(result: Any) -> RLAgent:
+    """The saved policy, after it has played one v0 L1 episode through the evaluation env."""
+    agent = RLAgent.load(result.model_path)
+    assert run_episode(gym.make("ACDB-L1-v0"), agent, manifest_index=0).score
+    return agent
 
 
 # --------------------------------------------------------------------------- the trainer
@@ -94,23 +115,8 @@ def test_training_writes_logs_checkpoints_and_a_loadable_model(trained: Any) -> 
 @pytest.mark.slow
 def test_ppo_without_masks_trains_too(tmp_path: Path) -> None:
     pytest.importorskip("stable_baselines3")
-    config = TrainConfig(
-        out=tmp_path,
-        algo="ppo",
-        estimator="true_cpdag",
-        total_timesteps=64,
-        n_steps=64,
-        batch_size=32,
-        n_epochs=1,
-        eval_every=0,
-        eval_episodes=2,
-        checkpoint_every=0,
-        verbose=False,
-    )
-    result = train(config)
-    agent = RLAgent.load(result.model_path)
-    assert agent.metadata.algo == "ppo"
-    assert run_episode(gym.make("ACDB-L1-v0"), agent, manifest_index=0).score
+    result = train(_quick(tmp_path, algo="ppo", total_timesteps=64, n_steps=64, batch_size=32))
+    assert _plays(result).metadata.algo == "ppo"
 
 
 @pytest.mark.slow
@@ -118,27 +124,13 @@ def test_training_on_the_native_vector_env_saves_a_policy_and_times_its_env(
     tmp_path: Path,
 ) -> None:
     pytest.importorskip("sb3_contrib")
-    config = TrainConfig(
-        out=tmp_path,
-        estimator="true_cpdag",
-        envs=4,
-        total_timesteps=256,
-        n_steps=32,
-        batch_size=64,
-        n_epochs=1,
-        eval_every=0,
-        eval_episodes=2,
-        checkpoint_every=0,
-        verbose=False,
-    )
-    result = train(config)
+    result = train(_quick(tmp_path, envs=4, total_timesteps=256, n_steps=32, batch_size=64))
     timing = json.loads((tmp_path / "timing.json").read_text())
     assert timing["timesteps"] == 256  # 2 rollouts of 32 steps x 4 worlds
     assert timing["env_seconds"] > 0 and 0 < timing["env_cpu_share"] < 1
     assert json.loads((tmp_path / "config.json").read_text())["envs"] == 4
-    agent = RLAgent.load(result.model_path)
+    agent = _plays(result)
     assert agent.metadata.algo == "maskable_ppo" and agent.metadata.timesteps == 256
-    assert run_episode(gym.make("ACDB-L1-v0"), agent, manifest_index=0).score
 
 
 def test_training_instances_never_use_manifest_or_held_out_seeds() -> None:

@@ -104,13 +104,7 @@ def train(config: TrainConfig) -> TrainResult:
     #    config.envs worlds of the native vector env in this process.
     def make_env(rank: int) -> Any:
         def thunk() -> gym.Env[np.ndarray, np.int64]:
-            env = InterventionDesignEnv(
-                config.level,
-                ladder=config.ladder,
-                estimator=config.estimator,
-                shift=config.shift,
-                alpha=config.alpha,
-            )
+            env = InterventionDesignEnv(config.level, **config.env_settings)
             return EnvTimer(TrainingInstances(env, seed=config.seed + rank))
 
         return thunk
@@ -197,15 +191,8 @@ def _vector_env(config: TrainConfig) -> Any:
     generator (world ``i``'s from ``seed + i``, as SB3 seeds a ``VecEnv``)."""
     from acdb_gym.agents.rl.vec_env import SB3DesignVecEnv, TimedVecEnv
 
-    venv = SB3DesignVecEnv.of(
-        config.envs,
-        config.level,
-        ladder=config.ladder,
-        estimator=config.estimator,
-        shift=config.shift,
-        alpha=config.alpha,
-        min_world_seed=TRAIN_SEED_LOW,
-    )
+    settings = {**config.env_settings, "min_world_seed": TRAIN_SEED_LOW}
+    venv = SB3DesignVecEnv.of(config.envs, config.level, **settings)
     return TimedVecEnv(venv)
 
 

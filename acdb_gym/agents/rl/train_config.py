@@ -9,7 +9,7 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Literal, get_args, get_origin, get_type_hints
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from acdb_gym.agents.rl.agent import (
     Algorithm,
@@ -99,6 +99,17 @@ class TrainConfig:
                 raise ValueError(f"{name} must be non-negative, got {getattr(self, name)}")
         if not self.net_arch or min(self.net_arch) < 1:
             raise ValueError(f"net_arch must be positive layer sizes, got {self.net_arch}")
+
+    @property
+    def env_settings(self) -> dict[str, Any]:
+        """The design env's settings every training env takes (single or vector): ladder,
+        estimator, shift and alpha."""
+        return {
+            "ladder": self.ladder,
+            "estimator": self.estimator,
+            "shift": self.shift,
+            "alpha": self.alpha,
+        }
 
     @property
     def env_id(self) -> str:
