@@ -93,12 +93,17 @@ def _env_rows(n_envs: int, steps: int, repeats: int) -> list[list[str]]:
     shipped = vector.starting_graphs
     calls: list[int] = []
 
-    def counted(instances: Sequence[Instance], estimator: str) -> list[PDAG]:
+    def counted(
+        instances: Sequence[Instance], estimator: str, *, correlations: Any = None
+    ) -> list[PDAG]:
         if instances:
             calls.append(len(instances))
-        return shipped(instances, estimator)
+        return shipped(instances, estimator, correlations=correlations)
 
-    def one_at_a_time(instances: Sequence[Instance], estimator: str) -> list[PDAG]:
+    def one_at_a_time(
+        instances: Sequence[Instance], estimator: str, *, correlations: Any = None
+    ) -> list[PDAG]:
+        # One PC call per world, which computes its own correlations.
         return [cache.starting_graph(instance, estimator) for instance in instances]
 
     envs = gym.make_vec(ENV_ID, n_envs, vectorization_mode="vector_entry_point")
