@@ -13,12 +13,13 @@ from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.scoring import LATENT_SCORE_FIELDS, SCORE_FIELDS, ScoreReport
 from acdb_gym.core.types import is_integer
 from acdb_gym.core.worlds.instance import (
-    WORLD_SEED_BOUND,
     Instance,
     draw_instance,
+    draw_seed,
     generate_instances,
     seeds_known_ahead,
 )
+from acdb_gym.core.worlds.spec import LevelSpec
 from acdb_gym.envs.observations import observation_slots
 
 __all__ = [
@@ -147,8 +148,33 @@ def choose_instance(level: Level, options: object, rng: np.random.Generator) -> 
     return _fresh_instance(level, rng)
 
 
-_RECENT_DRAWS: OrderedDict[tuple[object, str], tuple[Instance, Mapping[str, Any]]] = OrderedDict()
+_DrawKey = tuple[LevelSpec, int, str]
+"""What a recent draw is remembered by: the level's spec, the seeds' floor and the generator's
+state before the draw."""
+
+_RECENT_DRAWS: OrderedDict[_DrawKey, tuple[Instance, Mapping[str, Any]]] = OrderedDict()
 _RECENT_DRAWS_KEPT = 2
+
+
+def _draw_key(level: Level, rng: np.random.Generator, low: int) -> _DrawKey:
+    return (level.spec, low, repr(rng.bit_generator.state))
+
+
+def _recall(key: _DrawKey, rng: np.random.Generator) -> Instance | None:
+    """The instance drawn last from this key's state, its generator put where that draw left
+    it; None if not remembered."""
+    if key not in _RECENT_DRAWS:
+        return None
+    instance, state_after = _RECENT_DRAWS[key]
+    _RECENT_DRAWS.move_to_end(key)
+    rng.bit_generator.state = state_after
+    return instance
+
+
+def _remember(key: _DrawKey, instance: Instance, state_after: Mapping[str, Any]) -> None:
+    _RECENT_DRAWS[key] = (instance, state_after)
+    while len(_RECENT_DRAWS) > _RECENT_DRAWS_KEPT:
+        _RECENT_DRAWS.popitem(last=False)
 
 
 def _fresh_instance(level: Level, rng: np.random.Generator, low: int = 0) -> Instance:
@@ -157,16 +183,11 @@ def _fresh_instance(level: Level, rng: np.random.Generator, low: int = 0) -> Ins
     the same seed again (Gymnasium's checker does it a dozen times; so do evaluation loops)
     gets the same immutable instance without regenerating it (2 s at d = 1,000), and the
     generator is left exactly where generating leaves it."""
-    key = (level.spec, _state_key(rng, low))
-    if key in _RECENT_DRAWS:
-        instance, state_after = _RECENT_DRAWS[key]
-        _RECENT_DRAWS.move_to_end(key)
-        rng.bit_generator.state = state_after
-        return instance
-    instance = draw_instance(level.spec, rng, low=low)
-    _RECENT_DRAWS[key] = (instance, rng.bit_generator.state)
-    while len(_RECENT_DRAWS) > _RECENT_DRAWS_KEPT:
-        _RECENT_DRAWS.popitem(last=False)
+    key = _draw_key(level, rng, low)
+    instance = _recall(key, rng)
+    if instance is None:
+        instance = draw_instance(level.spec, rng, low=low)
+        _remember(key, instance, rng.bit_generator.state)
     return instance
 
 
@@ -179,37 +200,24 @@ def fresh_instances(
     (:func:`~acdb_gym.core.worlds.instance.generate_instances`); one at a time where the seeds
     cannot be read ahead (:func:`~acdb_gym.core.worlds.instance.seeds_known_ahead`). With
     ``low``, each seed is drawn from ``[low, WORLD_SEED_BOUND)`` instead
-    (:func:`~acdb_gym.core.worlds.instance.draw_instance`)."""
+    (:func:`~acdb_gym.core.worlds.instance.draw_seed`)."""
     if not seeds_known_ahead(level.spec):
         return [_fresh_instance(level, rng, low) for rng in rngs]
-    keys = [(level.spec, _state_key(rng, low)) for rng in rngs]
+    keys = [_draw_key(level, rng, low) for rng in rngs]
     recent: dict[int, Instance] = {}
     seeds: dict[int, int] = {}
     states: dict[int, Mapping[str, Any]] = {}
     for k, (key, rng) in enumerate(zip(keys, rngs, strict=True)):
-        if key in _RECENT_DRAWS:
-            instance, state_after = _RECENT_DRAWS[key]
-            _RECENT_DRAWS.move_to_end(key)
-            rng.bit_generator.state = state_after
-            recent[k] = instance
+        found = _recall(key, rng)
+        if found is not None:
+            recent[k] = found
         else:
-            seeds[k] = int(rng.integers(low, WORLD_SEED_BOUND))  # draw_instance's draw
+            seeds[k] = draw_seed(rng, low)
             states[k] = rng.bit_generator.state
     drawn = dict(zip(seeds, generate_instances(level.spec, list(seeds.values())), strict=True))
-    instances = []
-    for k, key in enumerate(keys):
-        if k in drawn:
-            _RECENT_DRAWS[key] = (drawn[k], states[k])
-            while len(_RECENT_DRAWS) > _RECENT_DRAWS_KEPT:
-                _RECENT_DRAWS.popitem(last=False)
-        instances.append(recent[k] if k in recent else drawn[k])
-    return instances
-
-
-def _state_key(rng: np.random.Generator, low: int) -> str:
-    """What a recent draw is remembered by: the generator's state (and the seeds' floor)."""
-    state = repr(rng.bit_generator.state)
-    return state if not low else f"{low}:{state}"
+    for k, instance in drawn.items():
+        _remember(keys[k], instance, states[k])
+    return [recent[k] if k in recent else drawn[k] for k in range(len(keys))]
 
 
 def check_level_arguments(level: object, ladder: object) -> None:

@@ -77,6 +77,7 @@ __all__ = [
     "degree_scales",
     "draw_graph",
     "draw_instance",
+    "draw_seed",
     "generate_instance",
     "generate_instances",
     "instance_slack",
@@ -254,8 +255,16 @@ def generate_instance(
 
 
 WORLD_SEED_BOUND = 2**63 - 1
-""":func:`generate_instance` given a Generator draws a world's seed as
-``rng.integers(WORLD_SEED_BOUND)``."""
+"""Every world seed drawn from a Generator is below it (:func:`draw_seed`)."""
+
+
+def draw_seed(rng: np.random.Generator, low: int = 0) -> int:
+    """The next world seed ``rng`` gives: ``rng.integers(low, WORLD_SEED_BOUND)`` (with
+    ``low = 0`` the same draw as ``rng.integers(WORLD_SEED_BOUND)``). Every fresh draw takes its
+    seeds here: :func:`draw_instance`, the vector env's batched draws and the single env's
+    look-ahead, which reads them from a twin generator."""
+    return int(rng.integers(low, WORLD_SEED_BOUND))
+
 
 MAX_BAND_SEEDS = 1000
 """The most seeds :func:`generate_instance` draws from a Generator for one instance of a level
@@ -264,7 +273,7 @@ with an R²-sortability band (the frontier's NL20 accepts about half of its seed
 
 def seeds_known_ahead(spec: LevelSpec) -> bool:
     """Whether a Generator's next draws of ``spec``'s worlds use one seed each, its next
-    ``rng.integers(WORLD_SEED_BOUND)``, so a caller may read them ahead from a copy of the
+    :func:`draw_seed`, so a caller may read them ahead from a copy of the
     generator; not on a level with an R²-sortability band, where a draw takes seeds until one
     has an instance."""
     return not spec.r2_sortability_band
@@ -273,8 +282,8 @@ def seeds_known_ahead(spec: LevelSpec) -> bool:
 def draw_instance(
     spec: LevelSpec, rng: np.random.Generator, *, low: int = 0, deadline: float | None = None
 ) -> Instance:
-    """The instance of the first seed drawn from ``rng`` (each ``rng.integers(low,
-    WORLD_SEED_BOUND)``) that has one: the first seed on a level without an R²-sortability
+    """The instance of the first seed drawn from ``rng`` (each ``draw_seed(rng, low)``) that
+    has one: the first seed on a level without an R²-sortability
     band, else the first whose sample lies in the band (:data:`MAX_BAND_SEEDS` at most).
     ``generate_instance(spec, rng)`` is ``draw_instance(spec, rng)``; a trainer that must never
     meet a held-out seed draws above them with ``low``.
@@ -285,7 +294,7 @@ def draw_instance(
         GenerationDeadlineError: ``deadline`` passed first.
     """
     for _ in range(1 if seeds_known_ahead(spec) else MAX_BAND_SEEDS):
-        seed = int(rng.integers(low, WORLD_SEED_BOUND))
+        seed = draw_seed(rng, low)
         try:
             return generate_instance(spec, seed, deadline=deadline)
         except OutOfBandError as error:

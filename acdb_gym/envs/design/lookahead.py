@@ -25,8 +25,8 @@ import numpy as np
 
 from acdb_gym.core.ladders.shipped import Level
 from acdb_gym.core.worlds.instance import (
-    WORLD_SEED_BOUND,
     cached_generation,
+    draw_seed,
     generate_instances,
     seeds_known_ahead,
 )
@@ -95,7 +95,7 @@ class FreshLookahead:
         if self._twin is None or type(self._twin.bit_generator) is not type(rng.bit_generator):
             self._twin = np.random.Generator(type(rng.bit_generator)())
         self._twin.bit_generator.state = rng.bit_generator.state
-        return [int(self._twin.integers(WORLD_SEED_BOUND)) for _ in range(count)]
+        return [draw_seed(self._twin) for _ in range(count)]
 
     def _prepare(self, seeds: list[int]) -> list[Prepared]:
         try:
