@@ -4,7 +4,8 @@ manifest seed) and the env wrappers that draw training instances and time the en
 from __future__ import annotations
 
 import time
-from typing import Any, SupportsFloat
+from collections.abc import Callable
+from typing import Any, SupportsFloat, TypeVar
 
 import gymnasium as gym
 import numpy as np
@@ -19,6 +20,7 @@ __all__ = [
     "TRAIN_SEED_LOW",
     "UNSEEN_SIZE_LEVEL",
     "VALIDATION_SEED_BASE",
+    "EnvClock",
     "EnvTimer",
     "TrainingInstances",
     "held_out_instances",
@@ -73,38 +75,45 @@ class TrainingInstances(gym.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64])
         return self.env.reset(seed=seed, options={**(options or {}), "instance": instance})
 
 
-class EnvTimer(gym.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
-    """Accumulates the wall and CPU time spent inside the wrapped env's ``reset`` and ``step``.
+_Result = TypeVar("_Result")
 
-    CPU time (of the calling process) stays meaningful when other work shares the cores.
-    """
+
+class EnvClock:
+    """Accumulates the wall and CPU time of the calls made through :meth:`timed` in
+    ``env_seconds`` and ``env_cpu_seconds`` (CPU time of the calling process stays meaningful
+    when other work shares the cores); the env timers of the trainer derive from it."""
+
+    env_seconds: float = 0.0
+    env_cpu_seconds: float = 0.0
+
+    def timed(self, call: Callable[..., _Result], *args: Any, **kwargs: Any) -> _Result:
+        """``call(*args, **kwargs)``, its time added to the totals."""
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = call(*args, **kwargs)
+        self.env_seconds += time.perf_counter() - wall
+        self.env_cpu_seconds += time.process_time() - cpu
+        return result
+
+
+class EnvTimer(EnvClock, gym.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
+    """Accumulates the wall and CPU time spent inside the wrapped env's ``reset`` and ``step``
+    (:class:`EnvClock`), and counts its steps."""
 
     def __init__(self, env: gym.Env[np.ndarray, np.int64]) -> None:
         super().__init__(env)
-        self.env_seconds = 0.0
-        self.env_cpu_seconds = 0.0
         self.env_steps = 0
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        wall, cpu = time.perf_counter(), time.process_time()
-        result = self.env.reset(seed=seed, options=options)
-        self._add(wall, cpu)
-        return result
+        return self.timed(self.env.reset, seed=seed, options=options)
 
     def step(
         self, action: np.int64
     ) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
-        wall, cpu = time.perf_counter(), time.process_time()
-        result = self.env.step(action)
-        self._add(wall, cpu)
+        result = self.timed(self.env.step, action)
         self.env_steps += 1
         return result
-
-    def _add(self, wall: float, cpu: float) -> None:
-        self.env_seconds += time.perf_counter() - wall
-        self.env_cpu_seconds += time.process_time() - cpu
 
 
 def held_out_instances(level: str, base: int, count: int, *, ladder: str = "v0") -> list[Instance]:

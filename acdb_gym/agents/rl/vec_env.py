@@ -15,7 +15,6 @@ Importing this module needs stable-baselines3 (the ``rl`` extra).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
+from acdb_gym.agents.rl.training_worlds import EnvClock
 from acdb_gym.core.scoring import SCORE_FIELDS
 from acdb_gym.envs.design.vector import DesignVectorEnv
 
@@ -120,28 +120,13 @@ class SB3DesignVecEnv(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
 
-class TimedVecEnv(VecEnvWrapper):
+class TimedVecEnv(EnvClock, VecEnvWrapper):
     """Accumulates the wall and CPU time spent in the wrapped ``VecEnv``'s ``reset`` and
-    ``step_wait`` (what :class:`~acdb_gym.agents.rl.training_worlds.EnvTimer` does for one env),
-    in ``env_seconds`` and ``env_cpu_seconds``."""
-
-    def __init__(self, venv: VecEnv) -> None:
-        super().__init__(venv)
-        self.env_seconds = 0.0
-        self.env_cpu_seconds = 0.0
+    ``step_wait`` (:class:`~acdb_gym.agents.rl.training_worlds.EnvClock`, as
+    :class:`~acdb_gym.agents.rl.training_worlds.EnvTimer` does for one env)."""
 
     def reset(self) -> Any:
-        wall, cpu = time.perf_counter(), time.process_time()
-        observation = self.venv.reset()
-        self._add(wall, cpu)
-        return observation
+        return self.timed(self.venv.reset)
 
     def step_wait(self) -> Any:
-        wall, cpu = time.perf_counter(), time.process_time()
-        result = self.venv.step_wait()
-        self._add(wall, cpu)
-        return result
-
-    def _add(self, wall: float, cpu: float) -> None:
-        self.env_seconds += time.perf_counter() - wall
-        self.env_cpu_seconds += time.process_time() - cpu
+        return self.timed(self.venv.step_wait)
