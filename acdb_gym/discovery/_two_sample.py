@@ -158,30 +158,36 @@ class ReferenceRows:
     @staticmethod
     def record(reference: ShiftReference) -> tuple[FloatArray, BoolMatrix]:
         """``reference``'s summaries as the two rows a slot holds (floats, flags)."""
-        group = reference._obs
-        floats = np.concatenate([group.rows[:, 0], group.mean, group.var, group.deviations.ravel()])
-        return floats, np.concatenate([group.deviations_constant, group.constant])
+        return ReferenceRows._records(reference._obs, (-1,))
 
     @staticmethod
     def many(rows: FloatArray) -> tuple[list[ShiftReference], FloatArray, BoolMatrix]:
         """``ShiftReference.many(rows)`` and the :meth:`record` of each reference, the
         records made stacked: row ``i`` of the floats and of the flags is ``record(i)``'s
         (the same values, concatenated in the same order)."""
-        k, d, n = rows.shape
         group, references = ShiftReference._many(rows)
+        floats, flags = ReferenceRows._records(group, (len(rows), -1))
+        return references, floats, flags
+
+    @staticmethod
+    def _records(group: _Group, shape: tuple[int, ...]) -> tuple[FloatArray, BoolMatrix]:
+        """The slot records of the references held (stacked) in ``group``, each summary
+        reshaped to ``shape`` (``(-1,)``: one world's record; ``(k, -1)``: a row per world):
+        each variable's first observation, mean, variance and deviations, then the two flags,
+        the layout :meth:`__init__` reads."""
         floats = np.concatenate(
             [
-                group.rows[:, 0].reshape(k, d),
-                group.mean.reshape(k, d),
-                group.var.reshape(k, d),
-                group.deviations.reshape(k, d * n),
+                group.rows[:, 0].reshape(shape),
+                group.mean.reshape(shape),
+                group.var.reshape(shape),
+                group.deviations.reshape(shape),
             ],
-            axis=1,
+            axis=-1,
         )
         flags = np.concatenate(
-            [group.deviations_constant.reshape(k, d), group.constant.reshape(k, d)], axis=1
+            [group.deviations_constant.reshape(shape), group.constant.reshape(shape)], axis=-1
         )
-        return references, floats, flags
+        return floats, flags
 
     def put(self, slots: np.ndarray, records: Sequence[tuple[FloatArray, BoolMatrix]]) -> None:
         """Hold ``records[i]`` (:meth:`record`) in slot ``slots[i]``.
