@@ -255,15 +255,14 @@ def stacked_moment_arrays(
     data: FloatArray, correlations: FloatArray | None = None
 ) -> tuple[FloatArray, FloatArray, np.ndarray]:
     """:func:`stacked_moments` as three stacked arrays (row ``k`` of each: sample ``k``'s
-    means, standard deviations and correlations), writable; ``correlations``:
-    ``stacked_correlations(data)``, if the caller has it."""
+    means, standard deviations and correlations' upper triangle), writable; ``correlations``:
+    the full matrices, ``stacked_correlations(data)``, if the caller has them."""
     means = data.mean(axis=1)
     sds = data.std(axis=1, ddof=1)
     rows, columns = np.triu_indices(data.shape[2], 1)
     matrices = stacked_correlations(data) if correlations is None else correlations
-    upper = matrices[:, rows, columns]
-    correlations = np.clip(np.nan_to_num(upper), -1.0, 1.0).astype(np.float32)
-    return means, sds, correlations
+    upper = np.clip(np.nan_to_num(matrices[:, rows, columns]), -1.0, 1.0).astype(np.float32)
+    return means, sds, upper
 
 
 @dataclass(frozen=True, eq=False)
